@@ -1,0 +1,155 @@
+// Builds AvalancheGo from the Go module proxy through the pinned Go module in
+// tools/avalanchego and caches the binary outside the repository, keyed by
+// version, so that only the first run pays for the build.
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const TOOLS_MODULE_DIR = join(REPO_ROOT, 'tools', 'avalanchego');
+
+/** The package whose binary is the node (`avalanchego` in the release tarballs). */
+const MAIN_PACKAGE = 'github.com/ava-labs/avalanchego/main';
+
+export interface AvalancheGoBinary {
+  /** Absolute path of the cached binary. */
+  binary: string;
+  /** The pinned module version, for example `v1.14.2`. */
+  version: string;
+  /** True when this call built the binary; false when it came from the cache. */
+  built: boolean;
+  /** Seconds spent in `go build` (0 when cached). */
+  buildSeconds: number;
+}
+
+export function log(message: string): void {
+  process.stderr.write(`[real-node] ${message}\n`);
+}
+
+/** Reads the AvalancheGo version pinned in tools/avalanchego/go.mod. */
+export async function pinnedVersion(): Promise<string> {
+  const goMod = await readFile(join(TOOLS_MODULE_DIR, 'go.mod'), 'utf8');
+  const match = /^\s*(?:require\s+)?github\.com\/ava-labs\/avalanchego\s+(v\d+\.\d+\.\d+)\s*$/m.exec(goMod);
+  if (!match?.[1]) {
+    throw new Error(`no github.com/ava-labs/avalanchego requirement in ${TOOLS_MODULE_DIR}/go.mod`);
+  }
+  return match[1];
+}
+
+/** `${XDG_CACHE_HOME:-~/.cache}/avalanchego-exporter`, or AVALANCHEGO_CACHE_DIR. */
+export function cacheRoot(): string {
+  if (process.env.AVALANCHEGO_CACHE_DIR) return process.env.AVALANCHEGO_CACHE_DIR;
+  const xdg = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
+  return join(xdg, 'avalanchego-exporter');
+}
+
+export function cachedBinaryPath(version: string): string {
+  return join(cacheRoot(), `avalanchego-${version}`, 'avalanchego');
+}
+
+/** Runs a command, streaming its output to stderr with a prefix; rejects on a non-zero exit. */
+function run(
+  command: string,
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv },
+): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    const forward = (chunk: Buffer): void => {
+      const text = chunk.toString('utf8');
+      output += text;
+      for (const line of text.split('\n')) if (line.trim()) log(`  ${line}`);
+    };
+    child.stdout.on('data', forward);
+    child.stderr.on('data', forward);
+    child.on('error', (err) => reject(new Error(`cannot run ${command}: ${err.message}`)));
+    child.on('close', (code, signal) => {
+      if (code === 0) resolve(output);
+      else reject(new Error(`${command} ${args.join(' ')} failed (code ${code}, signal ${signal}):\n${output}`));
+    });
+  });
+}
+
+/** Asks the binary for its version; `avalanchego/1.14.2 [...]` must match the pin. */
+async function binaryVersion(binary: string): Promise<string> {
+  const out = await run(binary, ['--version'], { cwd: REPO_ROOT, env: process.env });
+  const match = /avalanchego\/(\d+\.\d+\.\d+)/.exec(out);
+  if (!match?.[1]) throw new Error(`unexpected --version output from ${binary}: ${out}`);
+  return `v${match[1]}`;
+}
+
+/**
+ * Returns the AvalancheGo binary for the pinned version, building it on first use.
+ *
+ * AVALANCHEGO_BIN points at an existing binary instead (it must report the pinned version).
+ */
+export async function ensureAvalancheGo(): Promise<AvalancheGoBinary> {
+  const version = await pinnedVersion();
+
+  const override = process.env.AVALANCHEGO_BIN;
+  if (override) {
+    const reported = await binaryVersion(override);
+    if (reported !== version) {
+      throw new Error(`AVALANCHEGO_BIN=${override} reports ${reported}, but tools/avalanchego pins ${version}`);
+    }
+    log(`using AVALANCHEGO_BIN=${override} (${version})`);
+    return { binary: override, version, built: false, buildSeconds: 0 };
+  }
+
+  const binary = cachedBinaryPath(version);
+  if (existsSync(binary)) {
+    const reported = await binaryVersion(binary);
+    if (reported === version) {
+      log(`using cached AvalancheGo ${version} at ${binary}`);
+      return { binary, version, built: false, buildSeconds: 0 };
+    }
+    log(`cached binary at ${binary} reports ${reported}, expected ${version}: rebuilding`);
+  }
+
+  const dir = join(cacheRoot(), `avalanchego-${version}`);
+  await mkdir(dir, { recursive: true });
+  // Build to a temporary name and rename, so an interrupted build never leaves a
+  // half-written binary at the cached path.
+  const partial = join(dir, `avalanchego.partial-${process.pid}`);
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    // AvalancheGo's own scripts/build.sh sets these: BLST needs cgo, and the
+    // portable flag avoids CPU-specific instructions.
+    CGO_ENABLED: '1',
+    CGO_CFLAGS: process.env.CGO_CFLAGS ?? '-O2 -D__BLST_PORTABLE__',
+  };
+  log(`building AvalancheGo ${version} from the Go module proxy (first build takes 10-20 minutes on 2 cores)`);
+  log(`  cd ${TOOLS_MODULE_DIR} && go build -o ${partial} ${MAIN_PACKAGE}`);
+  const started = Date.now();
+  try {
+    await run('go', ['build', '-o', partial, MAIN_PACKAGE], { cwd: TOOLS_MODULE_DIR, env });
+    await chmod(partial, 0o755);
+    const reported = await binaryVersion(partial);
+    if (reported !== version) throw new Error(`built binary reports ${reported}, expected ${version}`);
+    await rename(partial, binary);
+  } finally {
+    await rm(partial, { force: true });
+  }
+  const buildSeconds = Math.round((Date.now() - started) / 1000);
+  const goSum = await readFile(join(TOOLS_MODULE_DIR, 'go.sum'));
+  await writeFile(
+    join(dir, 'build-info.json'),
+    `${JSON.stringify(
+      {
+        version,
+        builtAt: new Date().toISOString(),
+        buildSeconds,
+        goSumSha256: createHash('sha256').update(goSum).digest('hex'),
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  log(`built AvalancheGo ${version} in ${buildSeconds}s, cached at ${binary}`);
+  return { binary, version, built: true, buildSeconds };
+}
