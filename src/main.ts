@@ -1,1 +1,147 @@
-export {};
+#!/usr/bin/env node
+// avalanchego-exporter: flags, wiring and signals.
+import { parseArgs } from 'node:util';
+import { ConfigError, defaultConfig, loadConfigFile } from './config/load.js';
+import type { Config } from './config/schema.js';
+import { startExporter } from './exporter.js';
+import { LOG_FORMATS, LOG_LEVELS, createLogger, type LogFormat, type LogLevel } from './log.js';
+import { VERSION } from './version.js';
+
+export const DEFAULT_LISTEN_ADDRESS = ':10650';
+
+const HELP = `Usage: avalanchego-exporter [flags]
+       avalanchego-exporter simulate [flags]   run the AvalancheGo API simulator (see simulate --help)
+       avalanchego-exporter demo               a simulated fleet and the exporter polling it
+
+Polls AvalancheGo nodes' health and index APIs and serves them as Prometheus metrics.
+
+Flags:
+  --config.file=PATH           YAML configuration (see config.example.yaml). Without it the
+                               exporter polls one node at http://127.0.0.1:9650.
+  --config.check               Validate the configuration, print the problems or a summary,
+                               exit 1 or 0.
+  --web.listen-address=ADDR    Address to serve /metrics on (default ${DEFAULT_LISTEN_ADDRESS}, all interfaces).
+  --log.level=LEVEL            ${LOG_LEVELS.join(', ')} (default info).
+  --log.format=FORMAT          ${LOG_FORMATS.join(' or ')} (default json).
+  --version                    Print the version and exit.
+  -h, --help                   Print this help and exit.
+
+Signals: SIGHUP reloads the configuration (as does POST /-/reload); SIGTERM and SIGINT
+stop polling, wait for polls under way and exit 0.
+`;
+
+function fail(message: string, code = 2): number {
+  process.stderr.write(`avalanchego-exporter: ${message}\n`);
+  return code;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  if (argv[0] === 'simulate') {
+    const modulePath = './simulator/cli.js';
+    const { runSimulateCommand } = (await import(modulePath)) as { runSimulateCommand: (a: string[]) => Promise<number> };
+    return runSimulateCommand(argv.slice(1));
+  }
+  if (argv[0] === 'demo') {
+    const { runDemo } = await import('./demo.js');
+    return runDemo(argv.slice(1));
+  }
+
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        'config.file': { type: 'string' },
+        'config.check': { type: 'boolean' },
+        'web.listen-address': { type: 'string', default: DEFAULT_LISTEN_ADDRESS },
+        'log.level': { type: 'string', default: 'info' },
+        'log.format': { type: 'string', default: 'json' },
+        version: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (err) {
+    return fail(`${(err as Error).message}\nRun avalanchego-exporter --help for the flags.`);
+  }
+  if (values.help) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  if (values.version) {
+    process.stdout.write(`avalanchego-exporter ${VERSION} (Node.js ${process.version})\n`);
+    return 0;
+  }
+  const level = values['log.level'] as LogLevel;
+  if (!LOG_LEVELS.includes(level)) return fail(`--log.level="${level}" is not one of ${LOG_LEVELS.join(', ')}`);
+  const format = values['log.format'] as LogFormat;
+  if (!LOG_FORMATS.includes(format)) return fail(`--log.format="${format}" is not one of ${LOG_FORMATS.join(', ')}`);
+
+  const file = values['config.file'];
+  const load = (): Config => (file ? loadConfigFile(file) : defaultConfig());
+  let config: Config;
+  try {
+    config = load();
+  } catch (err) {
+    if (err instanceof ConfigError) return fail(err.message, 1);
+    throw err;
+  }
+  if (values['config.check']) {
+    const n = config.targets.length;
+    process.stdout.write(`${config.origin}: valid, ${n} target${n === 1 ? '' : 's'} (${config.targets.slice(0, 5).map((t) => t.name).join(', ')}${n > 5 ? ', …' : ''})\n`);
+    return 0;
+  }
+
+  const logger = createLogger({ level, format });
+  let exporter;
+  try {
+    exporter = await startExporter({
+      config,
+      logger,
+      listenAddress: values['web.listen-address']!,
+      ...(file ? { loadConfig: load } : {}),
+    });
+  } catch (err) {
+    logger.error({ err }, 'cannot start');
+    logger.flush();
+    return 1;
+  }
+
+  return new Promise<number>((resolve) => {
+    const onHup = () => {
+      exporter.reload().catch(() => {
+        /* logged by reload; the old config stays */
+      });
+    };
+    const onStop = (signal: string) => {
+      logger.info({ signal }, 'stopping: waiting for polls under way');
+      process.off('SIGHUP', onHup);
+      exporter.close().then(
+        () => {
+          logger.info('stopped');
+          logger.flush();
+          resolve(0);
+        },
+        (err: unknown) => {
+          logger.error({ err }, 'error while stopping');
+          logger.flush();
+          resolve(1);
+        },
+      );
+    };
+    process.on('SIGHUP', onHup);
+    process.once('SIGTERM', () => onStop('SIGTERM'));
+    process.once('SIGINT', () => onStop('SIGINT'));
+  });
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    process.stderr.write(`avalanchego-exporter: unexpected error: ${(err as Error)?.stack ?? String(err)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,114 @@
+// Wiring: one logger, clock, dispatcher, scheduler and registry per exporter,
+// made here and passed down, so a test can build a whole exporter in-process.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import type { Config } from './config/schema.js';
+import { Dispatchers } from './rpc/client.js';
+import { Scheduler } from './scheduler/scheduler.js';
+import { systemClock, type Clock } from './scheduler/poller.js';
+import { createSelfRegistry, type ReloadState } from './metrics/self.js';
+import { createApp } from './server/app.js';
+import { VERSION, REVISION } from './version.js';
+
+export interface ExporterOptions {
+  config: Config;
+  logger: Logger;
+  /** HOST:PORT or :PORT (all interfaces). */
+  listenAddress: string;
+  clock?: Clock;
+  /** Loads the config again (SIGHUP, POST /-/reload); absent when running on the built-in default. */
+  loadConfig?: () => Config;
+}
+
+export interface RunningExporter {
+  readonly url: string;
+  readonly scheduler: Scheduler;
+  reload(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function parseListenAddress(address: string): { host: string | undefined; port: number } {
+  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/.exec(address);
+  const port = m ? Number(m[3]) : NaN;
+  if (!m || port > 65535) {
+    throw new Error(`--web.listen-address="${address}" is not HOST:PORT: write e.g. 127.0.0.1:10650, :10650 (all interfaces) or [::1]:10650`);
+  }
+  const host = m[1] ?? m[2];
+  return { host: host ? host : undefined, port };
+}
+
+export async function startExporter(options: ExporterOptions): Promise<RunningExporter> {
+  const { logger } = options;
+  const clock = options.clock ?? systemClock;
+  const { host, port } = parseListenAddress(options.listenAddress);
+  const dispatchers = new Dispatchers();
+  let config = options.config;
+  const scheduler = new Scheduler({ dispatchers, logger, clock }, config);
+  const reloadState: ReloadState = { lastReloadSuccessful: true, lastSuccessSeconds: clock.now() / 1000 };
+
+  let reloading: Promise<void> | undefined;
+  const reload = async (): Promise<void> => {
+    if (!options.loadConfig) throw new Error('nothing to reload: the exporter runs without --config.file');
+    // Serialize reloads: a SIGHUP during a POST /-/reload waits its turn.
+    while (reloading) await reloading.catch(() => {});
+    reloading = (async () => {
+      let next: Config;
+      try {
+        next = options.loadConfig!();
+      } catch (err) {
+        reloadState.lastReloadSuccessful = false;
+        logger.error({ err }, 'config reload failed; the previous configuration stays in force');
+        throw err;
+      }
+      await scheduler.apply(next);
+      config = next;
+      reloadState.lastReloadSuccessful = true;
+      reloadState.lastSuccessSeconds = clock.now() / 1000;
+      logger.info({ targets: next.targets.length, origin: next.origin }, 'configuration reloaded');
+    })();
+    try {
+      await reloading;
+    } finally {
+      reloading = undefined;
+    }
+  };
+
+  const registry = createSelfRegistry({ version: VERSION, revision: REVISION, scheduler: () => scheduler, reload: reloadState });
+  const app = createApp({
+    scheduler: () => scheduler,
+    registry,
+    version: VERSION,
+    configOrigin: () => config.origin,
+    ...(options.loadConfig ? { reload } : {}),
+  });
+  const server: Server = createServer(app);
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  server.requestTimeout = 60_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const addr = server.address() as AddressInfo;
+  const shownHost = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  const url = `http://${shownHost}:${addr.port}`;
+  logger.info({ address: url, targets: config.targets.length, origin: config.origin, version: VERSION }, 'exporter listening');
+
+  return {
+    url,
+    scheduler,
+    reload,
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      await scheduler.stop();
+      await dispatchers.close();
+    },
+  };
+}

@@ -1,0 +1,68 @@
+// Prometheus text exposition of the per-node catalog. A node's sample lines are
+// built once, when its poll ends (NodeLines); a scrape only concatenates them
+// under each family's HELP and TYPE, so its cost is proportional to its output.
+import { CATALOG, type MetricName, type MetricSpec } from './catalog.js';
+
+const FAMILY_INDEX = new Map<string, number>(CATALOG.map((m, i) => [m.name, i]));
+const HEADERS: string[] = CATALOG.map((m: MetricSpec) => `# HELP ${m.name} ${escapeHelp(m.help)}\n# TYPE ${m.name} ${m.type}\n`);
+
+export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+
+/** One node's sample lines, one string per catalog family ('' when it has none). */
+export type NodeLines = readonly string[];
+
+function escapeHelp(text: string): string {
+  return text.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
+}
+
+export function escapeLabelValue(value: string): string {
+  return value.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
+}
+
+export function formatValue(value: number): string {
+  if (Number.isNaN(value)) return 'NaN';
+  if (value === Infinity) return '+Inf';
+  if (value === -Infinity) return '-Inf';
+  return String(value);
+}
+
+/** Collects one node's samples by family. `node` is always the first label. */
+export class LinesBuilder {
+  private readonly families: string[] = new Array<string>(CATALOG.length).fill('');
+  private readonly nodeLabel: string;
+
+  constructor(node: string) {
+    this.nodeLabel = `node="${escapeLabelValue(node)}"`;
+  }
+
+  add(metric: MetricName, value: number | undefined, labels?: Record<string, string>): void {
+    if (value === undefined) return;
+    const i = FAMILY_INDEX.get(metric)!;
+    let labelText = this.nodeLabel;
+    if (labels) for (const key in labels) labelText += `,${key}="${escapeLabelValue(labels[key]!)}"`;
+    this.families[i] += `${metric}{${labelText}} ${formatValue(value)}\n`;
+  }
+
+  build(): NodeLines {
+    return this.families;
+  }
+}
+
+/** Renders the catalog families for the given nodes, skipping families without samples. */
+export function renderNodes(nodes: Iterable<NodeLines>): string {
+  const list = [...nodes];
+  const parts: string[] = [];
+  for (let i = 0; i < CATALOG.length; i++) {
+    let any = false;
+    for (const lines of list) {
+      const text = lines[i];
+      if (!text) continue;
+      if (!any) {
+        parts.push(HEADERS[i]!);
+        any = true;
+      }
+      parts.push(text);
+    }
+  }
+  return parts.join('');
+}

@@ -1,0 +1,107 @@
+// The fleet: one NodePoller per configured target, reconciled on reload.
+import type { Logger } from 'pino';
+import type { Config, TargetConfig } from '../config/schema.js';
+import type { Dispatchers } from '../rpc/client.js';
+import { renderNodes } from '../metrics/render.js';
+import { Limiter } from './limiter.js';
+import { NodePoller, systemClock, type Clock, type NodeSummary } from './poller.js';
+
+export interface SchedulerDeps {
+  dispatchers: Dispatchers;
+  logger: Logger;
+  clock?: Clock;
+}
+
+/** A stable fraction in [0,1) from a name (FNV-1a), so a fleet's first polls spread over the interval. */
+export function spreadFraction(name: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < name.length; i++) {
+    h ^= name.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0) / 2 ** 32;
+}
+
+export class Scheduler {
+  private pollers = new Map<string, NodePoller>();
+  private settings = new Map<string, string>();
+  readonly limiter: Limiter;
+  private readonly clock: Clock;
+
+  constructor(
+    private readonly deps: SchedulerDeps,
+    config: Config,
+  ) {
+    this.clock = deps.clock ?? systemClock;
+    this.limiter = new Limiter(config.maxConcurrentRequests);
+    this.reconcile(config);
+  }
+
+  /** Applies a (re)loaded config: new targets start, removed ones stop, changed ones restart with fresh state. */
+  async apply(config: Config): Promise<void> {
+    this.limiter.setMax(config.maxConcurrentRequests);
+    await this.reconcile(config);
+  }
+
+  private async reconcile(config: Config): Promise<void> {
+    const wanted = new Map<string, TargetConfig>(config.targets.map((t) => [t.name, t]));
+    const stopping: Promise<void>[] = [];
+    for (const [name, poller] of this.pollers) {
+      const target = wanted.get(name);
+      if (!target || this.settings.get(name) !== JSON.stringify(target)) {
+        this.pollers.delete(name);
+        this.settings.delete(name);
+        stopping.push(poller.stop());
+        this.deps.logger.info({ node: name }, target ? 'target changed: restarting its polls' : 'target removed');
+      }
+    }
+    for (const target of config.targets) {
+      if (this.pollers.has(target.name)) continue;
+      const poller = new NodePoller(
+        target,
+        this.deps.dispatchers,
+        this.limiter,
+        this.deps.logger.child({ node: target.name }),
+        this.clock,
+      );
+      this.pollers.set(target.name, poller);
+      this.settings.set(target.name, JSON.stringify(target));
+      poller.start(Math.floor(spreadFraction(target.name) * target.intervalMs));
+    }
+    await Promise.all(stopping);
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([...this.pollers.values()].map((p) => p.stop()));
+  }
+
+  get targetCount(): number {
+    return this.pollers.size;
+  }
+
+  has(name: string): boolean {
+    return this.pollers.has(name);
+  }
+
+  /** Every node's series. No I/O: renders the last snapshots. */
+  render(): string {
+    return renderNodes([...this.pollers.values()].map((p) => p.nodeLines));
+  }
+
+  /** One node's series, or undefined when no target has that name. */
+  renderNode(name: string): string | undefined {
+    const poller = this.pollers.get(name);
+    return poller ? renderNodes([poller.nodeLines]) : undefined;
+  }
+
+  /** Targets whose first poll has not ended yet. */
+  get pendingFirstPoll(): number {
+    let n = 0;
+    for (const p of this.pollers.values()) if (!p.hasPolled) n++;
+    return n;
+  }
+
+  summaries(): NodeSummary[] {
+    return [...this.pollers.values()].map((p) => p.summary());
+  }
+}

@@ -1,0 +1,90 @@
+// The exporter's HTTP endpoints. They render the last snapshots and never
+// poll a node: a scrape costs only its output.
+import express, { type Request, type Response } from 'express';
+import type { Registry } from 'prom-client';
+import type { Scheduler } from '../scheduler/scheduler.js';
+import { CONTENT_TYPE } from '../metrics/render.js';
+import { landingPage } from './landing.js';
+
+export interface AppOptions {
+  scheduler: () => Scheduler;
+  registry: Registry;
+  version: string;
+  configOrigin: () => string;
+  /** Reloads the config file; rejects with a message when it is invalid (the old config stays). */
+  reload?: () => Promise<void>;
+}
+
+/** Answers other methods on a known path with 405 and the Allow header. */
+function only(allowed: string[]) {
+  return (req: Request, res: Response, next: () => void) => {
+    if (allowed.includes(req.method) || (req.method === 'HEAD' && allowed.includes('GET'))) return next();
+    res.set('Allow', allowed.join(', ')).status(405).type('text/plain').send(`method ${req.method} not allowed on ${req.path}; use ${allowed.join(' or ')}\n`);
+  };
+}
+
+export function createApp(options: AppOptions): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+
+  app.all('/metrics', only(['GET']), async (_req, res) => {
+    const nodes = options.scheduler().render();
+    const own = await options.registry.metrics();
+    res.set('Content-Type', CONTENT_TYPE).send(nodes + own);
+  });
+
+  app.all('/probe', only(['GET']), (req, res) => {
+    const target = req.query.target;
+    if (target === undefined || target === '') {
+      res.status(400).type('text/plain').send('missing parameter "target": use /probe?target=<name> with the name of a configured target (see /)\n');
+      return;
+    }
+    if (typeof target !== 'string') {
+      res.status(400).type('text/plain').send('give exactly one "target" parameter: /probe?target=<name>\n');
+      return;
+    }
+    const text = options.scheduler().renderNode(target);
+    if (text === undefined) {
+      // Only configured names: /probe never fetches an arbitrary URL.
+      res.status(404).type('text/plain').send(`no configured target named ${JSON.stringify(target)}: /probe takes the name of a target from the config file (see / for the list), not a URL\n`);
+      return;
+    }
+    res.set('Content-Type', CONTENT_TYPE).send(text);
+  });
+
+  app.all('/-/healthy', only(['GET']), (_req, res) => {
+    res.type('text/plain').send('avalanchego-exporter is healthy.\n');
+  });
+
+  app.all('/-/ready', only(['GET']), (_req, res) => {
+    const pending = options.scheduler().pendingFirstPoll;
+    if (pending > 0) {
+      res.status(503).type('text/plain').send(`not ready: waiting for the first poll of ${pending} target(s)\n`);
+      return;
+    }
+    res.type('text/plain').send('avalanchego-exporter is ready.\n');
+  });
+
+  app.all('/-/reload', only(['POST', 'PUT']), async (_req, res) => {
+    if (!options.reload) {
+      res.status(400).type('text/plain').send('nothing to reload: the exporter runs without --config.file\n');
+      return;
+    }
+    try {
+      await options.reload();
+      res.type('text/plain').send('configuration reloaded\n');
+    } catch (err) {
+      res.status(500).type('text/plain').send(`reload failed, the previous configuration stays in force:\n${(err as Error).message}\n`);
+    }
+  });
+
+  app.all('/', only(['GET']), (_req, res) => {
+    res.type('html').send(landingPage(options.scheduler().summaries(), { version: options.version, configOrigin: options.configOrigin() }));
+  });
+
+  app.use((req, res) => {
+    res.status(404).type('text/plain').send(`not found: ${req.path}; the exporter serves /metrics, /probe?target=<name>, /-/healthy, /-/ready, /-/reload and /\n`);
+  });
+  return app;
+}

@@ -1,0 +1,286 @@
+// The health source: health.health over JSON-RPC on {url}/ext/health, and a
+// pure parser from its result to a snapshot. The parser knows every check and
+// message shape of AvalancheGo v1.7.4+ and the older ones it still meets; an
+// unknown check keeps its per-check values, an unparseable field is counted.
+import { z } from 'zod';
+import type { TargetConfig } from '../config/schema.js';
+import { InvalidResponseError } from '../rpc/errors.js';
+import type { NodeClient } from '../rpc/client.js';
+import { parseGoDuration, parseRfc3339 } from '../util/gotime.js';
+
+export interface CheckSnapshot {
+  name: string;
+  passing: boolean;
+  contiguousFailures: number;
+  durationSeconds?: number;
+  /** Last run; undefined while the check has never run (Go zero time). */
+  timestampSeconds?: number;
+  firstFailureSeconds?: number;
+  /** The check's error text (may hold newlines), for logs and the landing page. */
+  error?: string;
+  unparsed: number;
+}
+
+export interface ChainSnapshot {
+  chain: string;
+  bootstrapping: boolean;
+  lastAcceptedHeight?: number;
+  processingBlocks?: number;
+  longestProcessingBlockSeconds?: number;
+  avgAcceptanceTimeSeconds?: number;
+  connectedStakeRatio?: number;
+  disconnectedValidators?: number;
+}
+
+export interface HealthSnapshot {
+  healthy: boolean;
+  checks: CheckSnapshot[];
+  chains: ChainSnapshot[];
+  network: {
+    connectedPeers?: number;
+    sendFailRatio?: number;
+    timeSinceLastMsgReceivedSeconds?: number;
+    timeSinceLastMsgSentSeconds?: number;
+    ingressConnections?: number;
+  };
+  router: { outstandingRequests?: number; longestRunningRequestSeconds?: number };
+  disk: { availableBytes?: number; availableRatio?: number };
+  bootstrappingSubnets?: number;
+  futureUpgrade: { secondsUntil?: number; stakeRatio?: number };
+}
+
+/** Application checks of AvalancheGo (tag `application`); every other check is a chain's. */
+export const APPLICATION_CHECKS = new Set([
+  'bootstrapped',
+  'database',
+  'diskspace',
+  'network',
+  'router',
+  'bls',
+  'futureupgrade',
+  'validation',
+  'shuttingDown',
+]);
+const PRIMARY_CHAINS = new Set(['C', 'P', 'X']);
+
+const resultSchema = z.object({
+  checks: z.record(z.string(), z.unknown()),
+  healthy: z.boolean(),
+});
+
+export const HEALTH_METHOD = 'health.health';
+
+export async function pollHealth(
+  client: NodeClient,
+  target: TargetConfig,
+  signal?: AbortSignal,
+): Promise<{ snapshot: HealthSnapshot; nodeId?: string }> {
+  const params = target.health.tags.length > 0 ? { tags: target.health.tags } : {};
+  const { result, nodeId } = await client.call('/ext/health', HEALTH_METHOD, params, signal);
+  return { snapshot: parseHealth(result), ...(nodeId ? { nodeId } : {}) };
+}
+
+/** Pure: the `result` of health.health → snapshot. Throws InvalidResponseError when it is not a health report. */
+export function parseHealth(result: unknown): HealthSnapshot {
+  const parsed = resultSchema.safeParse(result);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new InvalidResponseError(
+      `health.health result is not a health report: ${issue.path.join('.') || 'result'}: ${issue.message}`,
+    );
+  }
+  const snapshot: HealthSnapshot = {
+    healthy: parsed.data.healthy,
+    checks: [],
+    chains: [],
+    network: {},
+    router: {},
+    disk: {},
+    futureUpgrade: {},
+  };
+  // The node sends checks sorted by name; sort anyway so the output is stable.
+  for (const name of Object.keys(parsed.data.checks).sort()) {
+    const raw = parsed.data.checks[name];
+    const fields = new FieldReader(raw);
+    const check = readCheck(name, raw, fields);
+    const message = isObject(raw) ? raw.message : undefined;
+    if (isObject(raw)) readMessage(name, message, snapshot, fields);
+    check.unparsed = fields.unparsed;
+    snapshot.checks.push(check);
+  }
+  return snapshot;
+}
+
+/** Counts fields that are present but not of the expected type or format. */
+class FieldReader {
+  unparsed = 0;
+  constructor(readonly raw: unknown) {}
+
+  number(obj: Record<string, unknown>, key: string): number | undefined {
+    const v = obj[key];
+    if (v === undefined || v === null) return undefined;
+    if (typeof v === 'number' && Number.isFinite(v)) return v;
+    this.unparsed++;
+    return undefined;
+  }
+
+  duration(obj: Record<string, unknown>, key: string): number | undefined {
+    const v = obj[key];
+    if (v === undefined || v === null) return undefined;
+    const seconds = typeof v === 'string' ? parseGoDuration(v) : undefined;
+    if (seconds === undefined) this.unparsed++;
+    return seconds;
+  }
+
+  time(obj: Record<string, unknown>, key: string): { seconds: number; zero: boolean } | undefined {
+    const v = obj[key];
+    if (v === undefined || v === null) return undefined;
+    const t = typeof v === 'string' ? parseRfc3339(v) : undefined;
+    if (t === undefined) this.unparsed++;
+    return t;
+  }
+
+  array(obj: Record<string, unknown>, key: string): unknown[] | undefined {
+    const v = obj[key];
+    if (v === undefined || v === null) return undefined;
+    if (Array.isArray(v)) return v;
+    this.unparsed++;
+    return undefined;
+  }
+
+  object(obj: Record<string, unknown>, key: string): Record<string, unknown> | undefined {
+    const v = obj[key];
+    if (v === undefined || v === null) return undefined;
+    if (isObject(v)) return v;
+    this.unparsed++;
+    return undefined;
+  }
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function readCheck(name: string, raw: unknown, fields: FieldReader): CheckSnapshot {
+  if (!isObject(raw)) {
+    // Not a check result at all: report it failing rather than guess it passes.
+    fields.unparsed++;
+    return { name, passing: false, contiguousFailures: 0, error: 'check result is not an object', unparsed: 0 };
+  }
+  // v1.7.4+: error is a string; ≤v1.7.3 (go-sundheit): {"message": "..."}; passing: absent or null.
+  const rawError = raw.error;
+  let error: string | undefined;
+  if (rawError !== undefined && rawError !== null) {
+    if (typeof rawError === 'string') error = rawError;
+    else if (isObject(rawError) && typeof rawError.message === 'string') error = rawError.message;
+    else error = JSON.stringify(rawError);
+  }
+  const check: CheckSnapshot = { name, passing: error === undefined, contiguousFailures: 0, unparsed: 0 };
+  if (error !== undefined) check.error = error;
+  const failures = fields.number(raw, 'contiguousFailures');
+  if (failures !== undefined) check.contiguousFailures = failures;
+  const durationNs = fields.number(raw, 'duration');
+  if (durationNs !== undefined) check.durationSeconds = durationNs / 1e9;
+  const ts = fields.time(raw, 'timestamp');
+  if (ts && !ts.zero) check.timestampSeconds = ts.seconds;
+  if (!check.passing) {
+    const first = fields.time(raw, 'timeOfFirstFailure');
+    if (first && !first.zero) check.firstFailureSeconds = first.seconds;
+  }
+  return check;
+}
+
+function readMessage(name: string, message: unknown, s: HealthSnapshot, f: FieldReader): void {
+  switch (name) {
+    case 'network':
+      if (isObject(message)) {
+        s.network.connectedPeers = f.number(message, 'connectedPeers');
+        s.network.sendFailRatio = f.number(message, 'sendFailRate');
+        s.network.timeSinceLastMsgReceivedSeconds = f.duration(message, 'timeSinceLastMsgReceived');
+        s.network.timeSinceLastMsgSentSeconds = f.duration(message, 'timeSinceLastMsgSent');
+        const validator = f.object(message, 'primary network validator health');
+        if (validator) s.network.ingressConnections = f.number(validator, 'ingressConnectionCount');
+      } else if (message !== undefined && message !== null) f.unparsed++;
+      return;
+    case 'router':
+      if (isObject(message)) {
+        s.router.outstandingRequests = f.number(message, 'outstandingRequests');
+        s.router.longestRunningRequestSeconds = f.duration(message, 'longestRunningRequest');
+      } else if (message !== undefined && message !== null) f.unparsed++;
+      return;
+    case 'diskspace':
+      if (isObject(message)) {
+        s.disk.availableBytes = f.number(message, 'availableDiskBytes');
+        const percent = f.number(message, 'availableDiskPercentage');
+        if (percent !== undefined) s.disk.availableRatio = percent / 100;
+      } else if (message !== undefined && message !== null) f.unparsed++;
+      return;
+    case 'bootstrapped':
+      if (Array.isArray(message)) s.bootstrappingSubnets = message.length;
+      else if (message !== undefined && message !== null) f.unparsed++;
+      return;
+    case 'futureupgrade':
+      if (isObject(message)) {
+        s.futureUpgrade.secondsUntil = f.duration(message, 'timeUntilUpgrade');
+        const weight = f.number(message, 'modeUpgradeWeightPercentage');
+        if (weight !== undefined) s.futureUpgrade.stakeRatio = weight / 100;
+      } else if (message !== undefined && message !== null) f.unparsed++;
+      return;
+    case 'bls':
+    case 'validation':
+    case 'database':
+    case 'shuttingDown':
+      // Strings or flags whose meaning is carried by the check's pass/fail state.
+      return;
+  }
+  const chain = readChain(name, message, f);
+  if (chain) s.chains.push(chain);
+}
+
+/**
+ * A chain check's message. Shapes by node version:
+ * - v1.10.3+: {engine: {consensus, vm}, networking: {percentConnected, disconnectedValidators}}
+ * - before v1.10.3: {consensus, vm}
+ * - before v1.10.16 the consensus keys were outstandingBlocks / longestRunningBlock
+ * - v1.x (≤v1.7.3) P-chain: {percentConnected}
+ * While bootstrapping, consensus is {} (or engine is null).
+ */
+function readChain(name: string, message: unknown, f: FieldReader): ChainSnapshot | undefined {
+  const looksLikeChain =
+    isObject(message) && ('engine' in message || 'consensus' in message || 'networking' in message || 'percentConnected' in message);
+  if (!looksLikeChain) {
+    // A primary chain whose creation failed, or that has not run yet, has no message.
+    if (PRIMARY_CHAINS.has(name) && (message === undefined || message === null)) return undefined;
+    if (message !== undefined && message !== null && PRIMARY_CHAINS.has(name)) f.unparsed++;
+    return undefined;
+  }
+  const msg = message as Record<string, unknown>;
+  const chain: ChainSnapshot = { chain: name, bootstrapping: false };
+  let consensus: Record<string, unknown> | undefined;
+  let engineNull = false;
+  if ('engine' in msg) {
+    if (msg.engine === null) engineNull = true;
+    else {
+      const engine = f.object(msg, 'engine');
+      if (engine) consensus = f.object(engine, 'consensus');
+    }
+  } else if ('consensus' in msg) {
+    consensus = f.object(msg, 'consensus');
+  }
+  if (engineNull || (consensus !== undefined && Object.keys(consensus).length === 0)) {
+    chain.bootstrapping = true;
+  } else if (consensus) {
+    chain.lastAcceptedHeight = f.number(consensus, 'lastAcceptedHeight');
+    chain.processingBlocks = f.number(consensus, 'processingBlocks') ?? f.number(consensus, 'outstandingBlocks');
+    chain.longestProcessingBlockSeconds =
+      f.duration(consensus, 'longestProcessingBlock') ?? f.duration(consensus, 'longestRunningBlock');
+    chain.avgAcceptanceTimeSeconds = f.duration(consensus, 'avgAcceptanceTime');
+  }
+  const networking = f.object(msg, 'networking') ?? ('percentConnected' in msg ? msg : undefined);
+  if (networking) {
+    chain.connectedStakeRatio = f.number(networking, 'percentConnected');
+    const disconnected = f.array(networking, 'disconnectedValidators');
+    if (disconnected) chain.disconnectedValidators = disconnected.length;
+  }
+  return chain;
+}
