@@ -1,5 +1,5 @@
 // Starts and stops a single-node AvalancheGo local network on 127.0.0.1.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -60,9 +60,13 @@ export function freePort(): Promise<number> {
  *   blocks alone. With sybil protection off the `network` check's thresholds are not enforced.
  * - ephemeral TLS certificate and BLS signer: no key files; a new NodeID per run.
  * - `--public-ip=127.0.0.1`: no public-IP resolution or NAT traversal attempts.
+ * - `--fd-limit`: the node raises its soft limit to 32768 by default and exits with
+ *   `error fd-limit: (32768) greater than max: (N)` when the hard limit is lower (as in containers).
  */
 export function nodeFlags(dataDir: string, httpPort: number, stakingPort: number): string[] {
+  const fdLimit = hardFileLimit();
   return [
+    ...(fdLimit !== undefined && fdLimit < DEFAULT_FD_LIMIT ? [`--fd-limit=${fdLimit}`] : []),
     '--network-id=local',
     '--sybil-protection-enabled=false',
     '--staking-ephemeral-cert-enabled=true',
@@ -79,6 +83,15 @@ export function nodeFlags(dataDir: string, httpPort: number, stakingPort: number
     '--log-level=info',
     '--log-display-level=info',
   ];
+}
+
+const DEFAULT_FD_LIMIT = 32768;
+
+/** The hard RLIMIT_NOFILE of this process (undefined when unlimited or unknown). */
+function hardFileLimit(): number | undefined {
+  const out = spawnSync('sh', ['-c', 'ulimit -Hn'], { encoding: 'utf8' });
+  const n = Number.parseInt(out.stdout?.trim() ?? '', 10);
+  return Number.isFinite(n) ? n : undefined;
 }
 
 /** Live nodes, killed if the test process exits without stopping them. */

@@ -1,0 +1,114 @@
+// Compares two answers to the same request by what must not change between runs or between the
+// node and the simulator: status, content type, the JSON key sets and value types, JSON-RPC error
+// codes and messages (numbers masked), and plain-text bodies. IDs, heights and times may differ.
+
+export interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** `string`, `number`, `boolean`, `null`, an object of shapes, or an array shape. */
+export type Shape = string | { [key: string]: Shape } | { '[]': Shape | 'empty' };
+
+export function shapeOf(value: unknown): Shape {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) {
+    if (value.length === 0) return { '[]': 'empty' };
+    // Elements of one array share a shape in every node answer; use the first one.
+    return { '[]': shapeOf(value[0]) };
+  }
+  if (typeof value === 'object') {
+    const out: { [key: string]: Shape } = {};
+    for (const key of Object.keys(value as object).sort()) out[key] = shapeOf((value as Record<string, unknown>)[key]);
+    return out;
+  }
+  return typeof value;
+}
+
+/** Differences between two shapes; an empty array matches an array of anything. */
+export function diffShapes(a: Shape, b: Shape, path = '$'): string[] {
+  if (typeof a === 'string' || typeof b === 'string') {
+    return a === b ? [] : [`${path}: ${describe(a)} vs ${describe(b)}`];
+  }
+  const aArr = '[]' in a ? (a as { '[]': Shape | 'empty' })['[]'] : undefined;
+  const bArr = '[]' in b ? (b as { '[]': Shape | 'empty' })['[]'] : undefined;
+  if (aArr !== undefined || bArr !== undefined) {
+    if (aArr === undefined || bArr === undefined) return [`${path}: ${describe(a)} vs ${describe(b)}`];
+    if (aArr === 'empty' || bArr === 'empty') return [];
+    return diffShapes(aArr, bArr, `${path}[]`);
+  }
+  const out: string[] = [];
+  const aObj = a as { [key: string]: Shape };
+  const bObj = b as { [key: string]: Shape };
+  for (const key of new Set([...Object.keys(aObj), ...Object.keys(bObj)])) {
+    const av = aObj[key];
+    const bv = bObj[key];
+    if (av === undefined) out.push(`${path}.${key}: missing in first`);
+    else if (bv === undefined) out.push(`${path}.${key}: missing in second`);
+    else out.push(...diffShapes(av, bv, `${path}.${key}`));
+  }
+  return out;
+}
+
+function describe(s: Shape): string {
+  if (typeof s === 'string') return s;
+  return '[]' in s ? 'array' : 'object';
+}
+
+/** Masks numbers so that `start index (13) > last accepted index (2)` compares by wording. */
+export function maskNumbers(text: string): string {
+  return text.replace(/\d+(\.\d+)?/g, 'N');
+}
+
+function mediaType(headers: Record<string, string>): string {
+  return (headers['content-type'] ?? '').toLowerCase();
+}
+
+function tryJson(body: string): { ok: true; value: unknown } | { ok: false } {
+  if (body.trim() === '') return { ok: false };
+  try {
+    return { ok: true, value: JSON.parse(body) as unknown };
+  } catch {
+    return { ok: false };
+  }
+}
+
+/** Every way `b` differs from `a`; empty when they agree. */
+export function compareAnswers(a: Answer, b: Answer): string[] {
+  const out: string[] = [];
+  if (a.status !== b.status) out.push(`status ${a.status} vs ${b.status}`);
+  if (mediaType(a.headers) !== mediaType(b.headers)) {
+    out.push(`content-type ${JSON.stringify(a.headers['content-type'])} vs ${JSON.stringify(b.headers['content-type'])}`);
+  }
+  const aj = tryJson(a.body);
+  const bj = tryJson(b.body);
+  if (!aj.ok || !bj.ok) {
+    if (aj.ok !== bj.ok) out.push(`body JSON ${aj.ok} vs ${bj.ok}`);
+    else if (maskNumbers(a.body) !== maskNumbers(b.body)) out.push(`body ${JSON.stringify(a.body)} vs ${JSON.stringify(b.body)}`);
+    return out;
+  }
+  out.push(...diffShapes(shapeOf(aj.value), shapeOf(bj.value)).map((d) => `shape ${d}`));
+  const aErr = rpcError(aj.value);
+  const bErr = rpcError(bj.value);
+  if (aErr && bErr) {
+    if (aErr.code !== bErr.code) out.push(`error.code ${aErr.code} vs ${bErr.code}`);
+    if (maskNumbers(aErr.message) !== maskNumbers(bErr.message)) {
+      out.push(`error.message ${JSON.stringify(aErr.message)} vs ${JSON.stringify(bErr.message)}`);
+    }
+  }
+  // A body ending in "\n" (json.Encoder) versus one without is a real difference for byte-exact clients.
+  if (a.body.endsWith('\n') !== b.body.endsWith('\n')) out.push('trailing newline differs');
+  return out;
+}
+
+function rpcError(value: unknown): { code: unknown; message: string } | undefined {
+  if (value && typeof value === 'object' && 'error' in value) {
+    const err = (value as { error: unknown }).error;
+    if (err && typeof err === 'object' && 'message' in err) {
+      const e = err as { code?: unknown; message: unknown };
+      return { code: e.code, message: String(e.message) };
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,272 @@
+// The requests recorded from the real node into test/fixtures/real/<version>/, and the code that
+// records them. The same case list drives the live comparison tests, so a recording and a check
+// can never ask different questions.
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { REPO_ROOT } from './build.js';
+import { httpRequest, rpcCall, type RawRequest, type RawResponse } from './http.js';
+
+/** The primary network's subnet ID: the tag of the P, X and C chain checks. */
+export const PRIMARY_NETWORK_ID = '11111111111111111111111111111111LpoYY';
+/** A well-formed cb58 ID that no container has: the SHA-256 checksum is valid, the bytes are all 0x01. */
+export const UNKNOWN_ID = 'SeLqn3UAUoRymWmwW7axrzJK7JfNaBR2cHCryA6cFscgkny8';
+
+export const INDEX_ENDPOINTS = ['C/block', 'P/block', 'X/block', 'X/tx', 'X/vtx'] as const;
+export type IndexEndpoint = (typeof INDEX_ENDPOINTS)[number];
+
+export interface RecordedAnswer {
+  request: RawRequest;
+  status: number;
+  /** Response headers without `date` (it changes on every request). */
+  headers: Record<string, string>;
+  /** The body exactly as received. */
+  body: string;
+}
+
+export interface RecordingCase {
+  /** File name without `.json`. */
+  name: string;
+  request: RawRequest;
+}
+
+export function fixturesDir(version: string): string {
+  return join(REPO_ROOT, 'test', 'fixtures', 'real', version);
+}
+
+/** Request ids are fixed at 1 so that recorded bodies are reproducible. */
+function rpc(path: string, method: string, params?: unknown): RawRequest {
+  const envelope: Record<string, unknown> = { jsonrpc: '2.0', id: 1, method };
+  if (params !== undefined) envelope.params = params;
+  return { method: 'POST', path, headers: { 'content-type': 'application/json' }, body: JSON.stringify(envelope) };
+}
+
+function get(path: string, headers?: Record<string, string>): RawRequest {
+  return headers ? { method: 'GET', path, headers } : { method: 'GET', path };
+}
+
+function fileSafe(endpoint: IndexEndpoint): string {
+  return endpoint.replace('/', '-');
+}
+
+export interface NodeFacts {
+  /** Per endpoint, the last accepted container (undefined when the index is empty). */
+  lastAccepted: Record<IndexEndpoint, { id: string; index: number } | undefined>;
+  /** The C-Chain's blockchain ID (admin.getChainAliases takes an ID, not an alias). */
+  cChainId: string;
+}
+
+export async function readNodeFacts(url: string): Promise<NodeFacts> {
+  const lastAccepted = {} as NodeFacts['lastAccepted'];
+  for (const endpoint of INDEX_ENDPOINTS) {
+    const res = await httpRequest(url, rpc(`/ext/index/${endpoint}`, 'index.getLastAccepted', { encoding: 'hex' }));
+    const parsed = JSON.parse(res.body) as { result?: { id: string; index: string } };
+    lastAccepted[endpoint] = parsed.result
+      ? { id: parsed.result.id, index: Number(parsed.result.index) }
+      : undefined;
+  }
+  const { blockchainID } = await rpcCall<{ blockchainID: string }>(url, '/ext/info', 'info.getBlockchainID', {
+    alias: 'C',
+  });
+  return { lastAccepted, cChainId: blockchainID };
+}
+
+/** Every request we record, named. `facts` supplies IDs and indices that exist on this node. */
+export function recordingCases(facts: NodeFacts): RecordingCase[] {
+  const cases: RecordingCase[] = [];
+  const add = (name: string, request: RawRequest): void => {
+    cases.push({ name, request });
+  };
+
+  // Health: GET forms (status 200/503, plain body) and JSON-RPC (always 200, envelope).
+  add('health-get', get('/ext/health'));
+  add('health-get-health-path', get('/ext/health/health'));
+  add('health-get-readiness', get('/ext/health/readiness'));
+  add('health-get-liveness', get('/ext/health/liveness'));
+  add('health-get-tag-primary', get(`/ext/health?tag=${PRIMARY_NETWORK_ID}`));
+  add('health-get-tag-unknown', get('/ext/health?tag=no-such-tag'));
+  add('health-get-tag-primary-and-unknown', get(`/ext/health?tag=${PRIMARY_NETWORK_ID}&tag=no-such-tag`));
+  add('health-get-health-path-tag-primary', get(`/ext/health/health?tag=${PRIMARY_NETWORK_ID}`));
+  add('health-head', { method: 'HEAD', path: '/ext/health' });
+  add('health-head-health-path', { method: 'HEAD', path: '/ext/health/health' });
+  add('health-rpc-health', rpc('/ext/health', 'health.health'));
+  add('health-rpc-health-tag-primary', rpc('/ext/health', 'health.health', { tags: [PRIMARY_NETWORK_ID] }));
+  add('health-rpc-health-tag-unknown', rpc('/ext/health', 'health.health', { tags: ['no-such-tag'] }));
+  add('health-rpc-health-tag-all', rpc('/ext/health', 'health.health', { tags: ['all'] }));
+  add('health-rpc-readiness', rpc('/ext/health', 'health.readiness'));
+  add('health-rpc-liveness', rpc('/ext/health', 'health.liveness'));
+  add('health-rpc-to-health-path', rpc('/ext/health/health', 'health.health'));
+  add('health-rpc-uppercase-method', rpc('/ext/health', 'health.Health'));
+
+  // Index: every method on every endpoint, with the errors each can give.
+  for (const endpoint of INDEX_ENDPOINTS) {
+    const path = `/ext/index/${endpoint}`;
+    const prefix = `index-${fileSafe(endpoint)}`;
+    const last = facts.lastAccepted[endpoint];
+    add(`${prefix}-getLastAccepted`, rpc(path, 'index.getLastAccepted', { encoding: 'hex' }));
+    add(`${prefix}-getLastAccepted-no-params`, rpc(path, 'index.getLastAccepted'));
+    add(`${prefix}-getLastAccepted-encoding-json`, rpc(path, 'index.getLastAccepted', { encoding: 'json' }));
+    add(`${prefix}-getContainerByIndex-0`, rpc(path, 'index.getContainerByIndex', { index: 0, encoding: 'hex' }));
+    add(
+      `${prefix}-getContainerByIndex-out-of-range`,
+      rpc(path, 'index.getContainerByIndex', { index: (last?.index ?? 0) + 1000, encoding: 'hex' }),
+    );
+    add(
+      `${prefix}-getContainerRange`,
+      rpc(path, 'index.getContainerRange', { startIndex: 0, numToFetch: 100, encoding: 'hex' }),
+    );
+    add(
+      `${prefix}-getContainerRange-numToFetch-0`,
+      rpc(path, 'index.getContainerRange', { startIndex: 0, numToFetch: 0, encoding: 'hex' }),
+    );
+    add(
+      `${prefix}-getContainerRange-numToFetch-1025`,
+      rpc(path, 'index.getContainerRange', { startIndex: 0, numToFetch: 1025, encoding: 'hex' }),
+    );
+    add(
+      `${prefix}-getContainerRange-start-beyond-end`,
+      rpc(path, 'index.getContainerRange', { startIndex: (last?.index ?? 0) + 10, numToFetch: 1, encoding: 'hex' }),
+    );
+    add(`${prefix}-getIndex-unknown-id`, rpc(path, 'index.getIndex', { id: UNKNOWN_ID }));
+    add(`${prefix}-getContainerByID-unknown-id`, rpc(path, 'index.getContainerByID', { id: UNKNOWN_ID, encoding: 'hex' }));
+    add(`${prefix}-isAccepted-unknown-id`, rpc(path, 'index.isAccepted', { id: UNKNOWN_ID }));
+    if (last) {
+      add(`${prefix}-getIndex`, rpc(path, 'index.getIndex', { id: last.id }));
+      add(`${prefix}-getContainerByID`, rpc(path, 'index.getContainerByID', { id: last.id, encoding: 'hex' }));
+      add(`${prefix}-isAccepted`, rpc(path, 'index.isAccepted', { id: last.id }));
+      add(
+        `${prefix}-getContainerRange-past-end`,
+        rpc(path, 'index.getContainerRange', { startIndex: last.index, numToFetch: 1024, encoding: 'hex' }),
+      );
+    }
+  }
+  add('index-C-block-getIndex-invalid-id', rpc('/ext/index/C/block', 'index.getIndex', { id: 'not-an-id' }));
+  add(
+    'index-C-block-getContainerByIndex-string-index',
+    rpc('/ext/index/C/block', 'index.getContainerByIndex', { index: '0', encoding: 'hex' }),
+  );
+  add(
+    'index-C-block-getContainerByIndex-negative-index',
+    rpc('/ext/index/C/block', 'index.getContainerByIndex', { index: -1, encoding: 'hex' }),
+  );
+  add('index-C-block-unknown-method', rpc('/ext/index/C/block', 'index.getFoo'));
+
+  // Admin.
+  add('admin-getLoggerLevel', rpc('/ext/admin', 'admin.getLoggerLevel', {}));
+  add('admin-getLoggerLevel-C', rpc('/ext/admin', 'admin.getLoggerLevel', { loggerName: 'C' }));
+  add('admin-getLoggerLevel-unknown-logger', rpc('/ext/admin', 'admin.getLoggerLevel', { loggerName: 'nope' }));
+  add('admin-getChainAliases', rpc('/ext/admin', 'admin.getChainAliases', { chain: facts.cChainId }));
+  add('admin-getChainAliases-alias', rpc('/ext/admin', 'admin.getChainAliases', { chain: 'C' }));
+  add('admin-setLoggerLevel-no-level', rpc('/ext/admin', 'admin.setLoggerLevel', { loggerName: 'C' }));
+  add(
+    'admin-setLoggerLevel-unknown-logger',
+    rpc('/ext/admin', 'admin.setLoggerLevel', { loggerName: 'nope', logLevel: 'INFO' }),
+  );
+  add(
+    'admin-setLoggerLevel-invalid-level',
+    rpc('/ext/admin', 'admin.setLoggerLevel', { loggerName: 'C', logLevel: 'LOUD' }),
+  );
+  // Sets the level it already has: the success shape without changing the node.
+  add('admin-setLoggerLevel', rpc('/ext/admin', 'admin.setLoggerLevel', { loggerName: 'C', logLevel: 'INFO' }));
+
+  // HTTP and JSON-RPC edge cases.
+  add('http-404-unknown-path', get('/ext/no-such-api'));
+  add('http-404-trailing-slash', get('/ext/health/'));
+  add('http-404-unknown-chain-index', rpc('/ext/index/Q/block', 'index.getLastAccepted'));
+  add('http-405-get-index', get('/ext/index/C/block'));
+  add('http-405-get-admin', get('/ext/admin'));
+  add('http-415-text-plain', {
+    ...rpc('/ext/index/C/block', 'index.getLastAccepted'),
+    headers: { 'content-type': 'text/plain' },
+  });
+  add('http-415-no-content-type', { ...rpc('/ext/index/C/block', 'index.getLastAccepted'), headers: {} });
+  add('http-200-content-type-charset', {
+    ...rpc('/ext/health', 'health.liveness'),
+    headers: { 'content-type': 'application/json; charset=UTF-8' },
+  });
+  add('http-403-host-not-allowed', get('/ext/health', { host: 'avalanchego.example:9650' }));
+  add('http-403-host-not-allowed-rpc', {
+    ...rpc('/ext/health', 'health.liveness'),
+    headers: { 'content-type': 'application/json', host: 'avalanchego.example:9650' },
+  });
+  add('http-200-host-localhost', get('/ext/health/liveness', { host: 'localhost:9650' }));
+  add('rpc-parse-error', {
+    method: 'POST',
+    path: '/ext/index/C/block',
+    headers: { 'content-type': 'application/json' },
+    body: '{"jsonrpc":"2.0","id":1,"method":',
+  });
+  add('rpc-bad-version', {
+    method: 'POST',
+    path: '/ext/health',
+    headers: { 'content-type': 'application/json' },
+    body: '{"jsonrpc":"1.0","id":1,"method":"health.liveness"}',
+  });
+  add('rpc-unknown-service', rpc('/ext/health', 'foo.bar'));
+  add('rpc-notification-no-id', {
+    method: 'POST',
+    path: '/ext/health',
+    headers: { 'content-type': 'application/json' },
+    body: '{"jsonrpc":"2.0","method":"health.liveness"}',
+  });
+  add('rpc-string-id', {
+    method: 'POST',
+    path: '/ext/health',
+    headers: { 'content-type': 'application/json' },
+    body: '{"jsonrpc":"2.0","id":"abc","method":"health.liveness"}',
+  });
+  return cases;
+}
+
+export async function requestCase(url: string, c: RecordingCase): Promise<RecordedAnswer> {
+  const res: RawResponse = await httpRequest(url, c.request);
+  const { date: _date, ...headers } = res.headers;
+  return { request: c.request, status: res.status, headers, body: res.body };
+}
+
+export interface RecordingMeta {
+  version: string;
+  nodeId: string;
+  recordedAt: string;
+  /** Node flags, with the temporary directory and ports replaced by placeholders. */
+  flags: string[];
+  cChainTransfers: number;
+  lastAccepted: NodeFacts['lastAccepted'];
+  cChainId: string;
+  cases: string[];
+}
+
+/** Replaces the recording directory with fresh answers from the node at `url`. */
+export async function recordAll(
+  url: string,
+  meta: Omit<RecordingMeta, 'recordedAt' | 'cases' | 'lastAccepted' | 'cChainId'>,
+): Promise<{ dir: string; cases: RecordingCase[] }> {
+  const facts = await readNodeFacts(url);
+  const cases = recordingCases(facts);
+  const dir = fixturesDir(meta.version);
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
+  for (const c of cases) {
+    const answer = await requestCase(url, c);
+    await writeFile(join(dir, `${c.name}.json`), `${JSON.stringify(answer, null, 2)}\n`);
+  }
+  const full: RecordingMeta = {
+    ...meta,
+    recordedAt: new Date().toISOString(),
+    lastAccepted: facts.lastAccepted,
+    cChainId: facts.cChainId,
+    cases: cases.map((c) => c.name),
+  };
+  await writeFile(join(dir, '_meta.json'), `${JSON.stringify(full, null, 2)}\n`);
+  return { dir, cases };
+}
+
+export async function readRecording(version: string): Promise<{ meta: RecordingMeta; answers: Map<string, RecordedAnswer> }> {
+  const dir = fixturesDir(version);
+  const meta = JSON.parse(await readFile(join(dir, '_meta.json'), 'utf8')) as RecordingMeta;
+  const answers = new Map<string, RecordedAnswer>();
+  for (const file of (await readdir(dir)).sort()) {
+    if (!file.endsWith('.json') || file.startsWith('_')) continue;
+    answers.set(file.slice(0, -'.json'.length), JSON.parse(await readFile(join(dir, file), 'utf8')) as RecordedAnswer);
+  }
+  return { meta, answers };
+}
