@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { formatGoDuration, formatRfc3339Nano, parseGoDuration, parseRfc3339 } from '../../src/util/gotime.js';
+
+describe('Go durations', () => {
+  it.each([
+    ['0s', 0],
+    ['999ns', 999e-9],
+    ['1.5µs', 1.5e-6],
+    ['1.5μs', 1.5e-6], // Greek mu, accepted by time.ParseDuration
+    ['1.5us', 1.5e-6],
+    ['150ms', 0.15],
+    ['293.098ms', 0.293098],
+    ['66.90725ms', 0.06690725],
+    ['1s', 1],
+    ['1m0s', 60],
+    ['5m12.004s', 312.004],
+    ['1h2m3.5s', 3723.5],
+    ['72h3m0.5s', 259380.5],
+    ['62h14m9.512634885s', 224049.512634885],
+    ['-1.5s', -1.5],
+    ['2562047h47m16.854775807s', 9223372036.854775807],
+  ])('parses %s', (text, seconds) => {
+    expect(parseGoDuration(text)).toBeCloseTo(seconds, 9);
+  });
+
+  it.each(['', 's', '1', '1d', '1.5.5s', 'forever', '1 s', '--1s', '1h-2m'])('rejects %j', (text) => {
+    expect(parseGoDuration(text)).toBeUndefined();
+  });
+
+  it.each([
+    [0n, '0s'],
+    [999n, '999ns'],
+    [1500n, '1.5µs'],
+    [150_000_000n, '150ms'],
+    [293_098_000n, '293.098ms'],
+    [1_000_000_000n, '1s'],
+    [60_000_000_000n, '1m0s'],
+    [312_004_000_000n, '5m12.004s'],
+    [224_049_512_634_885n, '62h14m9.512634885s'],
+    [-1_500_000_000n, '-1.5s'],
+    [9_223_372_036_854_775_807n, '2562047h47m16.854775807s'],
+  ])('formats %d ns as Go does', (ns, text) => {
+    expect(formatGoDuration(ns)).toBe(text);
+  });
+
+  it('round-trips any duration (property)', () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: -(10n ** 15n), max: 10n ** 15n }), (ns) => {
+        const parsed = parseGoDuration(formatGoDuration(ns))!;
+        expect(Math.abs(parsed - Number(ns) / 1e9)).toBeLessThanOrEqual(Math.abs(Number(ns)) * 1e-15 + 1e-9);
+      }),
+    );
+  });
+});
+
+describe('RFC 3339 times', () => {
+  it.each([
+    ['2026-03-31T00:45:50.48730188Z', 1774917950.48730188],
+    ['2024-03-26T19:44:45.2931-04:00', 1711496685.2931],
+    ['2026-11-20T09:00:05.5+05:30', 1795145405.5],
+    ['2026-11-20T14:15:02Z', 1795184102],
+    ['2026-11-20T14:15:02.123456789Z', 1795184102.123456789],
+    ['1970-01-01T00:00:00Z', 0],
+  ])('parses %s', (text, seconds) => {
+    const t = parseRfc3339(text)!;
+    expect(t.seconds).toBeCloseTo(seconds, 6);
+    expect(t.zero).toBe(false);
+  });
+
+  it('recognizes Go zero time (a check that never ran)', () => {
+    expect(parseRfc3339('0001-01-01T00:00:00Z')).toMatchObject({ zero: true });
+  });
+
+  it.each(['', 'yesterday', '2026-11-20', '2026-11-20T14:15:02', '2026-13-01T00:00:00Z', '2026-11-20T14:15:02.1234567891Z', '2026-11-20 14:15:02Z'])(
+    'rejects %j',
+    (text) => {
+      expect(parseRfc3339(text)).toBeUndefined();
+    },
+  );
+
+  it('formats like Go (trailing zeros trimmed, zone kept) and parses back (property)', () => {
+    expect(formatRfc3339Nano(1774917950487301880n, 0)).toBe('2026-03-31T00:45:50.48730188Z');
+    expect(formatRfc3339Nano(1711496685293100000n, -240)).toBe('2024-03-26T19:44:45.2931-04:00');
+    expect(formatRfc3339Nano(1795184102000000000n, 0)).toBe('2026-11-20T14:15:02Z');
+    fc.assert(
+      fc.property(fc.bigInt({ min: 0n, max: 4_000_000_000n * 10n ** 9n }), fc.integer({ min: -720, max: 840 }), (ns, offset) => {
+        const text = formatRfc3339Nano(ns, offset);
+        expect(parseRfc3339(text)!.seconds).toBeCloseTo(Number(ns) / 1e9, 3);
+        expect(new Date(text).getTime()).toBe(Number(ns / 1_000_000n));
+      }),
+    );
+  });
+});
