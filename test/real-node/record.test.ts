@@ -1,0 +1,95 @@
+// Records the node's answers into test/fixtures/real/<version>/ when RECORD=1, and otherwise
+// checks that the recorded answers still describe the live node: the same cases, statuses,
+// content types, key sets, value types and error messages (see compare.ts).
+import { existsSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
+import { pinnedVersion } from './build.js';
+import { sendCChainTransfers } from './chain.js';
+import { compareAnswers } from './compare.js';
+import { startRealNode, type RealNode } from './node.js';
+import { chainHeight, healthReport, lastAcceptedIndex } from './queries.js';
+import {
+  fixturesDir,
+  readNodeFacts,
+  readRecording,
+  recordAll,
+  recordingCases,
+  requestCase,
+  type RecordingCase,
+} from './record.js';
+import { waitFor } from './wait.js';
+
+const RECORD = process.env.RECORD === '1';
+/** Transfers sent before recording, so that C/block holds containers. */
+const TRANSFERS = 3;
+
+/** The node flags without the per-run directory and ports. */
+function portableFlags(node: RealNode): string[] {
+  return node.flags.map((flag) =>
+    flag
+      .replace(node.dataDir, '<tmp>')
+      .replace(/^--(http|staking)-port=\d+$/, '--$1-port=<free port>')
+      .replace(/^--fd-limit=\d+$/, '--fd-limit=<hard limit when below 32768>'),
+  );
+}
+
+describe('recorded node answers', async () => {
+  const version = await pinnedVersion();
+  let node: RealNode;
+
+  beforeAll(async () => {
+    node = await startRealNode();
+    // Bring the node to the recorded state: TRANSFERS C-Chain blocks, every check run and passing,
+    // and the C check reporting the height of the last transfer.
+    const { lastBlock } = await sendCChainTransfers(node.url, TRANSFERS);
+    await waitFor(
+      async () => {
+        const report = await healthReport(node.url);
+        const height = await chainHeight(node.url, 'C');
+        return report.healthy && height === Number(lastBlock);
+      },
+      { timeoutMs: 30_000, what: 'healthy report with the new C height' },
+    );
+    await waitFor(async () => (await lastAcceptedIndex(node.url, 'C/block')) === TRANSFERS - 1, {
+      timeoutMs: 30_000,
+      what: `C/block index ${TRANSFERS - 1}`,
+    });
+  });
+  afterAll(async () => {
+    await node?.stop();
+  });
+
+  it.runIf(RECORD)('records every case', async () => {
+    const { dir, cases } = await recordAll(node.url, {
+      version,
+      nodeId: node.nodeId,
+      flags: portableFlags(node),
+      cChainTransfers: TRANSFERS,
+    });
+    process.stderr.write(`[real-node] recorded ${cases.length} answers into ${dir}\n`);
+    expect(cases.length).toBeGreaterThan(50);
+  });
+
+  it('the recording exists for the pinned version', () => {
+    expect(existsSync(fixturesDir(version)), `run RECORD=1 npm run test:real-node (see docs/real-node.md)`).toBe(true);
+  });
+
+  it('the recorded answers still match the live node', async () => {
+    onTestFailed(async () => {
+      process.stderr.write(`--- node log tail ---\n${await node.logTail(60)}\n`);
+    });
+    const { meta, answers } = await readRecording(version);
+    expect(meta.cChainTransfers).toBe(TRANSFERS);
+    const cases: RecordingCase[] = recordingCases(await readNodeFacts(node.url));
+    expect(cases.map((c) => c.name).sort()).toEqual([...answers.keys()].sort());
+
+    const differences: string[] = [];
+    for (const c of cases) {
+      const recorded = answers.get(c.name);
+      if (!recorded) continue;
+      const live = await requestCase(node.url, c);
+      for (const d of compareAnswers(recorded, live)) differences.push(`${c.name}: ${d}`);
+    }
+    expect(differences).toEqual([]);
+  });
+});
