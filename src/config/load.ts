@@ -73,13 +73,13 @@ export function loadConfigFile(file: string, env: Env = process.env): Config {
 
 export function parseConfigText(text: string, origin: string, env: Env = process.env): Config {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const doc = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
   if (doc.errors.length > 0) {
     throw new ConfigError(
       origin,
       doc.errors.map((e) => {
         const pos = e.linePos?.[0];
-        return { path: [], message: `YAML syntax: ${e.message.split('\n')[0]}`, line: pos?.line, column: pos?.col };
+        return { path: [], message: `YAML syntax: ${e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`, line: pos?.line, column: pos?.col };
       }),
     );
   }
@@ -90,7 +90,7 @@ export function parseConfigText(text: string, origin: string, env: Env = process
 
   const parsed = configSchema.safeParse(raw);
   if (!parsed.success) {
-    throw new ConfigError(origin, parsed.error.issues.map((issue) => problemFromIssue(issue, locate)));
+    throw new ConfigError(origin, parsed.error.issues.map((issue) => problemFromIssue(issue, raw, locate)));
   }
   const config = parsed.data;
   checkCrossField(config, problems);
@@ -131,7 +131,27 @@ function interpolate(value: unknown, path: (string | number)[], env: Env, proble
   return value;
 }
 
-function problemFromIssue(issue: z.core.$ZodIssue, locate: (p: ConfigPath) => Pick<ConfigProblem, 'line' | 'column'>): ConfigProblem {
+function valueAt(root: unknown, path: ConfigPath): unknown {
+  let v = root;
+  for (const part of path) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<string | number, unknown>)[part];
+  }
+  return v;
+}
+
+function describeValue(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'a list';
+  if (typeof v === 'object') return 'a map';
+  return `${typeof v} ${JSON.stringify(v)}`;
+}
+
+function problemFromIssue(
+  issue: z.core.$ZodIssue,
+  raw: unknown,
+  locate: (p: ConfigPath) => Pick<ConfigProblem, 'line' | 'column'>,
+): ConfigProblem {
   const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
   let message = issue.message;
   if (issue.code === 'unrecognized_keys') {
@@ -144,8 +164,9 @@ function problemFromIssue(issue: z.core.$ZodIssue, locate: (p: ConfigPath) => Pi
     // Point at the first unknown key itself.
     return { path, message, ...locate([...path, issue.keys[0]!]) };
   }
-  if (issue.code === 'invalid_type' && issue.input === undefined) {
-    message = `required key is missing (${issue.message})`;
+  if (issue.code === 'invalid_type') {
+    const value = valueAt(raw, path);
+    message = value === undefined ? `required key is missing: ${issue.message}` : `${issue.message}, got ${describeValue(value)}`;
   }
   return { path, message, ...locate(path) };
 }

@@ -118,7 +118,8 @@ const urlSchema = z.string({ error: 'expected the node\'s base URL as a string, 
     return z.NEVER;
   }
   if (url.username || url.password) {
-    ctx.addIssue({ code: 'custom', message: `"${text}" carries credentials: move them to basic_auth so they are not logged` });
+    url.password = url.password ? '***' : '';
+    ctx.addIssue({ code: 'custom', message: `"${url.href}" carries credentials: move them to basic_auth so they are not logged` });
     return z.NEVER;
   }
   // Base URL, may carry a path prefix (a reverse proxy); no trailing slash.
