@@ -32,6 +32,11 @@ export interface StartOptions {
   readinessTimeoutMs?: number;
   /** Extra flags appended after the defaults. */
   extraFlags?: string[];
+  /**
+   * Called on every readiness poll once the HTTP server answers (before the node is ready), to
+   * observe the startup states: checks `not yet run`, chains bootstrapping.
+   */
+  onStartupPoll?: (url: string) => Promise<void>;
 }
 
 /** Health checks refresh at this period; tests wait on it, so keep it short. */
@@ -164,9 +169,14 @@ export async function startRealNode(options: StartOptions = {}): Promise<RealNod
           nodeId = res.headers['node-id'] ?? '';
           return true;
         }
+        if (res && options.onStartupPoll) await options.onStartupPoll(url);
         return false;
       },
-      { timeoutMs: options.readinessTimeoutMs ?? 180_000, intervalMs: 250, what: `readiness of ${url}` },
+      {
+        timeoutMs: options.readinessTimeoutMs ?? 180_000,
+        intervalMs: options.onStartupPoll ? 20 : 250,
+        what: `readiness of ${url}`,
+      },
     );
     log(`node ${nodeId} ready at ${url} (pid ${pid})`);
     return { url, pid, version, nodeId, flags, dataDir, logFile, logTail, stop };

@@ -223,6 +223,59 @@ export async function requestCase(url: string, c: RecordingCase): Promise<Record
   return { request: c.request, status: res.status, headers, body: res.body };
 }
 
+/** Prefix of the answers observed while the node starts: timing-dependent, never replayed live. */
+export const STARTUP_PREFIX = 'startup-';
+
+/** What distinguishes one startup state of GET /ext/health from another. */
+function startupSignature(answer: RecordedAnswer): string {
+  let parsed: { checks?: Record<string, { error?: string; message?: unknown }> } = {};
+  try {
+    parsed = JSON.parse(answer.body) as typeof parsed;
+  } catch {
+    return `${answer.status} ${answer.body}`;
+  }
+  const parts = Object.entries(parsed.checks ?? {}).map(([name, check]) => {
+    const consensus = (check.message as { engine?: { consensus?: object } } | undefined)?.engine?.consensus;
+    const bootstrapping = consensus !== undefined && Object.keys(consensus).length === 0 ? ' (consensus {})' : '';
+    return `${name}: ${check.error ?? 'ok'}${bootstrapping}`;
+  });
+  return `${answer.status} ${parts.sort().join('; ')}`;
+}
+
+/**
+ * Observes a starting node: keeps the first GET /ext/health answer of each distinct state
+ * (checks `not yet run`, chains bootstrapping, …) and the first not-ready readiness answers.
+ * Pass `poll` as `onStartupPoll` to startRealNode, then `write` the result.
+ */
+export function startupObserver(): {
+  poll: (url: string) => Promise<void>;
+  answers: Map<string, RecordedAnswer>;
+  states: string[];
+} {
+  const answers = new Map<string, RecordedAnswer>();
+  const states: string[] = [];
+  const seen = new Set<string>();
+  const once = async (url: string, name: string, request: RawRequest): Promise<void> => {
+    if (answers.has(name)) return;
+    const answer = await requestCase(url, { name, request });
+    if (answer.status !== 200) answers.set(name, answer);
+  };
+  const poll = async (url: string): Promise<void> => {
+    const health = await requestCase(url, { name: 'health', request: get('/ext/health') });
+    const signature = startupSignature(health);
+    if (!seen.has(signature)) {
+      seen.add(signature);
+      states.push(signature);
+      answers.set(`${STARTUP_PREFIX}health-get-${states.length}`, health);
+    }
+    await once(url, `${STARTUP_PREFIX}readiness-get`, get('/ext/health/readiness'));
+    if (!answers.has(`${STARTUP_PREFIX}health-rpc`) && health.status !== 200) {
+      answers.set(`${STARTUP_PREFIX}health-rpc`, await requestCase(url, { name: 'rpc', request: rpc('/ext/health', 'health.health') }));
+    }
+  };
+  return { poll, answers, states };
+}
+
 export interface RecordingMeta {
   version: string;
   nodeId: string;
@@ -233,12 +286,15 @@ export interface RecordingMeta {
   lastAccepted: NodeFacts['lastAccepted'];
   cChainId: string;
   cases: string[];
+  /** The startup states seen (status and per-check error), in order; see `startup-health-get-<n>`. */
+  startupStates: string[];
 }
 
 /** Replaces the recording directory with fresh answers from the node at `url`. */
 export async function recordAll(
   url: string,
-  meta: Omit<RecordingMeta, 'recordedAt' | 'cases' | 'lastAccepted' | 'cChainId'>,
+  meta: Omit<RecordingMeta, 'recordedAt' | 'cases' | 'lastAccepted' | 'cChainId' | 'startupStates'>,
+  startup: { answers: Map<string, RecordedAnswer>; states: string[] },
 ): Promise<{ dir: string; cases: RecordingCase[] }> {
   const facts = await readNodeFacts(url);
   const cases = recordingCases(facts);
@@ -249,12 +305,16 @@ export async function recordAll(
     const answer = await requestCase(url, c);
     await writeFile(join(dir, `${c.name}.json`), `${JSON.stringify(answer, null, 2)}\n`);
   }
+  for (const [name, answer] of startup.answers) {
+    await writeFile(join(dir, `${name}.json`), `${JSON.stringify(answer, null, 2)}\n`);
+  }
   const full: RecordingMeta = {
     ...meta,
     recordedAt: new Date().toISOString(),
     lastAccepted: facts.lastAccepted,
     cChainId: facts.cChainId,
     cases: cases.map((c) => c.name),
+    startupStates: startup.states,
   };
   await writeFile(join(dir, '_meta.json'), `${JSON.stringify(full, null, 2)}\n`);
   return { dir, cases };
