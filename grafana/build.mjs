@@ -1,0 +1,583 @@
+#!/usr/bin/env node
+// Builds grafana/dashboards/*.json from the panel lists below, so that every panel gets
+// the same datasource reference, selectors, description and unit handling.
+//
+//   node grafana/build.mjs          write the dashboards
+//   node grafana/build.mjs --check  exit 1 when a committed dashboard differs (a test runs this)
+//
+// Every selector carries job, instance and node matchers: the job and instance variables
+// are what Grafana's dashboard-linter expects, node is the exporter's own target label.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const OUT = join(dirname(fileURLToPath(import.meta.url)), 'dashboards');
+const DS = { type: 'prometheus', uid: '${datasource}' };
+
+// Selector fragments.
+const FLEET = 'job=~"$job", instance=~"$instance", node=~"$node"';
+const EXP = 'job=~"$job", instance=~"$instance"';
+
+// ---------------------------------------------------------------------------------------
+// Panel helpers
+
+let nextId = 1;
+function target(expr, legendFormat = '__auto', extra = {}) {
+  return { datasource: DS, expr, legendFormat, range: true, instant: false, ...extra };
+}
+function tableTarget(expr, refId) {
+  return { datasource: DS, expr, format: 'table', instant: true, range: false, refId, legendFormat: '__auto' };
+}
+function withRefIds(targets) {
+  return targets.map((t, i) => ({ refId: t.refId ?? String.fromCharCode(65 + i), ...t }));
+}
+
+function timeseries(title, description, unit, targets, gridPos, opts = {}) {
+  return {
+    id: nextId++,
+    type: 'timeseries',
+    title,
+    description,
+    datasource: DS,
+    gridPos,
+    fieldConfig: {
+      defaults: {
+        unit,
+        min: opts.min,
+        max: opts.max,
+        custom: {
+          drawStyle: 'line',
+          lineWidth: 1,
+          fillOpacity: opts.fill ?? 10,
+          showPoints: 'never',
+          spanNulls: false,
+          axisLabel: opts.axisLabel ?? '',
+        },
+        thresholds: opts.thresholds ?? { mode: 'absolute', steps: [{ color: 'green', value: null }] },
+      },
+      overrides: opts.overrides ?? [],
+    },
+    options: {
+      legend: { displayMode: 'table', placement: 'bottom', showLegend: true, calcs: opts.calcs ?? ['lastNotNull', 'max'] },
+      tooltip: { mode: 'multi', sort: 'desc' },
+    },
+    targets: withRefIds(targets),
+  };
+}
+
+function stat(title, description, unit, targets, gridPos, opts = {}) {
+  return {
+    id: nextId++,
+    type: 'stat',
+    title,
+    description,
+    datasource: DS,
+    gridPos,
+    fieldConfig: {
+      defaults: {
+        unit,
+        mappings: opts.mappings ?? [],
+        thresholds: opts.thresholds ?? { mode: 'absolute', steps: [{ color: 'green', value: null }] },
+      },
+      overrides: [],
+    },
+    options: {
+      colorMode: 'background',
+      graphMode: 'none',
+      justifyMode: 'auto',
+      orientation: 'auto',
+      textMode: 'auto',
+      reduceOptions: { calcs: ['lastNotNull'], fields: '', values: false },
+    },
+    targets: withRefIds(targets),
+  };
+}
+
+// State timeline of 0/1 series (checks, poll success).
+const PASS_FAIL = [
+  { type: 'value', options: { 0: { text: 'failing', color: 'red', index: 0 }, 1: { text: 'passing', color: 'green', index: 1 } } },
+];
+function stateTimeline(title, description, targets, gridPos, mappings = PASS_FAIL) {
+  return {
+    id: nextId++,
+    type: 'state-timeline',
+    title,
+    description,
+    datasource: DS,
+    gridPos,
+    fieldConfig: {
+      defaults: {
+        unit: 'none',
+        mappings,
+        color: { mode: 'thresholds' },
+        thresholds: { mode: 'absolute', steps: [{ color: 'red', value: null }, { color: 'green', value: 1 }] },
+        custom: { fillOpacity: 80, lineWidth: 0 },
+      },
+      overrides: [],
+    },
+    options: {
+      mergeValues: true,
+      showValue: 'never',
+      alignValue: 'left',
+      rowHeight: 0.9,
+      legend: { displayMode: 'list', placement: 'bottom', showLegend: false },
+      tooltip: { mode: 'single', sort: 'none' },
+    },
+    targets: withRefIds(targets),
+  };
+}
+
+function table(title, description, unit, targets, gridPos, transformations, overrides = []) {
+  return {
+    id: nextId++,
+    type: 'table',
+    title,
+    description,
+    datasource: DS,
+    gridPos,
+    fieldConfig: {
+      defaults: {
+        unit,
+        custom: { align: 'auto', cellOptions: { type: 'auto' }, filterable: true },
+        thresholds: { mode: 'absolute', steps: [{ color: 'green', value: null }] },
+      },
+      overrides,
+    },
+    options: { showHeader: true, cellHeight: 'sm', footer: { show: false, reducer: ['sum'], fields: '' } },
+    targets: withRefIds(targets),
+    transformations,
+  };
+}
+
+function row(title, y) {
+  return { id: nextId++, type: 'row', title, collapsed: false, gridPos: { h: 1, w: 24, x: 0, y }, panels: [] };
+}
+
+// Field overrides for the fleet table.
+function columnOverride(name, props) {
+  return { matcher: { id: 'byName', options: name }, properties: props };
+}
+const unitProp = (u) => ({ id: 'unit', value: u });
+const colorBg = { id: 'custom.cellOptions', value: { type: 'color-background' } };
+const thresholdsProp = (steps) => ({ id: 'thresholds', value: { mode: 'absolute', steps } });
+const mappingsProp = (m) => ({ id: 'mappings', value: m });
+const UP_DOWN = [{ type: 'value', options: { 0: { text: 'down', color: 'red', index: 0 }, 1: { text: 'up', color: 'green', index: 1 } } }];
+const YES_NO_HEALTHY = [{ type: 'value', options: { 0: { text: 'unhealthy', color: 'red', index: 0 }, 1: { text: 'healthy', color: 'green', index: 1 } } }];
+
+// ---------------------------------------------------------------------------------------
+// Variables
+
+function datasourceVar() {
+  return {
+    name: 'datasource',
+    label: 'Data source',
+    type: 'datasource',
+    query: 'prometheus',
+    current: {},
+    hide: 0,
+    includeAll: false,
+    multi: false,
+    options: [],
+    refresh: 1,
+    regex: '',
+    skipUrlSync: false,
+  };
+}
+function queryVar(name, label, query, { multi = true, includeAll = true } = {}) {
+  return {
+    name,
+    label,
+    type: 'query',
+    datasource: DS,
+    definition: query,
+    query: { query, refId: `${name}-query` },
+    current: {},
+    hide: 0,
+    includeAll,
+    multi,
+    allValue: includeAll ? '.+' : undefined,
+    options: [],
+    refresh: 2,
+    regex: '',
+    skipUrlSync: false,
+    sort: 1,
+  };
+}
+
+function dashboard({ uid, title, description, panels, variables, links = [] }) {
+  return {
+    uid,
+    title,
+    description,
+    tags: ['avalanchego', 'avalanchego-exporter'],
+    editable: false,
+    graphTooltip: 1,
+    time: { from: 'now-6h', to: 'now' },
+    timepicker: {},
+    timezone: 'utc',
+    refresh: '30s',
+    schemaVersion: 39,
+    version: 1,
+    fiscalYearStartMonth: 0,
+    liveNow: false,
+    weekStart: '',
+    annotations: { list: [] },
+    links,
+    templating: { list: variables },
+    panels,
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// Fleet overview
+
+function fleet() {
+  nextId = 1;
+  const S = `{${FLEET}}`;
+  const panels = [];
+  let y = 0;
+  panels.push(row('Fleet', y)); y += 1;
+  panels.push(
+    stat('Nodes', 'Nodes the selected exporters poll (series of avalanchego_up).', 'none',
+      [target(`count(avalanchego_up${S})`)], { h: 4, w: 4, x: 0, y }),
+    stat('Up', 'Nodes whose last health poll returned a valid report (avalanchego_up).', 'none',
+      [target(`sum(avalanchego_up${S})`)], { h: 4, w: 4, x: 4, y }),
+    stat('Down', 'Nodes the exporter cannot read (avalanchego_up == 0): see the AvalancheGoNodeDown runbook.', 'none',
+      [target(`count(avalanchego_up${S} == 0) or vector(0)`)], { h: 4, w: 4, x: 8, y },
+      { thresholds: { mode: 'absolute', steps: [{ color: 'green', value: null }, { color: 'red', value: 1 }] } }),
+    stat('Unhealthy', 'Nodes that report themselves unhealthy (avalanchego_healthy == 0).', 'none',
+      [target(`count(avalanchego_healthy${S} == 0) or vector(0)`)], { h: 4, w: 4, x: 12, y },
+      { thresholds: { mode: 'absolute', steps: [{ color: 'green', value: null }, { color: 'orange', value: 1 }] } }),
+    stat('Failing checks', 'Health checks failing across the selected nodes (avalanchego_health_check_passing == 0).', 'none',
+      [target(`count(avalanchego_health_check_passing${S} == 0) or vector(0)`)], { h: 4, w: 4, x: 16, y },
+      { thresholds: { mode: 'absolute', steps: [{ color: 'green', value: null }, { color: 'orange', value: 1 }] } }),
+    stat('Bootstrapping', 'Nodes with subnets still bootstrapping (avalanchego_bootstrapping_subnets > 0).', 'none',
+      [target(`count(avalanchego_bootstrapping_subnets${S} > 0) or vector(0)`)], { h: 4, w: 4, x: 20, y },
+      { thresholds: { mode: 'absolute', steps: [{ color: 'green', value: null }, { color: 'blue', value: 1 }] } }),
+  );
+  y += 4;
+
+  // One row per node: instant queries merged on the node's labels.
+  const by = 'by (job, instance, node)';
+  const nodeTable = table(
+    'Nodes',
+    'One row per node: the latest value of each signal. Failing checks counts checks with an error; connected stake is the lowest over the node\'s chains; last accepted age is the newest container over the node\'s indexes (X/vtx excluded, frozen by design).',
+    'none',
+    [
+      tableTarget(`max ${by} (avalanchego_up${S})`, 'up'),
+      tableTarget(`max ${by} (avalanchego_healthy${S})`, 'healthy'),
+      tableTarget(`sum ${by} (1 - avalanchego_health_check_passing${S})`, 'failing'),
+      tableTarget(`max ${by} (avalanchego_network_connected_peers${S})`, 'peers'),
+      tableTarget(`min ${by} (avalanchego_chain_connected_stake_ratio${S})`, 'stake'),
+      tableTarget(`max ${by} (avalanchego_disk_available_ratio${S})`, 'disk_ratio'),
+      tableTarget(`max ${by} (avalanchego_disk_available_bytes${S})`, 'disk_bytes'),
+      tableTarget(`time() - max ${by} (avalanchego_index_last_accepted_timestamp_seconds{${FLEET}, endpoint!="X/vtx"})`, 'accepted_age'),
+      tableTarget(`max ${by} (node_chain:avalanchego_chain_last_accepted_height:lag${S})`, 'max_lag'),
+    ],
+    { h: 10, w: 24, x: 0, y },
+    [
+      { id: 'merge', options: {} },
+      { id: 'organize', options: {
+        excludeByName: { Time: true },
+        indexByName: { node: 0, job: 1, instance: 2, 'Value #up': 3, 'Value #healthy': 4, 'Value #failing': 5, 'Value #max_lag': 6, 'Value #peers': 7, 'Value #stake': 8, 'Value #disk_ratio': 9, 'Value #disk_bytes': 10, 'Value #accepted_age': 11 },
+        renameByName: {
+          'Value #up': 'Up', 'Value #healthy': 'Healthy', 'Value #failing': 'Failing checks',
+          'Value #max_lag': 'Max lag (blocks)', 'Value #peers': 'Peers', 'Value #stake': 'Min connected stake',
+          'Value #disk_ratio': 'Disk free', 'Value #disk_bytes': 'Disk free (bytes)', 'Value #accepted_age': 'Last accepted age',
+        },
+      } },
+    ],
+    [
+      columnOverride('Up', [mappingsProp(UP_DOWN), colorBg]),
+      columnOverride('Healthy', [mappingsProp(YES_NO_HEALTHY), colorBg]),
+      columnOverride('Failing checks', [colorBg, thresholdsProp([{ color: 'green', value: null }, { color: 'orange', value: 1 }])]),
+      columnOverride('Max lag (blocks)', [colorBg, thresholdsProp([{ color: 'green', value: null }, { color: 'orange', value: 100 }])]),
+      columnOverride('Peers', [colorBg, thresholdsProp([{ color: 'red', value: null }, { color: 'orange', value: 1 }, { color: 'green', value: 3 }])]),
+      columnOverride('Min connected stake', [unitProp('percentunit'), colorBg, thresholdsProp([{ color: 'red', value: null }, { color: 'orange', value: 0.8 }, { color: 'green', value: 0.85 }])]),
+      columnOverride('Disk free', [unitProp('percentunit'), colorBg, thresholdsProp([{ color: 'red', value: null }, { color: 'orange', value: 0.05 }, { color: 'green', value: 0.1 }])]),
+      columnOverride('Disk free (bytes)', [unitProp('bytes')]),
+      columnOverride('Last accepted age', [unitProp('s')]),
+    ],
+  );
+  panels.push(nodeTable);
+  y += 10;
+
+  panels.push(row('Chains', y)); y += 1;
+  panels.push(
+    table('Height by chain',
+      'Last accepted height of each chain (columns) on each node (rows), from avalanchego_chain_last_accepted_height; empty while the chain bootstraps.',
+      'none',
+      [tableTarget(`max by (node, chain) (avalanchego_chain_last_accepted_height${S})`, 'height')],
+      { h: 8, w: 12, x: 0, y },
+      [{ id: 'groupingToMatrix', options: { columnField: 'chain', rowField: 'node', valueField: 'Value' } }]),
+    table('Lag to the fleet by chain',
+      'Blocks each node (rows) is behind the highest node of its job on each chain (columns): node_chain:avalanchego_chain_last_accepted_height:lag. AvalancheGoChainBehindFleet fires above 100 for 15 minutes.',
+      'none',
+      [tableTarget(`max by (node, chain) (node_chain:avalanchego_chain_last_accepted_height:lag${S})`, 'lag')],
+      { h: 8, w: 12, x: 12, y },
+      [{ id: 'groupingToMatrix', options: { columnField: 'chain', rowField: 'node', valueField: 'Value' } }]),
+  );
+  y += 8;
+  panels.push(
+    timeseries('Lag to the fleet', 'Blocks behind the fleet\'s highest node, per node and chain.', 'none',
+      [target(`node_chain:avalanchego_chain_last_accepted_height:lag${S}`, '{{node}} {{chain}}')], { h: 8, w: 12, x: 0, y }),
+    timeseries('Fleet block rate', 'Blocks accepted per second on each chain by the median node (5-minute slope of the height).', 'none',
+      [target(`quantile by (chain) (0.5, node_chain:avalanchego_chain_last_accepted_height:deriv5m${S})`, '{{chain}}')], { h: 8, w: 12, x: 12, y },
+      { axisLabel: 'blocks/s' }),
+  );
+  y += 8;
+  panels.push(
+    timeseries('Last accepted age', 'Seconds since each node accepted the last container of each index (index.getLastAccepted timestamp).', 's',
+      [target(`time() - avalanchego_index_last_accepted_timestamp_seconds{${FLEET}, endpoint!="X/vtx"}`, '{{node}} {{endpoint}}')], { h: 8, w: 12, x: 0, y }),
+    timeseries('Processing blocks', 'Blocks issued and not yet decided, per node and chain (warning above 6, critical above 15).', 'none',
+      [target(`avalanchego_chain_processing_blocks${S}`, '{{node}} {{chain}}')], { h: 8, w: 12, x: 12, y },
+      { thresholds: { mode: 'absolute', steps: [{ color: 'green', value: null }, { color: 'orange', value: 6 }, { color: 'red', value: 15 }] } }),
+  );
+  y += 8;
+
+  panels.push(row('Exporters', y)); y += 1;
+  panels.push(
+    table('Exporter builds', 'Version and revision of each exporter (avalanchego_exporter_build_info).', 'none',
+      [tableTarget(`avalanchego_exporter_build_info{${EXP}}`, 'build')], { h: 6, w: 12, x: 0, y },
+      [{ id: 'organize', options: { excludeByName: { Time: true, Value: true, __name__: true } } }]),
+    stat('Configured targets', 'Nodes in each exporter\'s loaded configuration (avalanchego_exporter_targets).', 'none',
+      [target(`sum(avalanchego_exporter_targets{${EXP}})`)], { h: 6, w: 4, x: 12, y }),
+    stat('Last reload', 'Whether the last configuration reload of every exporter succeeded (avalanchego_exporter_config_last_reload_successful).', 'none',
+      [target(`min(avalanchego_exporter_config_last_reload_successful{${EXP}})`)], { h: 6, w: 4, x: 16, y },
+      { mappings: [{ type: 'value', options: { 0: { text: 'failed', color: 'red', index: 0 }, 1: { text: 'ok', color: 'green', index: 1 } } }] }),
+    stat('Configuration age', 'Time since the configuration in force was loaded (avalanchego_exporter_config_last_reload_success_timestamp_seconds).', 's',
+      [target(`time() - max(avalanchego_exporter_config_last_reload_success_timestamp_seconds{${EXP}})`)], { h: 6, w: 4, x: 20, y }),
+  );
+  y += 6;
+  panels.push(
+    timeseries('Requests to nodes', 'Requests in flight and waiting for a slot under scheduler.max_concurrent_requests; waiting for long means the cap or the timeouts are too tight.', 'none',
+      [
+        target(`sum by (instance) (avalanchego_exporter_requests_in_flight{${EXP}})`, '{{instance}} in flight'),
+        target(`sum by (instance) (avalanchego_exporter_requests_queued{${EXP}})`, '{{instance}} queued'),
+      ], { h: 8, w: 8, x: 0, y }),
+    timeseries('Exporter CPU', 'CPU time used by each exporter process.', 'percentunit',
+      [target(`rate(process_cpu_seconds_total{${EXP}}[$__rate_interval])`, '{{instance}}')], { h: 8, w: 8, x: 8, y }),
+    timeseries('Exporter memory and event loop', 'Resident memory of each exporter process; event-loop lag p99 on the right axis.', 'bytes',
+      [
+        target(`process_resident_memory_bytes{${EXP}}`, '{{instance}} RSS'),
+        target(`nodejs_eventloop_lag_p99_seconds{${EXP}}`, '{{instance}} event loop lag p99'),
+      ], { h: 8, w: 8, x: 16, y },
+      { overrides: [{ matcher: { id: 'byRegexp', options: '.*event loop.*' }, properties: [unitProp('s'), { id: 'custom.axisPlacement', value: 'right' }] }] }),
+  );
+
+  return dashboard({
+    uid: 'avalanchego-fleet',
+    title: 'AvalancheGo / Fleet overview',
+    description: 'Every AvalancheGo node the selected avalanchego-exporter instances poll: one row per node, chain heights and lag to the fleet, and the exporters themselves.',
+    variables: [
+      datasourceVar(),
+      queryVar('job', 'Job', 'label_values(avalanchego_up, job)'),
+      queryVar('instance', 'Instance', 'label_values(avalanchego_up{job=~"$job"}, instance)'),
+      queryVar('node', 'Node', 'label_values(avalanchego_up{job=~"$job", instance=~"$instance"}, node)'),
+    ],
+    links: [{ title: 'Node detail', type: 'dashboards', tags: ['avalanchego'], asDropdown: false, includeVars: true, keepTime: true }],
+    panels,
+  });
+}
+
+// ---------------------------------------------------------------------------------------
+// Node detail
+
+function nodeDetail() {
+  nextId = 1;
+  const S = `{${FLEET}}`;
+  const C = `{${FLEET}, chain=~"$chain"}`;
+  const panels = [];
+  let y = 0;
+
+  panels.push(row('Health', y)); y += 1;
+  panels.push(
+    stat('Up', 'Whether the last health poll returned a valid report (avalanchego_up).', 'none',
+      [target(`avalanchego_up${S}`)], { h: 4, w: 4, x: 0, y }, { mappings: UP_DOWN }),
+    stat('Healthy', 'Whether the node reports itself healthy (avalanchego_healthy).', 'none',
+      [target(`avalanchego_healthy${S}`)], { h: 4, w: 4, x: 4, y }, { mappings: YES_NO_HEALTHY }),
+    stat('Failing checks', 'Health checks with an error right now.', 'none',
+      [target(`count(avalanchego_health_check_passing${S} == 0) or vector(0)`)], { h: 4, w: 4, x: 8, y },
+      { thresholds: { mode: 'absolute', steps: [{ color: 'green', value: null }, { color: 'orange', value: 1 }] } }),
+    stat('Bootstrapping subnets', 'Subnets still bootstrapping (length of the bootstrapped check\'s message).', 'none',
+      [target(`avalanchego_bootstrapping_subnets${S}`)], { h: 4, w: 4, x: 12, y },
+      { thresholds: { mode: 'absolute', steps: [{ color: 'green', value: null }, { color: 'blue', value: 1 }] } }),
+    table('Node ID', 'The node\'s ID from the node-id header of its health API answers (avalanchego_node_info).', 'none',
+      [tableTarget(`avalanchego_node_info${S}`, 'info')], { h: 4, w: 8, x: 16, y },
+      [{ id: 'organize', options: { excludeByName: { Time: true, Value: true, __name__: true, job: true, instance: true } } }]),
+  );
+  y += 4;
+  panels.push(
+    stateTimeline('Health checks', 'Each health check over time: green passing, red failing (avalanchego_health_check_passing). A check that has not run yet counts as failing, as on the node.',
+      [target(`avalanchego_health_check_passing${S}`, '{{check}}')], { h: 10, w: 24, x: 0, y }),
+  );
+  y += 10;
+  panels.push(
+    timeseries('Contiguous failures', 'Consecutive failed runs of each check (avalanchego_health_check_contiguous_failures).', 'none',
+      [target(`avalanchego_health_check_contiguous_failures${S}`, '{{check}}')], { h: 8, w: 8, x: 0, y }),
+    timeseries('Failing since', 'How long each failing check has been failing, from the node\'s timeOfFirstFailure.', 's',
+      [target(`time() - avalanchego_health_check_first_failure_timestamp_seconds${S}`, '{{check}}')], { h: 8, w: 8, x: 8, y }),
+    timeseries('Check run time and age', 'How long the last run of each check took (left) and how old the last run is (check runs every 30s by default).', 's',
+      [
+        target(`avalanchego_health_check_duration_seconds${S}`, '{{check}} duration'),
+        target(`time() - avalanchego_health_check_timestamp_seconds${S}`, '{{check}} age'),
+      ], { h: 8, w: 8, x: 16, y }),
+  );
+  y += 8;
+
+  panels.push(row('Chains', y)); y += 1;
+  panels.push(
+    timeseries('Last accepted height', 'Height of the last accepted block of each chain (avalanchego_chain_last_accepted_height); absent while the chain bootstraps.', 'none',
+      [target(`avalanchego_chain_last_accepted_height${C}`, '{{chain}}')], { h: 8, w: 8, x: 0, y }, { fill: 0 }),
+    timeseries('Block rate', 'Blocks accepted per second on each chain: this node (solid) and the fleet median (dashed).', 'none',
+      [
+        target(`node_chain:avalanchego_chain_last_accepted_height:deriv5m${C}`, '{{chain}}'),
+        target(`quantile by (chain) (0.5, node_chain:avalanchego_chain_last_accepted_height:deriv5m{job=~"$job", instance=~"$instance", chain=~"$chain"})`, '{{chain}} fleet median'),
+      ], { h: 8, w: 8, x: 8, y },
+      { axisLabel: 'blocks/s', overrides: [{ matcher: { id: 'byRegexp', options: '.*fleet median' }, properties: [{ id: 'custom.lineStyle', value: { fill: 'dash', dash: [10, 10] } }] }] }),
+    timeseries('Lag to the fleet', 'Blocks behind the highest node of the job on each chain.', 'none',
+      [target(`node_chain:avalanchego_chain_last_accepted_height:lag${C}`, '{{chain}}')], { h: 8, w: 8, x: 16, y }),
+  );
+  y += 8;
+  panels.push(
+    timeseries('Processing blocks', 'Blocks issued and not yet accepted or rejected (warning above 6, critical above 15, the node fails above 256).', 'none',
+      [target(`avalanchego_chain_processing_blocks${C}`, '{{chain}}')], { h: 8, w: 8, x: 0, y },
+      { thresholds: { mode: 'absolute', steps: [{ color: 'green', value: null }, { color: 'orange', value: 6 }, { color: 'red', value: 15 }] } }),
+    timeseries('Longest processing block and acceptance time', 'Age of the longest-processing block (the node fails above 30s) and the average acceptance time (v1.14.x nodes).', 's',
+      [
+        target(`avalanchego_chain_longest_processing_block_seconds${C}`, '{{chain}} longest processing'),
+        target(`avalanchego_chain_avg_acceptance_time_seconds${C}`, '{{chain}} average acceptance'),
+      ], { h: 8, w: 8, x: 8, y }),
+    stateTimeline('Chain bootstrapping', 'Whether each chain bootstraps or state-syncs (avalanchego_chain_bootstrapping).',
+      [target(`avalanchego_chain_bootstrapping${C}`, '{{chain}}')], { h: 8, w: 8, x: 16, y },
+      [{ type: 'value', options: { 0: { text: 'running', color: 'green', index: 0 }, 1: { text: 'bootstrapping', color: 'blue', index: 1 } } }]),
+  );
+  y += 8;
+
+  panels.push(row('Index', y)); y += 1;
+  panels.push(
+    timeseries('Last accepted age', 'Seconds since this node accepted the last container of each index (index.getLastAccepted timestamp). X/vtx is frozen since Cortina.', 's',
+      [target(`time() - avalanchego_index_last_accepted_timestamp_seconds${S}`, '{{endpoint}}')], { h: 8, w: 8, x: 0, y }),
+    timeseries('Containers accepted', 'Containers in each index (avalanchego_index_accepted_containers) and the last accepted position (avalanchego_index_last_accepted_index).', 'none',
+      [
+        target(`avalanchego_index_accepted_containers${S}`, '{{endpoint}} containers'),
+        target(`avalanchego_index_last_accepted_index${S}`, '{{endpoint}} last index'),
+      ], { h: 8, w: 8, x: 8, y }, { fill: 0 }),
+    stateTimeline('Index available', 'Whether each index endpoint answers (0: the node runs without --index-enabled).',
+      [target(`avalanchego_index_available${S}`, '{{endpoint}}')], { h: 8, w: 8, x: 16, y },
+      [{ type: 'value', options: { 0: { text: 'off (404)', color: 'orange', index: 0 }, 1: { text: 'available', color: 'green', index: 1 } } }]),
+  );
+  y += 8;
+
+  panels.push(row('Network', y)); y += 1;
+  panels.push(
+    timeseries('Peers and connections', 'Connected peers and, on primary network validators, inbound connections.', 'none',
+      [
+        target(`avalanchego_network_connected_peers${S}`, 'peers'),
+        target(`avalanchego_network_ingress_connections${S}`, 'inbound connections'),
+      ], { h: 8, w: 8, x: 0, y }),
+    timeseries('Connected stake', 'Fraction of each chain\'s validator stake this node is connected to; the node fails its check below 80%.', 'percentunit',
+      [target(`avalanchego_chain_connected_stake_ratio${C}`, '{{chain}}')], { h: 8, w: 8, x: 8, y },
+      { min: 0, max: 1, thresholds: { mode: 'absolute', steps: [{ color: 'red', value: null }, { color: 'orange', value: 0.8 }, { color: 'green', value: 0.85 }] } }),
+    timeseries('Disconnected validators', 'Validators of each chain this node is not connected to (v1.11.11+).', 'none',
+      [target(`avalanchego_chain_disconnected_validators${C}`, '{{chain}}')], { h: 8, w: 8, x: 16, y }),
+  );
+  y += 8;
+  panels.push(
+    timeseries('Send fail ratio', 'Fraction of recent outbound messages that failed; the node fails its network check above 90%.', 'percentunit',
+      [target(`avalanchego_network_send_fail_ratio${S}`, 'send fail ratio')], { h: 8, w: 8, x: 0, y }, { min: 0, max: 1 }),
+    timeseries('Time since last message', 'Seconds since the node last received and sent a network message; the node fails above 1m.', 's',
+      [
+        target(`avalanchego_network_time_since_last_msg_received_seconds${S}`, 'received'),
+        target(`avalanchego_network_time_since_last_msg_sent_seconds${S}`, 'sent'),
+      ], { h: 8, w: 8, x: 8, y }),
+    timeseries('Router', 'Requests the chain router waits on (left; the node fails above 1024) and the age of the oldest one (right; fails above 5m).', 'none',
+      [
+        target(`avalanchego_router_outstanding_requests${S}`, 'outstanding requests'),
+        target(`avalanchego_router_longest_running_request_seconds${S}`, 'longest running request'),
+      ], { h: 8, w: 8, x: 16, y },
+      { overrides: [{ matcher: { id: 'byName', options: 'longest running request' }, properties: [unitProp('s'), { id: 'custom.axisPlacement', value: 'right' }] }] }),
+  );
+  y += 8;
+
+  panels.push(row('Disk and upgrades', y)); y += 1;
+  panels.push(
+    timeseries('Disk available', 'Disk space available to the node\'s database, and where the trend of the last 6 hours puts it in 24 hours (predict_linear).', 'bytes',
+      [
+        target(`avalanchego_disk_available_bytes${S}`, 'available'),
+        target(`predict_linear(avalanchego_disk_available_bytes${S}[6h], 24 * 3600)`, 'forecast in 24h'),
+      ], { h: 8, w: 8, x: 0, y },
+      { overrides: [{ matcher: { id: 'byName', options: 'forecast in 24h' }, properties: [{ id: 'custom.lineStyle', value: { fill: 'dash', dash: [10, 10] } }] }] }),
+    timeseries('Disk available ratio', 'Fraction of the disk still free (v1.14.1+); the node warns below 10% and shuts down below 3%.', 'percentunit',
+      [
+        target(`avalanchego_disk_available_ratio${S}`, 'available'),
+        target(`predict_linear(avalanchego_disk_available_ratio${S}[6h], 24 * 3600)`, 'forecast in 24h'),
+      ], { h: 8, w: 8, x: 8, y },
+      { min: 0, max: 1, thresholds: { mode: 'absolute', steps: [{ color: 'red', value: null }, { color: 'orange', value: 0.05 }, { color: 'green', value: 0.1 }] } }),
+    timeseries('Unknown network upgrade', 'Time until a network upgrade this node does not know (left) and the share of stake announcing it (right); absent when there is none.', 's',
+      [
+        target(`avalanchego_future_upgrade_seconds_until${S}`, 'time until upgrade'),
+        target(`avalanchego_future_upgrade_stake_ratio${S}`, 'stake announcing it'),
+      ], { h: 8, w: 8, x: 16, y },
+      { overrides: [{ matcher: { id: 'byName', options: 'stake announcing it' }, properties: [unitProp('percentunit'), { id: 'custom.axisPlacement', value: 'right' }] }] }),
+  );
+  y += 8;
+
+  panels.push(row('Exporter', y)); y += 1;
+  panels.push(
+    stateTimeline('Poll success', 'Whether the last poll of each source (health, index) succeeded.',
+      [target(`avalanchego_exporter_poll_success${S}`, '{{source}}')], { h: 6, w: 8, x: 0, y },
+      [{ type: 'value', options: { 0: { text: 'failed', color: 'red', index: 0 }, 1: { text: 'ok', color: 'green', index: 1 } } }]),
+    timeseries('Poll duration', 'Wall-clock time of the last poll of each source.', 's',
+      [target(`avalanchego_exporter_poll_duration_seconds${S}`, '{{source}}')], { h: 6, w: 8, x: 8, y }),
+    timeseries('Poll errors', 'Failed polls per second by source and reason (timeout, connect, http_status, rpc_error, invalid_response, host_rejected, tls, internal).', 'ops',
+      [target(`sum by (source, reason) (rate(avalanchego_exporter_poll_errors_total${S}[$__rate_interval]))`, '{{source}} {{reason}}')], { h: 6, w: 8, x: 16, y }),
+  );
+  y += 6;
+  panels.push(
+    timeseries('Time since last successful poll', 'Seconds since the last successful poll of each source.', 's',
+      [target(`time() - avalanchego_exporter_last_success_timestamp_seconds${S}`, '{{source}}')], { h: 6, w: 12, x: 0, y }),
+    timeseries('Unparsed fields', 'Fields of each check\'s report the exporter could not parse (0 when all parsed); above 0 the node may be newer than the exporter.', 'none',
+      [target(`avalanchego_health_check_unparsed_fields${S}`, '{{check}}')], { h: 6, w: 12, x: 12, y }),
+  );
+
+  return dashboard({
+    uid: 'avalanchego-node',
+    title: 'AvalancheGo / Node detail',
+    description: 'One AvalancheGo node over time: health checks, chains, index, network, router, disk and the exporter\'s polls.',
+    variables: [
+      datasourceVar(),
+      queryVar('job', 'Job', 'label_values(avalanchego_up, job)'),
+      queryVar('instance', 'Instance', 'label_values(avalanchego_up{job=~"$job"}, instance)'),
+      queryVar('node', 'Node', 'label_values(avalanchego_up{job=~"$job", instance=~"$instance"}, node)', { multi: false, includeAll: false }),
+      queryVar('chain', 'Chain', 'label_values(avalanchego_chain_last_accepted_height{job=~"$job", instance=~"$instance", node=~"$node"}, chain)'),
+    ],
+    links: [{ title: 'Fleet overview', type: 'dashboards', tags: ['avalanchego'], asDropdown: false, includeVars: true, keepTime: true }],
+    panels,
+  });
+}
+
+// ---------------------------------------------------------------------------------------
+
+const outputs = {
+  'avalanchego-fleet.json': fleet(),
+  'avalanchego-node.json': nodeDetail(),
+};
+
+const check = process.argv.includes('--check');
+let stale = [];
+for (const [file, dash] of Object.entries(outputs)) {
+  const text = JSON.stringify(dash, null, 2) + '\n';
+  const path = join(OUT, file);
+  if (check) {
+    let current = '';
+    try { current = readFileSync(path, 'utf8'); } catch { /* missing counts as stale */ }
+    if (current !== text) stale.push(file);
+  } else {
+    writeFileSync(path, text);
+  }
+}
+if (stale.length > 0) {
+  console.error(`out of date: ${stale.join(', ')}; run: node grafana/build.mjs`);
+  process.exit(1);
+}
