@@ -1,0 +1,90 @@
+// The whole pipeline: fixture answers served on loopback → exporter polls →
+// /metrics, compared with a checked-in golden file; promtool lints the output.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeNode, type FakeNode } from '../helpers/fake-node.js';
+import { sample, startTestExporter, waitForPolls, type TestExporter } from '../helpers/exporter.js';
+
+const GOLDEN = 'test/golden/metrics.prom';
+const FIXED_NOW_MS = 1_795_184_110_000;
+
+let healthy: FakeNode;
+let degraded: FakeNode;
+let exporter: TestExporter;
+
+beforeAll(async () => {
+  healthy = await startFakeNode({
+    '/ext/health': { fixture: 'health/healthy-v1.14.2.json', headers: { 'node-id': 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg' } },
+    '/ext/index/C/block': { fixture: 'index/getLastAccepted-C-block.json' },
+    '/ext/index/P/block': { fixture: 'index/getLastAccepted-P-block.json' },
+    '/ext/index/X/block': { fixture: 'index/empty-index.json' },
+  });
+  // Indexing off on this one: every index path is 404.
+  degraded = await startFakeNode({ '/ext/health': { fixture: 'health/degraded-v1.14.2.json' } });
+  exporter = await startTestExporter(
+    `
+defaults:
+  interval: 1s
+  timeout: 500ms
+  index:
+    endpoints: [C/block, P/block, X/block]
+targets:
+  - name: healthy-node
+    url: ${healthy.url}
+  - name: degraded-node
+    url: ${degraded.url}
+`,
+    { clock: { now: () => FIXED_NOW_MS } },
+  );
+  await waitForPolls(exporter);
+});
+
+afterAll(async () => {
+  await exporter?.close();
+  await healthy?.close();
+  await degraded?.close();
+});
+
+/** Node series with the poll durations (wall-clock) zeroed. */
+function normalized(text: string): string {
+  return text.replace(/^(avalanchego_exporter_poll_duration_seconds\{[^}]*\}) .*$/gm, '$1 0');
+}
+
+describe('golden /metrics', () => {
+  it('matches test/golden/metrics.prom', async () => {
+    const nodes = normalized(exporter.scheduler.render());
+    if (process.env.UPDATE_GOLDEN === '1') writeFileSync(GOLDEN, nodes);
+    expect(existsSync(GOLDEN), `${GOLDEN} is missing: run UPDATE_GOLDEN=1 npx vitest run test/e2e/golden.test.ts and review it`).toBe(true);
+    expect(nodes).toBe(readFileSync(GOLDEN, 'utf8'));
+  });
+
+  it('serves the node series, the exporter series and the process metrics on /metrics', async () => {
+    const text = await exporter.metrics();
+    expect(text).toContain(exporter.scheduler.render().split('\n')[0]);
+    expect(sample(text, 'avalanchego_exporter_targets')).toBe(2);
+    expect(text).toMatch(/^avalanchego_exporter_build_info\{version="[^"]+",revision="[^"]+",nodejs_version="v\d+/m);
+    expect(text).toContain('process_cpu_seconds_total');
+    expect(text).not.toMatch(/^nodejs_active_handles_total/m);
+  });
+
+  it('/probe serves one node only', async () => {
+    const text = await exporter.metrics('/probe?target=degraded-node');
+    expect(sample(text, 'avalanchego_up{node="degraded-node"}')).toBe(1);
+    expect(text).not.toContain('healthy-node');
+    expect(text).not.toContain('process_cpu');
+  });
+
+  it('passes promtool check metrics', (ctx) => {
+    const found = spawnSync('promtool', ['--version']).status === 0;
+    if (!found) {
+      if (process.env.CI) throw new Error('promtool is required under CI (Debian package prometheus)');
+      ctx.skip('promtool not installed (apt-get install prometheus)');
+    }
+    return exporter.metrics().then((text) => {
+      const res = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8', timeout: 20_000 });
+      expect(`${res.stdout}${res.stderr}`.trim()).toBe('');
+      expect(res.status).toBe(0);
+    });
+  });
+});

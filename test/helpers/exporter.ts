@@ -1,0 +1,50 @@
+// Builds a whole exporter in-process on loopback, with an in-memory log sink.
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { parseConfigText } from '../../src/config/load.js';
+import { startExporter, type RunningExporter } from '../../src/exporter.js';
+import { REDACT_PATHS } from '../../src/log.js';
+import type { Clock } from '../../src/scheduler/poller.js';
+import { waitFor } from './fake-node.js';
+
+export interface TestExporter extends RunningExporter {
+  logs: Array<Record<string, unknown>>;
+  rawLogs: () => string;
+  metrics(path?: string): Promise<string>;
+}
+
+export async function startTestExporter(yaml: string, options: { clock?: Clock; env?: Record<string, string>; level?: string } = {}): Promise<TestExporter> {
+  const chunks: string[] = [];
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      chunks.push(String(chunk));
+      cb();
+    },
+  });
+  const logger = pino({ level: options.level ?? 'debug', redact: { paths: REDACT_PATHS, censor: '[REDACTED]' } }, sink);
+  const config = parseConfigText(yaml, 'test.yaml', options.env ?? {});
+  const exporter = await startExporter({ config, logger, listenAddress: '127.0.0.1:0', ...(options.clock ? { clock: options.clock } : {}) });
+  return Object.assign(exporter, {
+    get logs() {
+      return chunks.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+    },
+    rawLogs: () => chunks.join(''),
+    async metrics(path = '/metrics') {
+      const res = await fetch(`${exporter.url}${path}`);
+      return res.text();
+    },
+  }) as TestExporter;
+}
+
+/** Waits until every target has finished `polls` polls (1 = the first). */
+export async function waitForPolls(exporter: RunningExporter, polls = 1, timeoutMs = 10_000): Promise<void> {
+  await waitFor(() => exporter.scheduler.summaries().every((s) => s.polls >= polls), `${polls} poll(s) of every target`, timeoutMs);
+}
+
+/** The value of one sample in exposition text, or undefined. */
+export function sample(text: string, series: string): number | undefined {
+  for (const line of text.split('\n')) {
+    if (line.startsWith(`${series} `)) return Number(line.slice(series.length + 1));
+  }
+  return undefined;
+}

@@ -1,0 +1,114 @@
+// A loopback fake node for the exporter's own tests: serves fixed answers per
+// path (fixture files or literal bodies), with a status, a delay, or a dropped
+// connection. The network edge is faked; everything behind it is real.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { readFileSync } from 'node:fs';
+
+export interface Route {
+  status?: number;
+  body?: string;
+  /** A file under test/fixtures/. */
+  fixture?: string;
+  contentType?: string;
+  headers?: Record<string, string>;
+  delayMs?: number;
+  /** Accept the request and close the socket without answering. */
+  drop?: boolean;
+}
+
+export interface FakeNode {
+  url: string;
+  routes: Map<string, Route>;
+  requests: Array<{ path: string; body: string; headers: IncomingMessage['headers'] }>;
+  close(): Promise<void>;
+}
+
+function requestId(body: string): number | undefined {
+  try {
+    const id = (JSON.parse(body) as { id?: unknown }).id;
+    return typeof id === 'number' ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function fixtureText(name: string): string {
+  return readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8');
+}
+
+export async function startFakeNode(routes: Record<string, Route> = {}): Promise<FakeNode> {
+  const map = new Map(Object.entries(routes));
+  const requests: FakeNode['requests'] = [];
+  const sockets = new Set<Socket>();
+  const timers = new Set<NodeJS.Timeout>();
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (c: string) => (body += c));
+    req.on('end', () => {
+      const path = (req.url ?? '/').split('?')[0]!;
+      requests.push({ path, body, headers: req.headers });
+      const route = map.get(path);
+      const answer = () => {
+        if (!route) {
+          res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('404 page not found\n');
+          return;
+        }
+        if (route.drop) {
+          req.socket.destroy();
+          return;
+        }
+        let text = route.fixture ? fixtureText(route.fixture) : (route.body ?? '');
+        // Echo the request's id into a JSON-RPC answer, as a node does (bytes otherwise untouched).
+        const id = requestId(body);
+        if (id !== undefined) text = text.replace(/"id":\s*\d+(\s*\}\s*)$/, `"id":${id}$1`);
+        res.writeHead(route.status ?? 200, {
+          'content-type': route.contentType ?? 'application/json; charset=utf-8',
+          ...route.headers,
+        });
+        res.end(text);
+      };
+      if (route?.delayMs) {
+        const t = setTimeout(() => {
+          timers.delete(t);
+          answer();
+        }, route.delayMs);
+        timers.add(t);
+      } else answer();
+    });
+  };
+  const server: Server = createServer(handle);
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    routes: map,
+    requests,
+    async close() {
+      for (const t of timers) clearTimeout(t);
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** Polls `probe` until it returns a truthy value or the deadline passes. */
+export async function waitFor<T>(probe: () => Promise<T | undefined | false> | T | undefined | false, what: string, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await probe();
+      if (v) return v;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
