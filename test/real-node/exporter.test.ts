@@ -1,0 +1,128 @@
+// The exporter (dist/main.js, a child process) against the real node: it is up, parses every
+// check the node reports, exposes chain heights and every index endpoint (empty ones as empty),
+// and shows new C-Chain blocks on a later poll.
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
+import { sendCChainTransfers } from './chain.js';
+import { select, startExporter, type RunningExporter, type Sample } from './exporter.js';
+import { startRealNode, type RealNode } from './node.js';
+import { healthReport, lastAcceptedIndex } from './queries.js';
+import { INDEX_ENDPOINTS } from './record.js';
+import { waitFor } from './wait.js';
+
+const NODE = 'real';
+
+describe('exporter against the real node', () => {
+  let node: RealNode;
+  let exporter: RunningExporter;
+
+  beforeAll(async () => {
+    node = await startRealNode();
+    exporter = await startExporter(
+      [
+        'defaults:',
+        '  interval: 2s',
+        '  timeout: 1s',
+        '  index:',
+        `    endpoints: [${INDEX_ENDPOINTS.join(', ')}]`,
+        'targets:',
+        `  - name: ${NODE}`,
+        `    url: ${node.url}`,
+        '',
+      ].join('\n'),
+    );
+  });
+  afterAll(async () => {
+    await exporter?.stop();
+    await node?.stop();
+  });
+
+  const printLogsOnFailure = (): void =>
+    onTestFailed(async () => {
+      process.stderr.write(`--- exporter output (tail) ---\n${exporter.output().split('\n').slice(-40).join('\n')}\n`);
+      process.stderr.write(`--- node log tail ---\n${await node.logTail(40)}\n`);
+    });
+
+  /** Polls /metrics until `check` accepts a scrape; returns that scrape. */
+  const scrapeUntil = (what: string, check: (s: Sample[]) => boolean, timeoutMs = 30_000): Promise<Sample[]> =>
+    waitFor(
+      async () => {
+        const samples = await exporter.metrics();
+        return check(samples) ? samples : false;
+      },
+      { timeoutMs, intervalMs: 250, what },
+    );
+
+  const value = (samples: Sample[], name: string, labels: Record<string, string>): number | undefined =>
+    select(samples, name, { node: NODE, ...labels })[0]?.value;
+
+  it('reports the node up and healthy, with every check parsed', async () => {
+    printLogsOnFailure();
+    // Wait for a poll after every check of the node has run and passed.
+    await waitFor(async () => (await healthReport(node.url)).healthy, { timeoutMs: 30_000, what: 'node healthy' });
+    const samples = await scrapeUntil('avalanchego_up 1 and healthy 1', (s) =>
+      value(s, 'avalanchego_up', {}) === 1 && value(s, 'avalanchego_healthy', {}) === 1,
+    );
+    const report = await healthReport(node.url);
+    const checks = Object.keys(report.checks).sort();
+
+    const passing = select(samples, 'avalanchego_health_check_passing', { node: NODE });
+    expect(passing.map((s) => s.labels.check).sort()).toEqual(checks);
+    expect(passing.every((s) => s.value === 1)).toBe(true);
+
+    const unparsed = select(samples, 'avalanchego_health_check_unparsed_fields', { node: NODE });
+    expect(unparsed.map((s) => s.labels.check).sort()).toEqual(checks);
+    expect(unparsed.filter((s) => s.value !== 0)).toEqual([]);
+
+    expect(select(samples, 'avalanchego_node_info', { node: NODE, node_id: node.nodeId })).toHaveLength(1);
+    for (const source of ['health', 'index']) {
+      expect(value(samples, 'avalanchego_exporter_poll_success', { source })).toBe(1);
+    }
+  });
+
+  it('exposes chain heights and every index endpoint, an empty index as empty', async () => {
+    printLogsOnFailure();
+    const samples = await scrapeUntil('chain heights and index metrics', (s) =>
+      ['C', 'P', 'X'].every((chain) => value(s, 'avalanchego_chain_last_accepted_height', { chain }) !== undefined) &&
+      INDEX_ENDPOINTS.every((endpoint) => value(s, 'avalanchego_index_available', { endpoint }) !== undefined),
+    );
+    for (const chain of ['C', 'P', 'X']) {
+      expect(value(samples, 'avalanchego_chain_last_accepted_height', { chain })).toBeGreaterThanOrEqual(0);
+      expect(value(samples, 'avalanchego_chain_bootstrapping', { chain })).toBe(0);
+    }
+    for (const endpoint of INDEX_ENDPOINTS) {
+      expect(value(samples, 'avalanchego_index_available', { endpoint }), endpoint).toBe(1);
+      const last = await lastAcceptedIndex(node.url, endpoint);
+      if (last < 0) {
+        // Empty: zero containers, and no position or timestamp to report.
+        expect(value(samples, 'avalanchego_index_accepted_containers', { endpoint }), endpoint).toBe(0);
+        expect(value(samples, 'avalanchego_index_last_accepted_index', { endpoint }), endpoint).toBeUndefined();
+      } else {
+        expect(value(samples, 'avalanchego_index_last_accepted_index', { endpoint }), endpoint).toBe(last);
+        expect(value(samples, 'avalanchego_index_accepted_containers', { endpoint }), endpoint).toBe(last + 1);
+      }
+    }
+  });
+
+  it('reports the new C height and C/block index on a later poll after transactions', async () => {
+    printLogsOnFailure();
+    const before = await exporter.metrics();
+    const height0 = value(before, 'avalanchego_chain_last_accepted_height', { chain: 'C' }) ?? 0;
+    const index0 = value(before, 'avalanchego_index_last_accepted_index', { endpoint: 'C/block' }) ?? -1;
+
+    const transfers = 3;
+    const { lastBlock } = await sendCChainTransfers(node.url, transfers);
+    const expectedIndex = await lastAcceptedIndex(node.url, 'C/block');
+    expect(expectedIndex).toBeGreaterThanOrEqual(index0 + transfers);
+
+    const after = await scrapeUntil('the new C height and C/block index', (s) =>
+      value(s, 'avalanchego_chain_last_accepted_height', { chain: 'C' }) === Number(lastBlock) &&
+      value(s, 'avalanchego_index_last_accepted_index', { endpoint: 'C/block' }) === expectedIndex,
+    );
+    expect(value(after, 'avalanchego_chain_last_accepted_height', { chain: 'C' })).toBeGreaterThanOrEqual(
+      height0 + transfers,
+    );
+    expect(value(after, 'avalanchego_index_accepted_containers', { endpoint: 'C/block' })).toBe(expectedIndex + 1);
+    const acceptedAt = value(after, 'avalanchego_index_last_accepted_timestamp_seconds', { endpoint: 'C/block' });
+    expect(acceptedAt).toBeGreaterThan(Date.now() / 1000 - 120);
+  });
+});
