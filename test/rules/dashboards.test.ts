@@ -1,0 +1,216 @@
+// Structural checks of grafana/dashboards/*.json (the rules of Grafana's dashboard-linter
+// that matter here, written out so they run everywhere), the generator being in sync, the
+// provisioning files, and dashboard-linter itself when it is installed.
+import { readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { CATALOG } from '../../src/metrics/catalog.js';
+import {
+  IN_CI, ROOT, allPanels, dashboardPaths, findTool, loadDashboards, parsePromQL, run, substituteGrafanaVariables,
+  type Dashboard, type Panel,
+} from './lib.js';
+
+const dashboards = loadDashboards();
+const EXPECTED_UIDS = ['avalanchego-fleet', 'avalanchego-node'];
+// Panel types of Grafana's current (React) panels; graph, singlestat, table-old and the
+// other Angular panels are gone from Grafana 11.
+const ALLOWED_TYPES = new Set(['row', 'timeseries', 'stat', 'table', 'state-timeline', 'gauge', 'bargauge', 'text']);
+// Grafana unit ids (packages/grafana-data valueFormats) that make sense for these metrics.
+const VALID_UNITS = new Set(['none', 'short', 's', 'ms', 'dtdurations', 'bytes', 'decbytes', 'percent', 'percentunit', 'ops', 'reqps', 'cps', 'dateTimeAsIso', 'dateTimeFromNow', 'bool', 'string']);
+const DS_REF = { type: 'prometheus', uid: '${datasource}' };
+const perNodeMetrics = new Set(CATALOG.map((m) => m.name as string));
+
+const dataPanels = (d: Dashboard): Panel[] => allPanels(d).filter((p) => p.type !== 'row');
+
+describe.each(dashboards.map(({ path, dashboard }) => [basename(path), dashboard] as const))('%s', (_file, d) => {
+  it('has a stable uid, a title and a description, and no import-time placeholders', () => {
+    expect(EXPECTED_UIDS).toContain(d.uid);
+    expect(d.title).toMatch(/^AvalancheGo \/ /);
+    expect(String(d['description'] ?? '')).not.toBe('');
+    expect(d).not.toHaveProperty('__inputs');
+    expect(d).not.toHaveProperty('__requires');
+    expect(d).not.toHaveProperty('id');
+    expect(JSON.stringify(d)).not.toMatch(/\$\{DS_[A-Z_]+\}/);
+  });
+
+  it('has a datasource variable, and job and instance variables as dashboard-linter wants them', () => {
+    const vars = d.templating.list;
+    const ds = vars.find((v) => v.type === 'datasource');
+    expect(ds).toMatchObject({ name: 'datasource', label: 'Data source', query: 'prometheus' });
+    for (const name of ['job', 'instance']) {
+      const v = vars.find((x) => x.name === name);
+      expect(v, `${name} variable`).toMatchObject({
+        type: 'query', label: name[0]?.toUpperCase() + name.slice(1), datasource: DS_REF, multi: true, includeAll: true, allValue: '.+', refresh: 2,
+      });
+    }
+    const node = vars.find((v) => v.name === 'node');
+    expect(node, 'node variable').toMatchObject({ type: 'query', datasource: DS_REF, refresh: 2 });
+    if (d.uid === 'avalanchego-fleet') expect(node).toMatchObject({ multi: true, includeAll: true, allValue: '.+' });
+    for (const v of vars.filter((x) => x.type === 'query')) expect(v.datasource, v.name).toEqual(DS_REF);
+  });
+
+  it('uses only the datasource variable: every datasource reference is ${datasource}', () => {
+    const refs: unknown[] = [];
+    const walk = (x: unknown, key = ''): void => {
+      if (Array.isArray(x)) x.forEach((y) => walk(y));
+      else if (x && typeof x === 'object') {
+        for (const [k, v] of Object.entries(x)) {
+          if (k === 'datasource') refs.push(v);
+          walk(v, k);
+        }
+      }
+      void key;
+    };
+    walk(d.panels);
+    walk(d.templating.list.filter((v) => v.type !== 'datasource'));
+    expect(refs.length).toBeGreaterThan(10);
+    for (const r of refs) expect(r).toEqual(DS_REF);
+    for (const p of dataPanels(d)) {
+      expect(p.datasource, p.title).toEqual(DS_REF);
+      for (const t of p.targets ?? []) expect(t.datasource, p.title).toEqual(DS_REF);
+    }
+  });
+
+  it('uses no legacy (Angular) panel type', () => {
+    for (const p of allPanels(d)) expect(ALLOWED_TYPES, `${p.title}: ${p.type}`).toContain(p.type);
+  });
+
+  it('gives every panel a title, a description, a known unit and a query', () => {
+    for (const p of dataPanels(d)) {
+      expect(p.title, `panel ${p.id}`).not.toBe('');
+      expect(p.description ?? '', p.title).not.toBe('');
+      expect(VALID_UNITS, `${p.title}: unit ${p.fieldConfig?.defaults?.unit}`).toContain(p.fieldConfig?.defaults?.unit);
+      expect((p.targets ?? []).length, p.title).toBeGreaterThan(0);
+    }
+  });
+
+  it('has unique panel ids and panels that do not overlap', () => {
+    const panels = allPanels(d);
+    const ids = panels.map((p) => p.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    const cells = new Map<string, string>();
+    for (const p of panels) {
+      const g = p.gridPos;
+      expect(g, p.title).toBeDefined();
+      if (!g) continue;
+      expect(g.x + g.w, p.title).toBeLessThanOrEqual(24);
+      for (let x = g.x; x < g.x + g.w; x++) {
+        for (let y = g.y; y < g.y + g.h; y++) {
+          const key = `${x},${y}`;
+          expect(cells.get(key), `${p.title} overlaps ${cells.get(key)}`).toBeUndefined();
+          cells.set(key, p.title);
+        }
+      }
+    }
+  });
+
+  it('filters every selector by $job and $instance, and per-node series by $node', () => {
+    const problems: string[] = [];
+    for (const p of dataPanels(d)) {
+      for (const t of p.targets ?? []) {
+        const fleetWide = /fleet median/.test(t.legendFormat ?? '');
+        for (const s of parsePromQL(t.expr ?? '').selectors) {
+          const has = (label: string, value: string) => s.matchers.some((m) => m.label === label && m.op === '=~' && m.value === value);
+          if (!has('job', '$job')) problems.push(`${p.title}: ${s.metric} lacks job=~"$job"`);
+          if (!has('instance', '$instance')) problems.push(`${p.title}: ${s.metric} lacks instance=~"$instance"`);
+          const perNode = (s.metric && perNodeMetrics.has(s.metric)) || s.metric?.startsWith('node_chain:');
+          if (perNode && !fleetWide && !has('node', '$node')) problems.push(`${p.title}: ${s.metric} lacks node=~"$node"`);
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('rates counters over $__rate_interval, and never shows a raw counter', () => {
+    const problems: string[] = [];
+    for (const p of dataPanels(d)) {
+      for (const t of p.targets ?? []) {
+        for (const s of parsePromQL(t.expr ?? '').selectors) {
+          const inner = s.enclosing[0];
+          if ((inner === 'rate' || inner === 'irate') && s.range !== '$__rate_interval') problems.push(`${p.title}: ${inner} over [${s.range}]`);
+          if (s.metric?.endsWith('_total') && !['rate', 'irate', 'increase'].includes(inner ?? '')) problems.push(`${p.title}: raw counter ${s.metric}`);
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('template variables refresh on time range change and query valid selectors', () => {
+    for (const v of d.templating.list.filter((x) => x.type === 'query')) {
+      expect(v.refresh, v.name).toBe(2);
+      const m = /^label_values\((.*),\s*\w+\)$/.exec(v.definition ?? '');
+      expect(m, v.name).not.toBeNull();
+      expect(parsePromQL(substituteGrafanaVariables(m?.[1] ?? '')).errors, v.name).toEqual([]);
+    }
+  });
+
+  it('is not editable in the UI (changes go through grafana/build.mjs)', () => {
+    expect(d['editable']).toBe(false);
+  });
+});
+
+describe('dashboards as a set', () => {
+  it('are the fleet overview and the node detail, with distinct uids', () => {
+    expect(dashboards.map((x) => x.dashboard.uid).sort()).toEqual(EXPECTED_UIDS);
+  });
+
+  it('the fleet table shows one row per node with the signals of the overview', () => {
+    const fleet = dashboards.find((x) => x.dashboard.uid === 'avalanchego-fleet')?.dashboard as Dashboard;
+    const nodes = allPanels(fleet).find((p) => p.title === 'Nodes' && p.type === 'table');
+    const exprs = (nodes?.targets ?? []).map((t) => t.expr ?? '').join('\n');
+    for (const m of ['avalanchego_up', 'avalanchego_healthy', 'avalanchego_health_check_passing', 'avalanchego_network_connected_peers',
+      'avalanchego_chain_connected_stake_ratio', 'avalanchego_disk_available_ratio', 'avalanchego_index_last_accepted_timestamp_seconds',
+      'node_chain:avalanchego_chain_last_accepted_height:lag']) {
+      expect(exprs).toContain(m);
+    }
+    for (const t of nodes?.targets ?? []) expect(t.expr, t.refId).toMatch(/by \(job, instance, node\)/);
+  });
+
+  it('the node detail shows checks as a state timeline and disk with a forecast', () => {
+    const node = dashboards.find((x) => x.dashboard.uid === 'avalanchego-node')?.dashboard as Dashboard;
+    const panels = allPanels(node);
+    expect(panels.find((p) => p.title === 'Health checks')?.type).toBe('state-timeline');
+    expect(JSON.stringify(panels.find((p) => p.title === 'Disk available')?.targets)).toContain('predict_linear');
+  });
+
+  it('are what grafana/build.mjs generates', () => {
+    const r = run(process.execPath, [join(ROOT, 'grafana', 'build.mjs'), '--check']);
+    expect(r.code, r.output).toBe(0);
+  });
+});
+
+describe('provisioning', () => {
+  it('has a Prometheus datasource and a file provider for the dashboards', () => {
+    const ds = parseYaml(readFileSync(join(ROOT, 'grafana', 'provisioning', 'datasources', 'prometheus.yml'), 'utf8')) as {
+      apiVersion: number; datasources: Array<{ type: string; url: string }>;
+    };
+    expect(ds.apiVersion).toBe(1);
+    expect(ds.datasources[0]?.type).toBe('prometheus');
+    const prov = parseYaml(readFileSync(join(ROOT, 'grafana', 'provisioning', 'dashboards', 'avalanchego.yml'), 'utf8')) as {
+      apiVersion: number; providers: Array<{ type: string; options: { path: string } }>;
+    };
+    expect(prov.apiVersion).toBe(1);
+    expect(prov.providers[0]).toMatchObject({ type: 'file' });
+    expect(prov.providers[0]?.options.path).toBeTruthy();
+  });
+});
+
+// Grafana's dashboard-linter (go install github.com/grafana/dashboard-linter@<version>).
+// Under CI a missing linter fails, unless AVALANCHEGO_SKIP_DASHBOARD_LINTER gives the reason
+// it cannot be installed there; the structural checks above cover its rules meanwhile.
+const linter = findTool('dashboard-linter', ['--help']);
+const skipReason = process.env.AVALANCHEGO_SKIP_DASHBOARD_LINTER;
+const LINTER_MISSING = 'dashboard-linter not found on PATH (go install github.com/grafana/dashboard-linter@latest; binary in $(go env GOPATH)/bin)';
+
+describe('dashboard-linter', () => {
+  it('is installed (required under CI=true)', (ctx) => {
+    if (!linter.path && (!IN_CI || skipReason)) ctx.skip(skipReason ? `${LINTER_MISSING}: ${skipReason}` : LINTER_MISSING);
+    expect(linter.path, LINTER_MISSING).toBeDefined();
+  });
+
+  it.skipIf(!linter.path).each(dashboardPaths().map((p) => [basename(p), p]))('lint --strict %s', (_name, path) => {
+    const r = run('dashboard-linter', ['lint', '--strict', path]);
+    expect(r.code, r.output).toBe(0);
+  });
+});
