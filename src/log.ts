@@ -21,6 +21,8 @@ export const REDACT_PATHS = [
   '*.password',
   'tls.key',
   '*.tls.key',
+  'tls.cert',
+  '*.tls.cert',
 ];
 
 export function createLogger(options: { level: LogLevel; format: LogFormat; destination?: DestinationStream }): Logger {

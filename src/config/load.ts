@@ -2,6 +2,7 @@
 // schema, resolve per-target settings, and report every problem with the YAML
 // path, the line, and how to fix it.
 import { readFileSync } from 'node:fs';
+import { createSecureContext } from 'node:tls';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
 import type { z } from 'zod';
 import {
@@ -272,10 +273,21 @@ export function resolveConfig(config: RawConfig, origin: string): Config {
     let tls: TlsSettings | undefined;
     if (tlsRaw) {
       tls = { insecureSkipVerify: tlsRaw.insecure_skip_verify ?? false };
-      if (tlsRaw.ca_file) tls.ca = readFileAt([...from('tls'), 'ca_file'], tlsRaw.ca_file);
+      if (tlsRaw.ca_file) {
+        tls.ca = readFileAt([...from('tls'), 'ca_file'], tlsRaw.ca_file);
+        if (!tls.ca.includes('-----BEGIN CERTIFICATE-----')) {
+          throw new ResolveError([...from('tls'), 'ca_file'], `${tlsRaw.ca_file} holds no PEM certificate (-----BEGIN CERTIFICATE-----): give the CA certificate(s) in PEM form`);
+        }
+      }
       if (tlsRaw.cert_file) tls.cert = readFileAt([...from('tls'), 'cert_file'], tlsRaw.cert_file);
       if (tlsRaw.key_file) tls.key = readFileAt([...from('tls'), 'key_file'], tlsRaw.key_file);
       if (tlsRaw.server_name) tls.serverName = tlsRaw.server_name;
+      // Fail at load, not at every poll, when the PEM files cannot be used.
+      try {
+        createSecureContext({ ...(tls.ca ? { ca: tls.ca } : {}), ...(tls.cert ? { cert: tls.cert, key: tls.key } : {}) });
+      } catch (err) {
+        throw new ResolveError(from('tls'), `cannot use the TLS files: ${(err as Error).message}: give PEM files (ca_file: CA certificates; cert_file and key_file: a matching certificate and private key)`);
+      }
     }
     const authRaw = t.basic_auth ?? defaults.basic_auth;
     let basicAuth: TargetConfig['basicAuth'];

@@ -90,7 +90,7 @@ export function classifyError(err: unknown, context: { url: string; timeoutMs: n
   if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
     return new PollError('timeout', `timed out talking to ${context.url}: ${detail}`, { cause: err });
   }
-  if (code && (TLS_CODES.has(code) || code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL') || code.includes('CERT'))) {
+  if (code && (TLS_CODES.has(code) || code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL') || code.startsWith('ERR_OSSL') || code.includes('CERT'))) {
     return new PollError('tls', `TLS handshake with ${context.url} failed (${code}): ${detail}`, { cause: err });
   }
   if (

@@ -64,6 +64,8 @@ export class Scheduler {
         this.deps.logger.child({ node: target.name }),
         this.clock,
       );
+      // Secrets in the target (headers, basicAuth, tls.key) are redacted by the logger.
+      this.deps.logger.debug({ node: target.name, target }, 'target configured');
       this.pollers.set(target.name, poller);
       this.settings.set(target.name, JSON.stringify(target));
       poller.start(Math.floor(spreadFraction(target.name) * target.intervalMs));

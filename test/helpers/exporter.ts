@@ -24,10 +24,10 @@ export async function startTestExporter(yaml: string, options: { clock?: Clock; 
   const logger = pino({ level: options.level ?? 'debug', redact: { paths: REDACT_PATHS, censor: '[REDACTED]' } }, sink);
   const config = parseConfigText(yaml, 'test.yaml', options.env ?? {});
   const exporter = await startExporter({ config, logger, listenAddress: '127.0.0.1:0', ...(options.clock ? { clock: options.clock } : {}) });
+  const logs = () => chunks.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+  // A getter, defined (not copied) so that every read sees the logs so far.
+  Object.defineProperty(exporter, 'logs', { get: logs });
   return Object.assign(exporter, {
-    get logs() {
-      return chunks.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
-    },
     rawLogs: () => chunks.join(''),
     async metrics(path = '/metrics') {
       const res = await fetch(`${exporter.url}${path}`);

@@ -22,6 +22,7 @@ const INVALID_CASES: Array<[string, string[]]> = [
   ["tags-not-a-list", ["5:13: targets[0].health.tags: expected a list of tags, e.g. [11111111111111111111111111111111LpoYY], got string \"primary\""]],
   ["target-interval-below-default-timeout", ["4:15: targets[0].interval: timeout (5000 ms) must be shorter than interval (2000 ms) for target \"a\": polls must finish before the next one is due"]],
   ["timeout-not-below-interval", ["3:12: defaults.timeout: timeout (10000 ms) must be shorter than interval (10000 ms) for target \"a\": polls must finish before the next one is due"]],
+  ["tls-not-pem", ["5:16: targets[0].tls.ca_file: test/fixtures/config/invalid/tls-not-pem.yaml holds no PEM certificate (-----BEGIN CERTIFICATE-----): give the CA certificate(s) in PEM form"]],
   ["tls-missing-file", ["5:16: targets[0].tls.ca_file: cannot read /nonexistent/ca.pem: ENOENT: check the path and the exporter's permissions"]],
   ["unknown-key", ["4:16: targets[0]: unknown key \"intervall\" (did you mean \"interval\"?); known keys here: name, url, interval, timeout, health, index, headers, tls, basic_auth"]],
   ["url-with-credentials", ["3:10: targets[0].url: \"http://user:***@10.0.0.5:9650/\" carries credentials: move them to basic_auth so they are not logged"]],

@@ -1,0 +1,84 @@
+// AvalancheGo identifiers and byte encodings: cb58 (base58 with a 4-byte
+// sha256 checksum) for IDs and NodeIDs, and `0x` hex with the same checksum
+// for container bytes (utils/formatting).
+
+import { createHash } from 'node:crypto';
+
+const ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+const ALPHABET_INDEX = new Map([...ALPHABET].map((c, i) => [c, i]));
+
+export function sha256(data: Uint8Array | string): Buffer {
+  return createHash('sha256').update(data).digest();
+}
+
+/** The last four bytes of sha256(data): AvalancheGo's hashing.Checksum(data, 4). */
+export function checksum(data: Uint8Array): Buffer {
+  return sha256(data).subarray(28, 32);
+}
+
+export function base58Encode(bytes: Uint8Array): string {
+  let zeros = 0;
+  while (zeros < bytes.length && bytes[zeros] === 0) zeros++;
+  let n = 0n;
+  for (const b of bytes) n = (n << 8n) | BigInt(b);
+  let out = '';
+  while (n > 0n) {
+    out = ALPHABET[Number(n % 58n)]! + out;
+    n /= 58n;
+  }
+  return '1'.repeat(zeros) + out;
+}
+
+export function base58Decode(text: string): Buffer | undefined {
+  let zeros = 0;
+  while (zeros < text.length && text[zeros] === '1') zeros++;
+  let n = 0n;
+  for (const c of text) {
+    const v = ALPHABET_INDEX.get(c);
+    if (v === undefined) return undefined;
+    n = n * 58n + BigInt(v);
+  }
+  const body: number[] = [];
+  while (n > 0n) {
+    body.unshift(Number(n & 0xffn));
+    n >>= 8n;
+  }
+  return Buffer.from([...new Array<number>(zeros).fill(0), ...body]);
+}
+
+export function cb58Encode(bytes: Uint8Array): string {
+  return base58Encode(Buffer.concat([bytes, checksum(bytes)]));
+}
+
+/** Decodes cb58 and verifies its checksum; undefined when invalid. */
+export function cb58Decode(text: string): Buffer | undefined {
+  const raw = base58Decode(text);
+  if (!raw || raw.length < 4) return undefined;
+  const body = raw.subarray(0, raw.length - 4);
+  if (!checksum(body).equals(raw.subarray(raw.length - 4))) return undefined;
+  return body;
+}
+
+/** ids.FromString: a cb58 string of exactly 32 bytes. */
+export function parseId(text: string): Buffer | undefined {
+  const bytes = cb58Decode(text);
+  return bytes && bytes.length === 32 ? bytes : undefined;
+}
+
+/** formatting.Encode(Hex or HexC): `0x` + hex of the bytes and their checksum. */
+export function hexWithChecksum(bytes: Uint8Array): string {
+  return `0x${Buffer.concat([bytes, checksum(bytes)]).toString('hex')}`;
+}
+
+/** formatting.Encode(HexNC): no checksum. */
+export function hexNoChecksum(bytes: Uint8Array): string {
+  return `0x${Buffer.from(bytes).toString('hex')}`;
+}
+
+/** The empty ID, also the primary network's subnet ID and the P-chain ID. */
+export const PRIMARY_NETWORK_ID = '11111111111111111111111111111111LpoYY';
+
+/** A deterministic NodeID-… for a seed. */
+export function nodeIdFor(seed: string): string {
+  return `NodeID-${cb58Encode(sha256(`node:${seed}`).subarray(0, 20))}`;
+}

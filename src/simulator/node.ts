@@ -1,0 +1,488 @@
+// One simulated AvalancheGo node: identity, chains and indexes, the health
+// and readiness workers with the checks of the node's version, admin state,
+// and the scenario that drives all of them.
+
+import { formatGoDuration } from '../util/gotime.js';
+import { AdminState, routesFor } from './admin.js';
+import { CHAIN_ORDER, CHAINS, ChainIndex, INDEX_NAMES, NodeChain, type ChainAlias, type IndexName } from './chain.js';
+import type { SimClock } from './clock.js';
+import { HealthWorker, type CheckOutcome, type ResultDialect } from './health.js';
+import { PRIMARY_NETWORK_ID, nodeIdFor, sha256 } from './ids.js';
+import { THRESHOLDS, versionOf, type NodeVersion, type ScenarioName, type ScenarioTimings } from './scenarios.js';
+
+export interface NodeOptions {
+  index: number;
+  name: string;
+  seed: string;
+  offsetMinutes: number;
+  clock: SimClock;
+  timings: ScenarioTimings;
+  checkFrequencyMs: number;
+  scenario: ScenarioName;
+  adminEnabled: boolean;
+  indexEnabled: boolean;
+}
+
+/** mulberry32: a small deterministic PRNG so every run of a seed looks alike. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const APP_CHECKS: Record<NodeVersion, string[]> = {
+  'v1.14': ['bls', 'database', 'diskspace', 'futureupgrade', 'network', 'router'],
+  'v1.10': ['database', 'diskspace', 'network', 'router'],
+  'v1.7': ['network.validators.heartbeat'],
+};
+const BOOTSTRAPPED: Record<NodeVersion, string> = {
+  'v1.14': 'bootstrapped',
+  'v1.10': 'bootstrapped',
+  'v1.7': 'chains.default.bootstrapped',
+};
+
+/** Typical run times of each check, in nanoseconds (from real nodes' reports). */
+const TYPICAL_DURATION_NS: Record<string, number> = {
+  C: 30_000,
+  P: 18_000,
+  X: 22_000,
+  bls: 2_500,
+  bootstrapped: 1_300,
+  'chains.default.bootstrapped': 6_000,
+  database: 1_600,
+  diskspace: 5_500,
+  futureupgrade: 2_500_000,
+  network: 3_200_000,
+  'network.validators.heartbeat': 4_500,
+  router: 5_000,
+};
+
+export class SimNode {
+  readonly nodeId: string;
+  readonly chains: Record<ChainAlias, NodeChain>;
+  readonly indexes: Map<IndexName, ChainIndex>;
+  readonly health: HealthWorker;
+  readonly readiness: HealthWorker;
+  readonly admin: AdminState;
+  /** Requests answered while in `garbage`, to rotate the kinds. */
+  garbageCounter = 0;
+  /** Called after every scenario change (the server reacts to `down`). */
+  onScenarioChange: ((node: SimNode, previous: ScenarioName) => void) | undefined;
+
+  private scenarioName: ScenarioName;
+  private scenarioStartMs = 0;
+  private ticksInScenario = 0;
+  private uptimeStartMs: number;
+  private timer: NodeJS.Timeout | undefined;
+  private tickCount = 0;
+  private readonly base: {
+    peers: number;
+    percentConnected: number;
+    diskTotal: number;
+    diskFraction: number;
+    ingress: number;
+    validator: boolean;
+    avgAcceptanceNs: Record<ChainAlias, number>;
+    upgradeWeight: number;
+  };
+  private readonly seedNum: number;
+
+  constructor(private readonly opts: NodeOptions) {
+    this.nodeId = nodeIdFor(`${opts.seed}:${opts.index}`);
+    this.seedNum = sha256(`${opts.seed}:${opts.name}`).readUInt32BE(0);
+    const r = prng(this.seedNum);
+    this.base = {
+      peers: 1500 + Math.floor(r() * 400),
+      percentConnected: 0.995 + r() * 0.0049,
+      diskTotal: 2 ** 40 * (2 + Math.floor(r() * 3)),
+      diskFraction: 0.3 + r() * 0.15,
+      ingress: 10 + Math.floor(r() * 25),
+      validator: opts.index % 3 === 0,
+      avgAcceptanceNs: { C: 1.1e9 + Math.floor(r() * 8e8), P: 1.6e9 + Math.floor(r() * 6e8), X: 1.3e9 + Math.floor(r() * 6e8) },
+      upgradeWeight: 98.5 + r() * 1.2,
+    };
+    const clock = opts.clock;
+    // The node has been up for 3 to 30 hours (scenario time) when the simulator starts.
+    this.uptimeStartMs = -(3 + r() * 27) * 3_600_000;
+    const bootWallNs = clock.wallNsAt(this.uptimeStartMs);
+    const chains = {} as Record<ChainAlias, NodeChain>;
+    for (const alias of CHAIN_ORDER) {
+      const spec = CHAINS[alias];
+      const lagMs = Math.floor(r() * spec.blockIntervalMs);
+      const bootHeight = spec.baseHeight + Math.floor((this.uptimeStartMs - lagMs) / spec.blockIntervalMs);
+      chains[alias] = new NodeChain(spec, clock, lagMs, bootHeight, bootWallNs);
+    }
+    this.chains = chains;
+    this.indexes = new Map(
+      INDEX_NAMES.map((name) => [name, new ChainIndex(name, chains[name.slice(0, 1) as ChainAlias], bootWallNs)]),
+    );
+    this.health = new HealthWorker(() => opts.offsetMinutes, () => this.dialect());
+    this.readiness = new HealthWorker(() => opts.offsetMinutes, () => this.dialect());
+    this.admin = new AdminState(opts.index);
+    this.scenarioName = opts.scenario;
+    this.install(versionOf(opts.scenario));
+    if (opts.scenario === 'starting' || opts.scenario === 'bootstrapping') {
+      this.restartAt(clock.simMs());
+    } else {
+      // Up for hours already: every check has run.
+      this.runChecks(false);
+    }
+    this.applyFreezes();
+  }
+
+  get name(): string {
+    return this.opts.name;
+  }
+  get index(): number {
+    return this.opts.index;
+  }
+  get scenario(): ScenarioName {
+    return this.scenarioName;
+  }
+  get version(): NodeVersion {
+    return versionOf(this.scenarioName);
+  }
+  get offsetMinutes(): number {
+    return this.opts.offsetMinutes;
+  }
+  get checkFrequencyNs(): number {
+    return this.opts.checkFrequencyMs * 1e6;
+  }
+  get adminEnabled(): boolean {
+    return this.opts.adminEnabled;
+  }
+  get indexEnabled(): boolean {
+    return this.opts.indexEnabled;
+  }
+  get timings(): ScenarioTimings {
+    return this.opts.timings;
+  }
+
+  private dialect(): ResultDialect {
+    return this.version === 'v1.7' ? 'legacy' : 'modern';
+  }
+
+  /** Starts the health worker's ticks, with a per-node phase so a fleet does not tick in lockstep. */
+  start(): void {
+    const freq = this.opts.checkFrequencyMs;
+    const phase = (this.seedNum % 1000) / 1000;
+    this.timer = setTimeout(() => {
+      this.tick();
+      this.timer = setInterval(() => this.tick(), freq);
+    }, Math.max(1, Math.floor(freq * phase)));
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  setScenario(next: ScenarioName): void {
+    const previous = this.scenarioName;
+    const now = this.opts.clock.simMs();
+    for (const chain of Object.values(this.chains)) chain.resume();
+    this.scenarioName = next;
+    this.scenarioStartMs = now;
+    this.ticksInScenario = 0;
+    if (versionOf(previous) !== versionOf(next)) {
+      // A different binary: the node restarted, its checks were registered anew.
+      this.install(versionOf(next));
+      this.restartAt(now);
+    } else if (next === 'starting' || next === 'bootstrapping') {
+      this.install(versionOf(next));
+      this.restartAt(now);
+    }
+    this.applyFreezes();
+    this.onScenarioChange?.(this, previous);
+  }
+
+  /** Registers the checks of a node version; all report `not yet run`. */
+  private install(version: NodeVersion): void {
+    this.admin.setCanonicalRoutes(routesFor(version, this.opts.adminEnabled, this.opts.indexEnabled));
+    this.health.clear();
+    this.readiness.clear();
+    const app = version === 'v1.7' ? [] : ['application'];
+    for (const name of APP_CHECKS[version]) this.health.register(name, app);
+    this.health.register(BOOTSTRAPPED[version], app);
+    if (version !== 'v1.7') this.readiness.register(BOOTSTRAPPED[version], app, true);
+    for (const alias of CHAIN_ORDER) this.health.register(alias, version === 'v1.7' ? [] : [PRIMARY_NETWORK_ID]);
+  }
+
+  /** A restart: the health worker runs the application checks at once; chains and bootstrapped wait for a tick. */
+  private restartAt(nowMs: number): void {
+    this.uptimeStartMs = nowMs;
+    this.admin.reset();
+    this.runChecks(true);
+  }
+
+  private applyFreezes(): void {
+    const now = this.opts.clock.simMs();
+    const t = this.opts.timings;
+    switch (this.scenarioName) {
+      case 'starting':
+      case 'bootstrapping':
+        // Not accepting blocks until bootstrapped.
+        for (const chain of Object.values(this.chains)) chain.freeze(now);
+        break;
+      case 'stalled-chain':
+        this.chains[t.stalledChain].freeze(now);
+        break;
+      case 'peers-dropping':
+        // No peers, no blocks: every chain stops when the last peer goes.
+        for (const chain of Object.values(this.chains)) chain.freeze(now + t.peersDropSeconds * 1000);
+        break;
+      default:
+        break;
+    }
+  }
+
+  /** One health-worker tick: run every registered check and record its result. */
+  tick(): void {
+    this.tickCount++;
+    this.ticksInScenario++;
+    this.runChecks(false);
+  }
+
+  private runChecks(applicationOnly: boolean): void {
+    const clock = this.opts.clock;
+    const nowMs = clock.simMs();
+    const endNs = clock.nowNs();
+    const r = prng(this.seedNum ^ this.tickCount);
+    const version = this.version;
+    const chainNames = new Set<string>([...CHAIN_ORDER, BOOTSTRAPPED[version]]);
+    // In `starting` the chains are not created yet: their checks stay `not yet run`.
+    const skipChains = applicationOnly || this.scenarioName === 'starting';
+    const names = [...APP_CHECKS[version], BOOTSTRAPPED[version], ...CHAIN_ORDER];
+    let offsetNs = 0n;
+    for (const name of names) {
+      if (skipChains && chainNames.has(name)) continue;
+      const outcome = this.check(name, nowMs, r);
+      const typical = TYPICAL_DURATION_NS[name] ?? 5_000;
+      const duration = Math.max(1, Math.round(typical * (0.6 + r() * 0.9)));
+      // Checks run concurrently; their end times differ by microseconds.
+      offsetNs += BigInt(Math.floor(r() * 4_000));
+      this.health.record(name, outcome, endNs + offsetNs, duration);
+      if (name === BOOTSTRAPPED[version] && this.readiness.has(name)) {
+        this.readiness.record(name, outcome, endNs + offsetNs + 700n, Math.max(1, Math.round(500 * (0.6 + r()))));
+      }
+    }
+  }
+
+  private elapsedS(nowMs: number): number {
+    return Math.max(0, (nowMs - this.scenarioStartMs) / 1000);
+  }
+
+  /** Peers and connected stake, falling in `peers-dropping`. */
+  private connectivity(nowMs: number): { peers: number; percentConnected: number; fraction: number } {
+    let fraction = 0;
+    if (this.scenarioName === 'peers-dropping') {
+      fraction = Math.min(1, this.elapsedS(nowMs) / this.opts.timings.peersDropSeconds);
+    }
+    if (this.scenarioName === 'starting') fraction = 1;
+    return {
+      peers: Math.round(this.base.peers * (1 - fraction)),
+      percentConnected: this.base.percentConnected * (1 - fraction),
+      fraction,
+    };
+  }
+
+  private check(name: string, nowMs: number, r: () => number): CheckOutcome {
+    const version = this.version;
+    switch (name) {
+      case 'C':
+      case 'P':
+      case 'X':
+        return this.chainCheck(name, nowMs, r);
+      case 'bootstrapped':
+        return this.scenarioName === 'bootstrapping'
+          ? { message: [PRIMARY_NETWORK_ID], error: 'subnets not bootstrapped' }
+          : { message: [] };
+      case 'chains.default.bootstrapped':
+      case 'database':
+        return {};
+      case 'network.validators.heartbeat':
+        return { message: { heartbeat: Math.floor(Number(this.opts.clock.nowNs() / 1_000_000_000n)) - 2 } };
+      case 'bls':
+        return { message: this.base.validator ? 'node has the correct BLS key' : 'node is not a validator' };
+      case 'futureupgrade':
+        if (this.scenarioName === 'starting') return { error: 'no validators in the current validator set' };
+        return {
+          message: {
+            localUpgradeTime: '2025-11-19T16:00:00Z',
+            modeUpgradeTime: '2025-11-19T16:00:00Z',
+            modeUpgradeWeightPercentage: this.base.upgradeWeight,
+            numUpgradeTimes: 2,
+          },
+        };
+      case 'diskspace':
+        return this.diskCheck(nowMs, version);
+      case 'network':
+        return this.networkCheck(nowMs, r, version);
+      case 'router':
+        return this.routerCheck(nowMs, r);
+      default:
+        throw new Error(`no check ${name}`);
+    }
+  }
+
+  private chainCheck(alias: ChainAlias, nowMs: number, r: () => number): CheckOutcome {
+    const chain = this.chains[alias];
+    const { percentConnected, fraction } = this.connectivity(nowMs);
+    const version = this.version;
+    if (version === 'v1.7') {
+      // go-sundheit era shapes (v1.7.3 docs): the C check reports a stuck block, with no details.
+      if (alias === 'C') {
+        const stuckNs = 41_500_000_000 + Math.round(this.elapsedS(nowMs) * 1e9);
+        return { message: null, error: `block processing time ${formatGoDuration(stuckNs)} > 30s` };
+      }
+      return alias === 'P' ? { message: { percentConnected } } : {};
+    }
+    let processing = 0;
+    let longestNs = 0;
+    const stalled = this.scenarioName === 'stalled-chain' && this.opts.timings.stalledChain === alias;
+    if (stalled) {
+      const s = this.elapsedS(nowMs);
+      processing = Math.floor(s * this.opts.timings.stallPileupPerSecond);
+      longestNs = processing > 0 ? Math.round(s * 1e9) + Math.floor(r() * 1e6) : 0;
+    }
+    let consensus: Record<string, unknown>;
+    const consensusErrors: string[] = [];
+    if (version === 'v1.10') {
+      consensus = { longestRunningBlock: formatGoDuration(longestNs), outstandingBlocks: processing };
+    } else if (this.scenarioName === 'bootstrapping') {
+      consensus = {};
+    } else {
+      consensus = {
+        avgAcceptanceTime: formatGoDuration(this.base.avgAcceptanceNs[alias] + Math.floor(r() * 2e7)),
+        lastAcceptedHeight: chain.height(nowMs),
+        lastAcceptedID: chain.lastAcceptedId(nowMs),
+        longestProcessingBlock: formatGoDuration(longestNs),
+        processingBlocks: processing,
+      };
+      if (processing > THRESHOLDS.maxProcessingBlocks) {
+        consensusErrors.push(`too many processing blocks: ${processing} > ${THRESHOLDS.maxProcessingBlocks}`);
+      }
+      if (longestNs > THRESHOLDS.maxBlockProcessingNs) {
+        consensusErrors.push(`block processing too long: ${formatGoDuration(longestNs)} > ${formatGoDuration(THRESHOLDS.maxBlockProcessingNs)}`);
+      }
+    }
+    let networking: Record<string, unknown>;
+    let vm: unknown = null;
+    if (version === 'v1.10') {
+      networking = { percentConnected };
+      if (alias === 'P') vm = { 'primary-percentConnected': percentConnected };
+    } else {
+      networking = { disconnectedValidators: this.disconnectedValidators(fraction), percentConnected };
+    }
+    const engineError = consensusErrors.length > 0 ? consensusErrors.join('\n') : undefined;
+    const networkingError =
+      percentConnected < THRESHOLDS.minPercentConnected
+        ? `not connected to enough stake: connected to ${(percentConnected * 100).toFixed(6)}%; required at least ${(THRESHOLDS.minPercentConnected * 100).toFixed(6)}%`
+        : undefined;
+    const error =
+      engineError && networkingError ? `engine: ${engineError}; networking: ${networkingError}` : (engineError ?? networkingError);
+    return { message: { engine: { consensus, vm }, networking }, error };
+  }
+
+  /** A sorted, bounded list of validators this node lost (`disconnectedValidators`). */
+  private disconnectedValidators(fraction: number): string[] {
+    const count = Math.min(20, Math.ceil(fraction * 20));
+    const ids: string[] = [];
+    for (let i = 0; i < count; i++) ids.push(nodeIdFor(`validator:${this.opts.seed}:${i}`));
+    return ids.sort();
+  }
+
+  private diskCheck(nowMs: number, version: NodeVersion): CheckOutcome {
+    const total = this.base.diskTotal;
+    let fraction = this.base.diskFraction - nowMs * 1e-12; // slow growth of the database
+    if (this.scenarioName === 'disk-filling') {
+      const progress = Math.min(1, this.elapsedS(nowMs) / this.opts.timings.diskFillSeconds);
+      fraction = fraction - (fraction - 0.01) * progress;
+    }
+    const bytes = Math.floor(total * fraction);
+    const percent = Math.floor((bytes * 100) / total);
+    if (version === 'v1.10') return { message: { availableDiskBytes: bytes } };
+    let error: string | undefined;
+    if (percent < THRESHOLDS.diskRequiredPercent) {
+      error = `remaining available disk space percentage (${percent}%) is below minimum required available space percentage (${THRESHOLDS.diskRequiredPercent}%)`;
+    } else if (percent < THRESHOLDS.diskWarningPercent) {
+      error = `remaining available disk space percentage (${percent}%) is below warning threshold available space percentage (${THRESHOLDS.diskWarningPercent}%)`;
+    }
+    return { message: { availableDiskBytes: bytes, availableDiskPercentage: percent }, error };
+  }
+
+  private networkCheck(nowMs: number, r: () => number, version: NodeVersion): CheckOutcome {
+    const { peers } = this.connectivity(nowMs);
+    const t = this.opts.timings;
+    const reasons: string[] = [];
+    const message: Record<string, unknown> = { connectedPeers: peers, sendFailRate: 0 };
+    if (this.scenarioName === 'starting') {
+      // Nothing received or sent yet: the timeSince keys are absent.
+      reasons.push('not connected to a minimum of 1 peer(s) only 0', 'no messages received from network', 'no messages sent to network');
+    } else {
+      let silentNs = 0;
+      if (this.scenarioName === 'peers-dropping') {
+        silentNs = Math.max(0, this.elapsedS(nowMs) - t.peersDropSeconds) * 1e9;
+      }
+      const received = Math.round(silentNs + 1e6 + r() * 3e8);
+      const sent = Math.round(silentNs + 5e3 + r() * 3e8);
+      message.timeSinceLastMsgReceived = formatGoDuration(received);
+      message.timeSinceLastMsgSent = formatGoDuration(sent);
+      if (peers < 1) reasons.push(`not connected to a minimum of 1 peer(s) only ${peers}`);
+      if (received > THRESHOLDS.maxTimeSinceMsgNs) {
+        reasons.push(`no messages from network received in ${formatGoDuration(received)} > ${formatGoDuration(THRESHOLDS.maxTimeSinceMsgNs)}`);
+      }
+      if (sent > THRESHOLDS.maxTimeSinceMsgNs) {
+        reasons.push(`no messages from network sent in ${formatGoDuration(sent)} > ${formatGoDuration(THRESHOLDS.maxTimeSinceMsgNs)}`);
+      }
+      if (this.scenarioName === 'flapping' && Math.floor((this.ticksInScenario - 1) / Math.max(1, t.flapTicks)) % 2 === 0) {
+        message.sendFailRate = 0.95;
+        reasons.push(`messages failure send rate 0.95 > ${THRESHOLDS.maxSendFailRate}`);
+      }
+      const uptimeMs = nowMs - this.uptimeStartMs;
+      if (version === 'v1.14' && uptimeMs >= THRESHOLDS.ingressGraceMs) {
+        message['primary network validator health'] = {
+          ingressConnectionCount: Math.max(0, Math.round(this.base.ingress * (peers / this.base.peers))),
+          primaryNetworkValidator: this.base.validator,
+        };
+      }
+    }
+    return { message, error: reasons.length > 0 ? `network layer is unhealthy reason: ${reasons.join(', ')}` : undefined };
+  }
+
+  private routerCheck(nowMs: number, r: () => number): CheckOutcome {
+    if (this.scenarioName === 'starting') return { message: { longestRunningRequest: '0s', outstandingRequests: 0 } };
+    let outstanding = 3 + Math.floor(r() * 15);
+    let longestNs = Math.round(5e7 + r() * 2e9);
+    if (this.scenarioName === 'router-overload') {
+      const s = this.elapsedS(nowMs);
+      outstanding = 11 + Math.floor((1014 * s) / this.opts.timings.routerOverloadSeconds);
+      longestNs = Math.round(s * 1e9) + 2_051_874_250;
+    }
+    const reasons: string[] = [];
+    if (outstanding > THRESHOLDS.maxOutstandingRequests) {
+      reasons.push(`number of outstanding requests ${outstanding} > ${THRESHOLDS.maxOutstandingRequests}`);
+    }
+    if (longestNs > THRESHOLDS.maxOutstandingNs) {
+      reasons.push(`time for outstanding requests ${formatGoDuration(longestNs)} > ${formatGoDuration(THRESHOLDS.maxOutstandingNs)}`);
+    }
+    return {
+      message: { longestRunningRequest: formatGoDuration(longestNs), outstandingRequests: outstanding },
+      error: reasons.length > 0 ? `the router is not healthy reason: ${reasons.join(', ')}` : undefined,
+    };
+  }
+
+  /** Where the node is, for the control API. */
+  describe(): Record<string, unknown> {
+    const now = this.opts.clock.simMs();
+    const heights: Record<string, number> = {};
+    for (const alias of CHAIN_ORDER) heights[alias] = this.chains[alias].height(now);
+    return { scenario: this.scenarioName, version: this.version, utcOffsetMinutes: this.opts.offsetMinutes, heights };
+  }
+}

@@ -1,0 +1,147 @@
+// The built CLI as an operator runs it: flags, exit codes, signals, reload.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createServer } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeNode, waitFor, type FakeNode } from '../helpers/fake-node.js';
+import { sample } from '../helpers/exporter.js';
+
+const MAIN = 'dist/main.js';
+let dir: string;
+let node: FakeNode;
+let child: ChildProcess | undefined;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'avaxexp-cli-'));
+  node = await startFakeNode({ '/ext/health': { fixture: 'health/healthy-v1.14.2.json' } });
+});
+afterAll(async () => {
+  await node?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+afterEach(async () => {
+  if (child && child.exitCode === null && child.signalCode === null) {
+    child.kill('SIGKILL');
+    await new Promise((r) => child!.once('exit', r));
+  }
+  child = undefined;
+});
+
+function run(args: string[], env: Record<string, string> = {}) {
+  return spawnSync(process.execPath, [MAIN, ...args], { encoding: 'utf8', timeout: 20_000, env: { ...process.env, ...env } });
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((r) => server.close(() => r()));
+  return port;
+}
+
+function writeConfig(name: string, targets: string[]): string {
+  const file = join(dir, name);
+  writeFileSync(file, `defaults:\n  interval: 500ms\n  timeout: 250ms\n  index: { endpoints: [] }\ntargets:\n${targets.map((t) => `  - name: ${t}\n    url: ${node.url}\n`).join('')}`);
+  return file;
+}
+
+async function startExporterProcess(args: string[]): Promise<{ url: string; stderr: () => string }> {
+  const port = await freePort();
+  let stderr = '';
+  child = spawn(process.execPath, [MAIN, `--web.listen-address=127.0.0.1:${port}`, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(async () => (await fetch(`${url}/-/ready`)).status === 200, 'exporter ready', 15_000);
+  return { url, stderr: () => stderr };
+}
+
+function exited(p: ChildProcess, timeoutMs = 10_000): Promise<number | null> {
+  return new Promise((resolve, reject) => {
+    if (p.exitCode !== null) return resolve(p.exitCode);
+    const t = setTimeout(() => reject(new Error('process did not exit in time')), timeoutMs);
+    p.once('exit', (code) => {
+      clearTimeout(t);
+      resolve(code);
+    });
+  });
+}
+
+describe('CLI', () => {
+  it('--version and --help', () => {
+    expect(run(['--version']).stdout).toMatch(/^avalanchego-exporter \d+\.\d+\.\d+ \(Node\.js v\d+/);
+    const help = run(['--help']);
+    expect(help.status).toBe(0);
+    for (const flag of ['--config.file', '--config.check', '--web.listen-address', '--log.level', '--log.format']) expect(help.stdout).toContain(flag);
+  });
+
+  it('an unknown flag or bad value exits 2 with the reason', () => {
+    let r = run(['--config.fil=x']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain("Unknown option '--config.fil'");
+    r = run(['--log.level=loud']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('--log.level="loud" is not one of debug, info, warn, error');
+  });
+
+  it('--config.check: 0 and a summary, or 1 and the problems', () => {
+    let r = run(['--config.file=config.example.yaml', '--config.check'], { NODE_TOKEN: 'x' });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe('config.example.yaml: valid, 3 targets (validator-1, rpc-1, l1-validator)\n');
+    r = run(['--config.file=test/fixtures/config/invalid/unknown-key.yaml', '--config.check']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('unknown-key.yaml:4:16: targets[0]: unknown key "intervall" (did you mean "interval"?)');
+    r = run(['--config.file=/nonexistent.yaml', '--config.check']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('/nonexistent.yaml: (top level): cannot read the file');
+  });
+
+  it('a bad listen address is refused clearly', () => {
+    const r = run(['--web.listen-address=localhost', `--config.file=${writeConfig('l.yaml', ['a'])}`]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('is not HOST:PORT');
+  });
+
+  it('serves metrics, reloads on SIGHUP and POST /-/reload (keeping the last good config), stops on SIGTERM with exit 0', async () => {
+    const file = writeConfig('c.yaml', ['a']);
+    const { url, stderr } = await startExporterProcess([`--config.file=${file}`]);
+    let text = await (await fetch(`${url}/metrics`)).text();
+    expect(sample(text, 'avalanchego_up{node="a"}')).toBe(1);
+
+    writeConfig('c.yaml', ['a', 'b']);
+    child!.kill('SIGHUP');
+    await waitFor(async () => sample(await (await fetch(`${url}/metrics`)).text(), 'avalanchego_up{node="b"}') === 1, 'target b after SIGHUP');
+
+    writeFileSync(file, 'targets: [}');
+    const bad = await fetch(`${url}/-/reload`, { method: 'POST' });
+    expect(bad.status).toBe(500);
+    expect(await bad.text()).toContain('reload failed, the previous configuration stays in force');
+    text = await (await fetch(`${url}/metrics`)).text();
+    expect(sample(text, 'avalanchego_exporter_config_last_reload_successful')).toBe(0);
+    expect(sample(text, 'avalanchego_up{node="b"}')).toBe(1);
+
+    writeConfig('c.yaml', ['b']);
+    expect((await fetch(`${url}/-/reload`, { method: 'POST' })).status).toBe(200);
+    text = await (await fetch(`${url}/metrics`)).text();
+    expect(sample(text, 'avalanchego_exporter_config_last_reload_successful')).toBe(1);
+    expect(text).not.toContain('node="a"');
+
+    child!.kill('SIGTERM');
+    expect(await exited(child!)).toBe(0);
+    expect(stderr()).toContain('"msg":"stopped"');
+  });
+
+  it('stops on SIGINT with exit 0 while a poll is under way', async () => {
+    const slow = await startFakeNode({ '/ext/health': { fixture: 'health/healthy-v1.14.2.json', delayMs: 200 } });
+    const file = join(dir, 's.yaml');
+    writeFileSync(file, `defaults:\n  interval: 300ms\n  timeout: 250ms\n  index: { endpoints: [] }\ntargets:\n  - name: s\n    url: ${slow.url}\n`);
+    try {
+      await startExporterProcess([`--config.file=${file}`]);
+      child!.kill('SIGINT');
+      expect(await exited(child!)).toBe(0);
+    } finally {
+      await slow.close();
+    }
+  });
+});
