@@ -1,0 +1,199 @@
+// `avalanchego-exporter simulate …`: runs a simulated fleet until SIGINT or
+// SIGTERM. Flags follow the exporter's style (--web.listen-address=HOST:PORT).
+
+import { parseGoDuration } from '../util/gotime.js';
+import { DOWN_MODES, GARBAGE_MODES, SCENARIOS, startSimulator, type DownMode, type GarbageMode, type ScenarioName, type SimulatorOptions } from './index.js';
+import { isScenario } from './scenarios.js';
+
+export const SIMULATE_USAGE = `Usage: avalanchego-exporter simulate [flags]
+
+Runs simulated AvalancheGo nodes that answer the health, index and admin APIs
+like AvalancheGo v1.14.2, each in a scenario that can be switched at runtime
+(see docs/simulator.md).
+
+Flags:
+  --web.listen-address=HOST:PORT  where to listen (default 127.0.0.1:9650)
+  --nodes=N                       number of nodes (default 1); with one node its API
+                                  is at http://HOST:PORT, with more at /node-<i>
+  --scenario=NAME[,NAME…]         starting scenario; a list is dealt out in turn
+                                  (default healthy). One of:
+                                  ${SCENARIOS.join(', ')}
+  --check-frequency=DURATION      time between health-check runs (Go duration,
+                                  default 30s divided by the time scale)
+  --time-scale=X                  run heights and scenario timelines X times faster
+                                  than real time (default 1)
+  --no-admin                      do not serve /ext/admin
+  --no-index                      do not serve /ext/index/…
+  --http-allowed-hosts=H[,H…]     host names accepted besides IP literals, or *
+                                  (default localhost)
+  --port-per-node                 give each node its own port (HOST:PORT+1+i); needed
+                                  for --down-mode=refused
+  --down-mode=MODE                how a down node fails: refused, hang or reset
+                                  (default refused with --port-per-node, else reset)
+  --garbage-mode=MODE             rotate, html, truncated or wrong-types (default rotate)
+  --slow-response=DURATION        how long a slow node holds each answer (default 4s)
+  --seed=TEXT                     seed for node IDs and variation
+  -h, --help                      show this help
+`;
+
+export interface CliIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  /** Resolves when the simulator should stop; default: the first SIGINT or SIGTERM. */
+  stopSignal?: Promise<unknown>;
+}
+
+class UsageError extends Error {}
+
+/** Parses the flags after `simulate`; throws UsageError. */
+export function parseSimulateArgs(argv: string[]): { help: boolean; options: SimulatorOptions; scenarios: ScenarioName[] } {
+  const options: SimulatorOptions = { host: '127.0.0.1', port: 9650 };
+  let scenarios: ScenarioName[] = ['healthy'];
+  const timings: NonNullable<SimulatorOptions['timings']> = {};
+  let help = false;
+  const booleans = new Set(['--no-admin', '--no-index', '--port-per-node', '--help', '-h']);
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    let name = arg;
+    let value: string | undefined;
+    const eq = arg.indexOf('=');
+    if (eq !== -1) {
+      name = arg.slice(0, eq);
+      value = arg.slice(eq + 1);
+    }
+    if (booleans.has(name)) {
+      if (value !== undefined) throw new UsageError(`${name} takes no value`);
+    } else if (value === undefined) {
+      if (!name.startsWith('-')) throw new UsageError(`unexpected argument ${JSON.stringify(arg)}`);
+      value = argv[++i];
+      if (value === undefined) throw new UsageError(`${name} needs a value`);
+    }
+    const v = value ?? '';
+    const duration = (): number => {
+      const s = parseGoDuration(v);
+      if (s === undefined || s < 0) throw new UsageError(`${name}: ${JSON.stringify(v)} is not a duration such as 500ms, 5s or 1m`);
+      return s * 1000;
+    };
+    switch (name) {
+      case '-h':
+      case '--help':
+        help = true;
+        break;
+      case '--web.listen-address': {
+        const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(v);
+        if (!m || Number(m[3]) > 65535) throw new UsageError(`--web.listen-address: ${JSON.stringify(v)} is not HOST:PORT`);
+        // ":9650" listens on every interface, as in Go.
+        options.host = m[1] ?? (m[2] || '0.0.0.0');
+        options.port = Number(m[3]);
+        break;
+      }
+      case '--nodes': {
+        const n = Number(v);
+        if (!/^\d+$/.test(v) || n < 1 || n > 100_000) throw new UsageError(`--nodes: ${JSON.stringify(v)} is not a number from 1 to 100000`);
+        options.nodes = n;
+        break;
+      }
+      case '--scenario': {
+        const list = v.split(',').map((s) => s.trim());
+        const bad = list.find((s) => !isScenario(s));
+        if (bad !== undefined) throw new UsageError(`--scenario: unknown scenario ${JSON.stringify(bad)}; one of ${SCENARIOS.join(', ')}`);
+        scenarios = list as ScenarioName[];
+        break;
+      }
+      case '--check-frequency':
+        options.checkFrequencyMs = duration();
+        if (options.checkFrequencyMs < 1) throw new UsageError('--check-frequency must be at least 1ms');
+        break;
+      case '--time-scale': {
+        const x = Number(v);
+        if (!(x > 0) || !Number.isFinite(x)) throw new UsageError(`--time-scale: ${JSON.stringify(v)} is not a positive number`);
+        options.timeScale = x;
+        break;
+      }
+      case '--no-admin':
+        options.admin = false;
+        break;
+      case '--no-index':
+        options.index = false;
+        break;
+      case '--http-allowed-hosts':
+        options.allowedHosts = v === '*' ? '*' : v.split(',').map((h) => h.trim()).filter(Boolean);
+        break;
+      case '--port-per-node':
+        options.portPerNode = true;
+        break;
+      case '--down-mode':
+        if (!DOWN_MODES.includes(v as DownMode)) throw new UsageError(`--down-mode: one of ${DOWN_MODES.join(', ')}`);
+        timings.downMode = v as DownMode;
+        break;
+      case '--garbage-mode':
+        if (!GARBAGE_MODES.includes(v as GarbageMode)) throw new UsageError(`--garbage-mode: one of ${GARBAGE_MODES.join(', ')}`);
+        timings.garbageMode = v as GarbageMode;
+        break;
+      case '--slow-response':
+        timings.slowResponseMs = duration();
+        break;
+      case '--seed':
+        options.seed = v;
+        break;
+      default:
+        throw new UsageError(`unknown flag ${name}`);
+    }
+  }
+  if (timings.downMode === 'refused' && !options.portPerNode) throw new UsageError('--down-mode=refused needs --port-per-node');
+  options.timings = timings;
+  const list = scenarios;
+  options.scenario = list.length === 1 ? list[0]! : (i: number) => list[i % list.length]!;
+  return { help, options, scenarios };
+}
+
+function waitForSignal(): Promise<string> {
+  return new Promise((resolve) => {
+    const done = (sig: string) => {
+      process.off('SIGINT', onInt);
+      process.off('SIGTERM', onTerm);
+      resolve(sig);
+    };
+    const onInt = () => done('SIGINT');
+    const onTerm = () => done('SIGTERM');
+    process.on('SIGINT', onInt);
+    process.on('SIGTERM', onTerm);
+  });
+}
+
+/** Runs `simulate`; resolves with the exit code (0 after a clean stop, 2 for bad flags, 1 when it cannot start). */
+export async function runSimulateCommand(argv: string[], io?: CliIo): Promise<number> {
+  const out = io?.stdout ?? ((t: string) => void process.stdout.write(t));
+  const err = io?.stderr ?? ((t: string) => void process.stderr.write(t));
+  let parsed: ReturnType<typeof parseSimulateArgs>;
+  try {
+    parsed = parseSimulateArgs(argv);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    err(`simulate: ${e.message}\nRun with --help for the flags.\n`);
+    return 2;
+  }
+  if (parsed.help) {
+    out(SIMULATE_USAGE);
+    return 0;
+  }
+  // Listen for signals before starting, so an early Ctrl-C still closes cleanly.
+  const stop = io?.stopSignal ?? waitForSignal();
+  let sim: Awaited<ReturnType<typeof startSimulator>>;
+  try {
+    sim = await startSimulator(parsed.options);
+  } catch (e) {
+    err(`simulate: cannot start: ${(e as Error).message}\n`);
+    return 1;
+  }
+  const nodes = sim.nodes;
+  out(`AvalancheGo API simulator: ${nodes.length} node${nodes.length === 1 ? '' : 's'}; control API at ${sim.url}/sim/nodes\n`);
+  const shown = nodes.length <= 50 ? nodes : nodes.slice(0, 20);
+  for (const n of shown) out(`  ${n.name.padEnd(10)} ${sim.scenarioOf(n.name).padEnd(16)} ${n.nodeId}  ${n.baseUrl}\n`);
+  if (shown.length < nodes.length) out(`  … and ${nodes.length - shown.length} more: GET ${sim.url}/sim/nodes\n`);
+  out(`Health: ${nodes[0]!.baseUrl}/ext/health   Stop with Ctrl-C.\n`);
+  await stop;
+  await sim.close();
+  out('simulator stopped\n');
+  return 0;
+}
