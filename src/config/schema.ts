@@ -130,7 +130,8 @@ export const targetSchema = z
   .strictObject({
     name: z
       .string({ error: 'every target needs a name (it becomes the `node` label)' })
-      .regex(TARGET_NAME_RE, 'names are 1 to 128 characters: letters, digits and _ . : @ -, starting with a letter or digit'),
+      .regex(TARGET_NAME_RE, 'names are 1 to 128 characters: letters, digits and _ . : @ -, starting with a letter or digit')
+      .describe('Unique name of the node; becomes the `node` label and the /probe?target= value.'),
     url: urlSchema.describe('Base URL of the node\'s HTTP API (may carry a path prefix).'),
     ...settingsShape,
   })

@@ -1,0 +1,20 @@
+# avalanchego-exporter: multi-stage build on the official Node.js 20 image.
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm ci --no-audit --no-fund && npm prune --omit=dev
+
+FROM node:20-bookworm-slim
+ARG REVISION=unknown
+ENV NODE_ENV=production AVALANCHEGO_EXPORTER_REVISION=${REVISION}
+WORKDIR /app
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json config.example.yaml ./
+USER node
+EXPOSE 10650
+HEALTHCHECK --interval=30s --timeout=3s CMD ["node", "-e", "fetch('http://127.0.0.1:10650/-/healthy').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+ENTRYPOINT ["node", "dist/main.js"]
+# Without a config file the exporter polls http://127.0.0.1:9650 (the node in the same network namespace).
+CMD ["--web.listen-address=:10650"]
