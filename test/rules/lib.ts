@@ -245,8 +245,8 @@ export function findTool(cmd: string, versionArgs: string[] = ['--version']): { 
   return { path: cmd, version: `${r.stdout}${r.stderr}`.split('\n')[0] ?? '' };
 }
 
-export function run(cmd: string, args: string[], timeoutMs = 60_000): { code: number | null; output: string } {
+export function run(cmd: string, args: string[], timeoutMs = 60_000): { code: number | null; output: string; stdout: string } {
   const r = spawnSync(cmd, args, { encoding: 'utf8', timeout: timeoutMs, cwd: ROOT });
   const output = `$ ${cmd} ${args.join(' ')}\n${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? `\n${String(r.error)}` : ''}`;
-  return { code: r.status, output };
+  return { code: r.status, output, stdout: r.stdout ?? '' };
 }

@@ -1,0 +1,138 @@
+// The alert rules and docs/runbook.md agree: mixin-style labels and annotations on every
+// alert, every runbook_url resolves to a section of the runbook, every section says what the
+// alert means and how to act, and the thresholds table lists every alert and severity with
+// the rule's `for:`. Also the example Alertmanager configuration (amtool, when installed).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { IN_CI, ROOT, RUNBOOK, RUNBOOK_BASE, alertRules, findTool, run, type Rule } from './lib.js';
+
+const runbook = readFileSync(RUNBOOK, 'utf8');
+const alerts = alertRules();
+const names = [...new Set(alerts.map((a) => a.alert as string))];
+
+/** GitHub's anchor for a heading: lower case, spaces to dashes, punctuation dropped. */
+const anchorOf = (heading: string) => heading.trim().toLowerCase().replace(/[^\w\- ]/g, '').replace(/ /g, '-');
+const headings = [...runbook.matchAll(/^#{1,6} (.+)$/gm)].map((m) => m[1] as string);
+const anchors = new Set(headings.map(anchorOf));
+
+function section(name: string): string {
+  const start = runbook.indexOf(`\n## ${name}\n`);
+  if (start < 0) return '';
+  const next = runbook.indexOf('\n## ', start + 4);
+  return runbook.slice(start, next < 0 ? undefined : next);
+}
+
+// Rows of the thresholds table: | Alert | Severity | Fires when | For | Why |
+const tableRows = runbook
+  .split('\n')
+  .filter((l) => /^\| AvalancheGo\w+ \|/.test(l))
+  .map((l) => l.split('|').map((c) => c.trim()))
+  .map((c) => ({ alert: c[1] as string, severity: c[2] as string, when: c[3] as string, for: c[4] as string, why: c[5] as string }));
+
+describe.each(alerts.map((a) => [`${a.alert} (${a.labels?.severity})`, a] as [string, Rule]))('%s', (_n, a) => {
+  it('follows the mixin conventions', () => {
+    expect(a.alert).toMatch(/^AvalancheGo[A-Z][A-Za-z0-9]+$/);
+    expect(a.for, 'every alert needs a for:').toMatch(/^\d+[smh]$/);
+    expect(['critical', 'warning', 'info']).toContain(a.labels?.severity);
+    expect(a.annotations?.summary ?? '').not.toBe('');
+    expect(a.annotations?.description ?? '').not.toBe('');
+    expect(a.annotations?.summary).not.toMatch(/\{\{/);
+  });
+
+  it('templates the description with the subject of the alert', () => {
+    const d = a.annotations?.description ?? '';
+    const selectorLabels = (label: string) => new RegExp(`\\b${label}\\b`).test(a.expr);
+    if (a.alert !== 'AvalancheGoExporterAbsent' && a.alert !== 'AvalancheGoExporterConfigReloadFailed') expect(d).toContain('{{ $labels.node }}');
+    if (selectorLabels('chain') && a.alert !== 'AvalancheGoNodeUnhealthy') expect(d).toContain('{{ $labels.chain }}');
+    if (/check="/.test(a.expr) === false && /health_check_/.test(a.expr) && a.alert !== 'AvalancheGoNodeUnhealthy') {
+      expect(d).toContain('{{ $labels.check }}');
+    }
+  });
+
+  it('links to its runbook section', () => {
+    const url = a.annotations?.runbook_url ?? '';
+    expect(url).toBe(`${RUNBOOK_BASE}#${(a.alert as string).toLowerCase()}`);
+    expect(anchors.has(url.split('#')[1] as string), `docs/runbook.md has no heading for ${url}`).toBe(true);
+  });
+
+  it('is in the thresholds table with its for:', () => {
+    const row = tableRows.find((r) => r.alert === a.alert && r.severity === a.labels?.severity);
+    expect(row, `no row "| ${a.alert} | ${a.labels?.severity} |" in the runbook's thresholds table`).toBeDefined();
+    expect(row?.for).toBe(a.for);
+    expect(row?.when).not.toBe('');
+    expect(row?.why).not.toBe('');
+  });
+});
+
+describe('runbook', () => {
+  it.each(names)('%s has a section with meaning, impact, diagnosis and mitigation', (name) => {
+    const s = section(name);
+    expect(s, `no "## ${name}" section`).not.toBe('');
+    for (const part of ['**Meaning.**', '**Impact.**', '**Diagnosis.**', '**Mitigation.**']) expect(s, `${name}: ${part}`).toContain(part);
+    // Diagnosis names a panel of the dashboards or an API call to make.
+    expect(s).toMatch(/→|curl|health\.health|info\./);
+  });
+
+  it('has no section or table row for an alert that does not exist', () => {
+    const known = new Set(names);
+    const sections = [...runbook.matchAll(/^## (AvalancheGo\w*)\s*$/gm)].map((m) => m[1] as string);
+    expect(sections.filter((h) => !known.has(h))).toEqual([]);
+    expect(tableRows.filter((r) => !known.has(r.alert)).map((r) => r.alert)).toEqual([]);
+    expect(tableRows.length).toBe(alerts.length);
+  });
+
+  it('the thresholds table matches the numbers in the rules', () => {
+    // Spot checks of the numbers quoted from AvalancheGo and the issue: a change to one of
+    // these in the rules must come with a change to the table.
+    const exprOf = (name: string, severity: string) => alerts.find((a) => a.alert === name && a.labels?.severity === severity)?.expr ?? '';
+    expect(exprOf('AvalancheGoTooManyProcessingBlocks', 'warning')).toMatch(/> 6\b/);
+    expect(exprOf('AvalancheGoTooManyProcessingBlocks', 'critical')).toMatch(/> 15\b/);
+    expect(exprOf('AvalancheGoConnectedStakeLow', 'critical')).toMatch(/< 0\.80?\b/);
+    expect(exprOf('AvalancheGoDiskSpaceLow', 'warning')).toMatch(/< 0\.10?\b/);
+    expect(exprOf('AvalancheGoDiskSpaceLow', 'critical')).toMatch(/< 0\.05\b/);
+    expect(exprOf('AvalancheGoRouterOverloaded', 'critical')).toMatch(/> 1024\b[\s\S]*> 300\b/);
+    expect(exprOf('AvalancheGoBlockProcessingTooLong', 'critical')).toMatch(/> 30\b/);
+    for (const [alert, text] of [
+      ['AvalancheGoTooManyProcessingBlocks', '> 6'], ['AvalancheGoTooManyProcessingBlocks', '> 15'],
+      ['AvalancheGoConnectedStakeLow', '< 80%'], ['AvalancheGoDiskSpaceLow', '< 10%'], ['AvalancheGoDiskSpaceLow', '< 5%'],
+      ['AvalancheGoRouterOverloaded', '> 1024'], ['AvalancheGoBlockProcessingTooLong', '> 30s'],
+    ] as const) {
+      expect(tableRows.some((r) => r.alert === alert && r.when.includes(text)), `${alert}: "${text}"`).toBe(true);
+    }
+  });
+
+  it('the absent-exporter alert is the only rule that names the scrape job', () => {
+    for (const a of alerts) {
+      if (a.alert === 'AvalancheGoExporterAbsent') expect(a.expr).toContain('job="avalanchego-exporter"');
+      else expect(a.expr).not.toMatch(/job\s*=~?\s*"/);
+    }
+  });
+});
+
+// amtool ships with the Debian package prometheus-alertmanager.
+const amtool = findTool('amtool');
+const AMTOOL_MISSING = 'amtool not found on PATH (install the Debian package "prometheus-alertmanager")';
+const AM_CONFIG = join(ROOT, 'deploy', 'alertmanager', 'alertmanager.yml');
+
+describe('alertmanager example', () => {
+  it('amtool is installed (required under CI=true)', (ctx) => {
+    if (!amtool.path && !IN_CI) ctx.skip(AMTOOL_MISSING);
+    expect(amtool.path, AMTOOL_MISSING).toBeDefined();
+  });
+
+  it.skipIf(!amtool.path)('passes amtool check-config', () => {
+    const r = run('amtool', ['check-config', AM_CONFIG]);
+    expect(r.code, r.output).toBe(0);
+  });
+
+  it.skipIf(!amtool.path).each([
+    ['critical', 'pager'],
+    ['warning', 'tickets'],
+    ['info', 'digest'],
+  ])('routes severity=%s to %s', (severity, receiver) => {
+    const r = run('amtool', ['config', 'routes', 'test', `--config.file=${AM_CONFIG}`, `severity=${severity}`, 'alertname=AvalancheGoNodeDown', 'node=v1']);
+    expect(r.code, r.output).toBe(0);
+    expect(r.stdout.trim(), r.output).toBe(receiver);
+  });
+});
