@@ -37,8 +37,7 @@ function fail(message: string, code = 2): number {
 
 export async function main(argv: string[]): Promise<number> {
   if (argv[0] === 'simulate') {
-    const modulePath = './simulator/cli.js';
-    const { runSimulateCommand } = (await import(modulePath)) as { runSimulateCommand: (a: string[]) => Promise<number> };
+    const { runSimulateCommand } = await import('./simulator/cli.js');
     return runSimulateCommand(argv.slice(1));
   }
   if (argv[0] === 'demo') {
