@@ -133,7 +133,12 @@ export interface Container {
   index: number;
 }
 
-/** A node's index of one chain's containers (indexer/index.go), derived from its chain. */
+/**
+ * A node's index of one chain's containers (indexer/index.go), derived from
+ * its chain. Containers are numbered network-wide by a sequence number (a
+ * block's is its height - 1); a node's index holds those accepted since
+ * indexing began at `firstSeq`, so position = seq - firstSeq.
+ */
 export class ChainIndex {
   private readonly mask: bigint;
 
@@ -141,58 +146,66 @@ export class ChainIndex {
     readonly name: IndexName,
     private readonly chain: NodeChain,
     private readonly vtxWallNs: bigint,
+    /** 0 for a complete index; the sequence number reached when indexing was turned on otherwise. */
+    readonly firstSeq: number,
   ) {
     this.mask = sha256(`mask:${name}`).readBigUInt64BE(0);
   }
 
-  /** Number of containers accepted so far (the next index to be used). */
-  count(simMs?: number): number {
+  /** Sequence numbers accepted so far on this node (the next one to be used). */
+  private acceptedSeqs(simMs?: number): number {
     if (this.name === 'X/vtx') return VTX_COUNT;
     const h = this.chain.height(simMs);
     return this.name === 'X/tx' ? h * TXS_PER_X_BLOCK : h;
   }
 
-  /** The container at `index`; the caller checks the bound. */
-  at(index: number): Container {
-    const id = containerIdBytes(this.name, index, this.mask);
-    const body = sha256(`body:${this.name}:${index}`);
-    const parent = index > 0 ? containerIdBytes(this.name, index - 1, this.mask) : Buffer.alloc(32);
-    const position = Buffer.alloc(8);
-    position.writeBigUInt64BE(BigInt(index + 1));
-    // Variable-length bodies, like real blocks and transactions.
-    const bytes = Buffer.concat([parent, position, ...new Array<Buffer>(1 + (body[0]! % 3)).fill(body)]);
-    return { id: cb58Encode(id), bytes, wallNs: this.acceptedAtNs(index), index };
+  /** Number of containers in the index. */
+  count(simMs?: number): number {
+    return Math.max(0, this.acceptedSeqs(simMs) - this.firstSeq);
   }
 
-  private acceptedAtNs(index: number): bigint {
+  /** The container at `index`; the caller checks the bound. */
+  at(index: number): Container {
+    const seq = this.firstSeq + index;
+    const id = containerIdBytes(this.name, seq, this.mask);
+    const body = sha256(`body:${this.name}:${seq}`);
+    const parent = seq > 0 ? containerIdBytes(this.name, seq - 1, this.mask) : Buffer.alloc(32);
+    const position = Buffer.alloc(8);
+    position.writeBigUInt64BE(BigInt(seq + 1));
+    // Variable-length bodies, like real blocks and transactions.
+    const bytes = Buffer.concat([parent, position, ...new Array<Buffer>(1 + (body[0]! % 3)).fill(body)]);
+    return { id: cb58Encode(id), bytes, wallNs: this.acceptedAtNs(seq), index };
+  }
+
+  private acceptedAtNs(seq: number): bigint {
     if (this.name === 'X/vtx') return this.vtxWallNs;
-    const height = this.name === 'X/tx' ? Math.floor(index / TXS_PER_X_BLOCK) + 1 : index + 1;
+    const height = this.name === 'X/tx' ? Math.floor(seq / TXS_PER_X_BLOCK) + 1 : seq + 1;
     return this.chain.acceptedAtNs(height);
   }
 
   /** The position of a container ID in this index, if accepted. */
   indexOf(id: Buffer, simMs?: number): number | undefined {
     const candidate = id.readBigUInt64BE(20) ^ this.mask;
-    if (candidate >= BigInt(this.count(simMs))) return undefined;
-    const index = Number(candidate);
-    return containerIdBytes(this.name, index, this.mask).equals(id) ? index : undefined;
+    if (candidate < BigInt(this.firstSeq) || candidate >= BigInt(this.acceptedSeqs(simMs))) return undefined;
+    const seq = Number(candidate);
+    return containerIdBytes(this.name, seq, this.mask).equals(id) ? seq - this.firstSeq : undefined;
   }
 }
 
 /**
- * A container ID that encodes its own position (XOR-masked) so that a lookup
+ * A container ID that encodes its sequence number (XOR-masked) so that a lookup
  * by ID needs no table; the rest is hash, so IDs look random and never collide
  * across indexes. IDs are identical on every node, as on a real network.
  */
-function containerIdBytes(name: IndexName, index: number, mask: bigint): Buffer {
-  const h = sha256(`id:${name}:${index}`);
+function containerIdBytes(name: IndexName, seq: number, mask: bigint): Buffer {
+  const h = sha256(`id:${name}:${seq}`);
   const out = Buffer.alloc(32);
   h.copy(out, 0, 0, 20);
-  out.writeBigUInt64BE(BigInt(index) ^ mask, 20);
+  out.writeBigUInt64BE(BigInt(seq) ^ mask, 20);
   h.copy(out, 28, 28, 32);
   return out;
 }
 
-export function containerId(name: IndexName, index: number): string {
-  return cb58Encode(containerIdBytes(name, index, sha256(`mask:${name}`).readBigUInt64BE(0)));
+export function containerId(name: IndexName, seq: number): string {
+  return cb58Encode(containerIdBytes(name, seq, sha256(`mask:${name}`).readBigUInt64BE(0)));
 }

@@ -24,6 +24,8 @@ Flags:
                                   than real time (default 1)
   --no-admin                      do not serve /ext/admin
   --no-index                      do not serve /ext/index/…
+  --fresh-index                   indexing starts with the simulator: indexes start
+                                  empty, X/vtx stays empty (default: full history)
   --http-allowed-hosts=H[,H…]     host names accepted besides IP literals, or *
                                   (default localhost)
   --port-per-node                 give each node its own port (HOST:PORT+1+i); needed
@@ -51,7 +53,7 @@ export function parseSimulateArgs(argv: string[]): { help: boolean; options: Sim
   let scenarios: ScenarioName[] = ['healthy'];
   const timings: NonNullable<SimulatorOptions['timings']> = {};
   let help = false;
-  const booleans = new Set(['--no-admin', '--no-index', '--port-per-node', '--help', '-h']);
+  const booleans = new Set(['--no-admin', '--no-index', '--fresh-index', '--port-per-node', '--help', '-h']);
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     let name = arg;
@@ -115,6 +117,9 @@ export function parseSimulateArgs(argv: string[]): { help: boolean; options: Sim
         break;
       case '--no-index':
         options.index = false;
+        break;
+      case '--fresh-index':
+        options.freshIndex = true;
         break;
       case '--http-allowed-hosts':
         options.allowedHosts = v === '*' ? '*' : v.split(',').map((h) => h.trim()).filter(Boolean);

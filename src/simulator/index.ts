@@ -29,6 +29,8 @@ export interface SimulatorOptions {
   admin?: boolean;
   /** Serve /ext/index/… (--index-enabled); default true. */
   index?: boolean;
+  /** Indexing began when the simulator started: indexes start empty and X/vtx stays empty; default false (complete history). */
+  freshIndex?: boolean | ((index: number) => boolean);
   /** --http-allowed-hosts: host names accepted besides IP literals, or '*'; default ['localhost']. */
   allowedHosts?: string[] | '*';
   /** Give every node its own port (needed for downMode 'refused'); default false. */
@@ -93,6 +95,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
         scenario,
         adminEnabled: opts.admin ?? true,
         indexEnabled: opts.index ?? true,
+        freshIndex: typeof opts.freshIndex === 'function' ? opts.freshIndex(i) : (opts.freshIndex ?? false),
       }),
     );
   }

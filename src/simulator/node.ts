@@ -21,6 +21,8 @@ export interface NodeOptions {
   scenario: ScenarioName;
   adminEnabled: boolean;
   indexEnabled: boolean;
+  /** Indexing was turned on when the simulator started: indexes start empty (X/vtx stays so). */
+  freshIndex: boolean;
 }
 
 /** mulberry32: a small deterministic PRNG so every run of a seed looks alike. */
@@ -118,8 +120,14 @@ export class SimNode {
       chains[alias] = new NodeChain(spec, clock, lagMs, bootHeight, bootWallNs);
     }
     this.chains = chains;
+    const startMs = clock.simMs();
     this.indexes = new Map(
-      INDEX_NAMES.map((name) => [name, new ChainIndex(name, chains[name.slice(0, 1) as ChainAlias], bootWallNs)]),
+      INDEX_NAMES.map((name) => {
+        const chain = chains[name.slice(0, 1) as ChainAlias];
+        const complete = new ChainIndex(name, chain, bootWallNs, 0);
+        // A fresh index holds only what is accepted from now on.
+        return [name, opts.freshIndex ? new ChainIndex(name, chain, bootWallNs, complete.count(startMs)) : complete];
+      }),
     );
     this.health = new HealthWorker(() => opts.offsetMinutes, () => this.dialect());
     this.readiness = new HealthWorker(() => opts.offsetMinutes, () => this.dialect());

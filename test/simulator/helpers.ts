@@ -1,0 +1,85 @@
+// Loopback HTTP helpers for the simulator tests: exact bytes and headers
+// (undici.request adds no Accept-Encoding), JSON-RPC calls, and polling with
+// a deadline instead of fixed sleeps.
+
+import { request } from 'undici';
+import { afterEach } from 'vitest';
+import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/index.js';
+
+export interface Reply {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+export async function http(
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<Reply> {
+  const res = await request(url, {
+    method: (init.method ?? 'GET') as 'GET',
+    headers: init.headers,
+    body: init.body,
+  });
+  return { status: res.statusCode, headers: res.headers, body: await res.body.text() };
+}
+
+/** A POST; contentType null sends none. */
+export function post(url: string, body: string, contentType: string | null = 'application/json'): Promise<Reply> {
+  const headers: Record<string, string> = {};
+  if (contentType !== null) headers['content-type'] = contentType;
+  return http(url, { method: 'POST', headers, body });
+}
+
+/** A JSON-RPC call; returns the raw reply (the tests compare exact bytes). */
+export function rpc(url: string, method: string, params?: unknown, id: unknown = 1): Promise<Reply> {
+  const envelope: Record<string, unknown> = { jsonrpc: '2.0', id, method };
+  if (params !== undefined) envelope.params = params;
+  return post(url, JSON.stringify(envelope));
+}
+
+/** The `result` of a successful call, or throws with the error. */
+export async function result<T = any>(url: string, method: string, params?: unknown): Promise<T> {
+  const r = await rpc(url, method, params);
+  const parsed = JSON.parse(r.body) as { result?: T; error?: unknown };
+  if (parsed.error !== undefined) throw new Error(`${method}: ${JSON.stringify(parsed.error)}`);
+  return parsed.result as T;
+}
+
+/** The exact error envelope a node writes for a -32000 service error. */
+export function serviceError(message: string, id = '1'): string {
+  return `{"jsonrpc":"2.0","error":{"code":-32000,"message":${JSON.stringify(message).replace(/>/g, '\\u003e')},"data":null},"id":${id}}\n`;
+}
+
+/** Polls `probe` until `accept` holds, or fails after `timeoutMs` with the last value seen. */
+export async function waitFor<T>(probe: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 5_000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: T | undefined;
+  for (;;) {
+    last = await probe();
+    if (accept(last)) return last;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last: ${JSON.stringify(last)?.slice(0, 2000)}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+const running: RunningSimulator[] = [];
+
+/** Starts a simulator that is closed after the current test. */
+export async function simulator(opts: SimulatorOptions = {}): Promise<RunningSimulator> {
+  const sim = await startSimulator(opts);
+  running.push(sim);
+  return sim;
+}
+
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((s) => s.close()));
+});
+
+/** Parses a GET health body after checking it ends with one newline. */
+export function report(body: string): { checks: Record<string, any>; healthy: boolean } {
+  if (!body.endsWith('}\n')) throw new Error(`health body must end with a newline: ${JSON.stringify(body.slice(-20))}`);
+  return JSON.parse(body);
+}
+
+export const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
