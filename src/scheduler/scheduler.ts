@@ -19,6 +19,12 @@ export function spreadFraction(name: string): number {
     h ^= name.charCodeAt(i);
     h = Math.imul(h, 0x01000193);
   }
+  // Finalizer (murmur3 fmix32): fleets use sequential names, which FNV alone spreads unevenly.
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
   return (h >>> 0) / 2 ** 32;
 }
 

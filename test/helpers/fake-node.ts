@@ -20,7 +20,10 @@ export interface Route {
 export interface FakeNode {
   url: string;
   routes: Map<string, Route>;
-  requests: Array<{ path: string; body: string; headers: IncomingMessage['headers'] }>;
+  requests: Array<{ path: string; body: string; headers: IncomingMessage['headers']; at: number }>;
+  /** Requests being answered now, and the most at once. */
+  readonly inFlight: number;
+  readonly maxInFlight: number;
   close(): Promise<void>;
 }
 
@@ -42,13 +45,18 @@ export async function startFakeNode(routes: Record<string, Route> = {}): Promise
   const requests: FakeNode['requests'] = [];
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
+  let inFlight = 0;
+  let maxInFlight = 0;
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     let body = '';
+    inFlight++;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    res.on('close', () => inFlight--);
     req.setEncoding('utf8');
     req.on('data', (c: string) => (body += c));
     req.on('end', () => {
       const path = (req.url ?? '/').split('?')[0]!;
-      requests.push({ path, body, headers: req.headers });
+      requests.push({ path, body, headers: req.headers, at: Date.now() });
       const route = map.get(path);
       const answer = () => {
         if (!route) {
@@ -89,6 +97,12 @@ export async function startFakeNode(routes: Record<string, Route> = {}): Promise
     url: `http://127.0.0.1:${port}`,
     routes: map,
     requests,
+    get inFlight() {
+      return inFlight;
+    },
+    get maxInFlight() {
+      return maxInFlight;
+    },
     async close() {
       for (const t of timers) clearTimeout(t);
       for (const s of sockets) s.destroy();

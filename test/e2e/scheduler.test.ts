@@ -1,0 +1,118 @@
+// The scheduler's promises: a node's polls never overlap, the global cap on
+// requests in flight holds, first polls spread over the interval, stop waits.
+import { afterEach, describe, expect, it } from 'vitest';
+import { startFakeNode, waitFor, type FakeNode } from '../helpers/fake-node.js';
+import { startTestExporter, waitForPolls, type TestExporter } from '../helpers/exporter.js';
+import { Limiter } from '../../src/scheduler/limiter.js';
+import { spreadFraction } from '../../src/scheduler/scheduler.js';
+
+let node: FakeNode | undefined;
+let exporter: TestExporter | undefined;
+afterEach(async () => {
+  await exporter?.close();
+  await node?.close();
+  exporter = undefined;
+  node = undefined;
+});
+
+const targets = (n: number, url: string, prefix = 'n') =>
+  Array.from({ length: n }, (_, i) => `  - name: ${prefix}${i}\n    url: ${url}/${prefix}${i}\n`).join('');
+
+function healthRoutes(n: number, delayMs: number, prefix = 'n') {
+  return Object.fromEntries(Array.from({ length: n }, (_, i) => [`/${prefix}${i}/ext/health`, { fixture: 'health/healthy-v1.14.2.json', delayMs }]));
+}
+
+describe('scheduler', () => {
+  it('caps requests in flight across all nodes at scheduler.max_concurrent_requests', async () => {
+    node = await startFakeNode(healthRoutes(12, 80));
+    exporter = await startTestExporter(`
+scheduler: { max_concurrent_requests: 3 }
+defaults: { interval: 400ms, timeout: 300ms, index: { endpoints: [] } }
+targets:
+${targets(12, node.url)}`);
+    await waitForPolls(exporter, 2, 15_000);
+    expect(node.maxInFlight).toBeLessThanOrEqual(3);
+    expect(node.maxInFlight).toBeGreaterThanOrEqual(2);
+    const text = await exporter.metrics();
+    expect(text).toMatch(/^avalanchego_exporter_requests_in_flight \d+$/m);
+    expect(text).not.toContain('reason="timeout"');
+  });
+
+  it('never overlaps two polls of one node, even when a poll takes most of the interval', async () => {
+    node = await startFakeNode(healthRoutes(1, 250));
+    exporter = await startTestExporter(`
+defaults: { interval: 300ms, timeout: 280ms, index: { endpoints: [] } }
+targets:
+${targets(1, node.url)}`);
+    await waitForPolls(exporter, 4, 15_000);
+    expect(node.maxInFlight).toBe(1);
+    // One interval after the previous start, not one interval after its end.
+    const starts = node.requests.map((r) => r.at);
+    const gaps = starts.slice(1).map((t, i) => t - starts[i]!);
+    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(250);
+  });
+
+  it('spreads first polls over the interval (stable per name)', () => {
+    const fractions = Array.from({ length: 1000 }, (_, i) => spreadFraction(`validator-${i}`));
+    expect(Math.min(...fractions)).toBeGreaterThanOrEqual(0);
+    expect(Math.max(...fractions)).toBeLessThan(1);
+    // Roughly uniform: every tenth of the interval gets some.
+    const buckets = new Array(10).fill(0);
+    for (const f of fractions) buckets[Math.floor(f * 10)]++;
+    for (const b of buckets) expect(b).toBeGreaterThan(50);
+    expect(spreadFraction('validator-1')).toBe(spreadFraction('validator-1'));
+  });
+
+  it('stop waits for a poll under way, then no request follows', async () => {
+    node = await startFakeNode({ ...healthRoutes(1, 150), ...healthRoutes(1, 0, 'control') });
+    exporter = await startTestExporter(`
+defaults: { interval: 200ms, timeout: 190ms, index: { endpoints: [] } }
+targets:
+${targets(1, node.url)}`);
+    await waitForPolls(exporter, 1);
+    await waitFor(() => node!.inFlight > 0, 'a poll under way');
+    await exporter.scheduler.stop();
+    expect(node.inFlight).toBe(0);
+    const stoppedCount = node.requests.filter((r) => r.path === '/n0/ext/health').length;
+    // A control exporter on the same interval: once it has polled twice more, the
+    // stopped one has had two chances to poll too.
+    const control = await startTestExporter(`
+defaults: { interval: 200ms, timeout: 190ms, index: { endpoints: [] } }
+targets:
+${targets(1, node.url, 'control')}`);
+    try {
+      await waitForPolls(control, 3);
+    } finally {
+      await control.close();
+    }
+    expect(node.requests.filter((r) => r.path === '/n0/ext/health').length).toBe(stoppedCount);
+  });
+});
+
+describe('Limiter', () => {
+  it('grants in order up to the cap, and drops an aborted waiter', async () => {
+    const limiter = new Limiter(1);
+    const first = await limiter.acquire();
+    const controller = new AbortController();
+    const aborted = limiter.acquire(controller.signal);
+    const second = limiter.acquire();
+    expect(limiter.queued).toBe(2);
+    controller.abort(new Error('stop'));
+    await expect(aborted).rejects.toThrow('stop');
+    first();
+    first(); // releasing twice frees one slot only
+    const release = await second;
+    expect(limiter.inFlight).toBe(1);
+    release();
+    expect(limiter.inFlight).toBe(0);
+  });
+
+  it('setMax lets waiters through', async () => {
+    const limiter = new Limiter(1);
+    await limiter.acquire();
+    const waiting = limiter.acquire();
+    limiter.setMax(2);
+    await waiting;
+    expect(limiter.inFlight).toBe(2);
+  });
+});
