@@ -74,12 +74,20 @@ function tryJson(body: string): { ok: true; value: unknown } | { ok: false } {
   }
 }
 
+/** Headers whose presence (not value) must agree: the node sets them on every or some answers. */
+const PRESENCE_HEADERS = ['node-id', 'x-content-type-options', 'vary'];
+
 /** Every way `b` differs from `a`; empty when they agree. */
 export function compareAnswers(a: Answer, b: Answer): string[] {
   const out: string[] = [];
   if (a.status !== b.status) out.push(`status ${a.status} vs ${b.status}`);
   if (mediaType(a.headers) !== mediaType(b.headers)) {
     out.push(`content-type ${JSON.stringify(a.headers['content-type'])} vs ${JSON.stringify(b.headers['content-type'])}`);
+  }
+  for (const name of PRESENCE_HEADERS) {
+    if ((name in a.headers) !== (name in b.headers)) {
+      out.push(`header ${name} ${name in a.headers ? 'present' : 'absent'} vs ${name in b.headers ? 'present' : 'absent'}`);
+    }
   }
   const aj = tryJson(a.body);
   const bj = tryJson(b.body);

@@ -55,7 +55,8 @@ export interface NodeFacts {
   cChainId: string;
 }
 
-export async function readNodeFacts(url: string): Promise<NodeFacts> {
+/** Reads what the cases need from the node; `cChainId` skips asking the info API. */
+export async function readNodeFacts(url: string, cChainId?: string): Promise<NodeFacts> {
   const lastAccepted = {} as NodeFacts['lastAccepted'];
   for (const endpoint of INDEX_ENDPOINTS) {
     const res = await httpRequest(url, rpc(`/ext/index/${endpoint}`, 'index.getLastAccepted', { encoding: 'hex' }));
@@ -64,10 +65,13 @@ export async function readNodeFacts(url: string): Promise<NodeFacts> {
       ? { id: parsed.result.id, index: Number(parsed.result.index) }
       : undefined;
   }
-  const { blockchainID } = await rpcCall<{ blockchainID: string }>(url, '/ext/info', 'info.getBlockchainID', {
-    alias: 'C',
-  });
-  return { lastAccepted, cChainId: blockchainID };
+  return { lastAccepted, cChainId: cChainId ?? (await blockchainId(url, 'C')) };
+}
+
+/** info.getBlockchainID (the info API; the simulator does not serve it). */
+export async function blockchainId(url: string, alias: string): Promise<string> {
+  const { blockchainID } = await rpcCall<{ blockchainID: string }>(url, '/ext/info', 'info.getBlockchainID', { alias });
+  return blockchainID;
 }
 
 /** Every request we record, named. `facts` supplies IDs and indices that exist on this node. */
