@@ -63,10 +63,16 @@ export function parseSimulateArgs(argv: string[]): { help: boolean; options: Sim
       name = arg.slice(0, eq);
       value = arg.slice(eq + 1);
     }
+    const valued = [
+      '--web.listen-address', '--nodes', '--scenario', '--check-frequency', '--time-scale', '--http-allowed-hosts',
+      '--down-mode', '--garbage-mode', '--slow-response', '--seed',
+    ];
+    if (!booleans.has(name) && !valued.includes(name)) {
+      throw new UsageError(name.startsWith('-') ? `unknown flag ${name}` : `unexpected argument ${JSON.stringify(arg)}`);
+    }
     if (booleans.has(name)) {
       if (value !== undefined) throw new UsageError(`${name} takes no value`);
     } else if (value === undefined) {
-      if (!name.startsWith('-')) throw new UsageError(`unexpected argument ${JSON.stringify(arg)}`);
       value = argv[++i];
       if (value === undefined) throw new UsageError(`${name} needs a value`);
     }
