@@ -135,8 +135,6 @@ try {
   const errors = sum(after, 'avalanchego_exporter_poll_errors_total') - sum(before, 'avalanchego_exporter_poll_errors_total');
   const cpu = value(after, 'process_cpu_seconds_total') - value(before, 'process_cpu_seconds_total');
   const rss = value(after, 'process_resident_memory_bytes');
-  const heap = value(after, 'nodejs_heap_size_used_bytes');
-  if (process.env.BENCH_DEBUG) console.log(after.split('\n').filter((l) => l.startsWith('nodejs_heap_size')).join('\n'));
   const series = after.split('\n').filter((l) => l && !l.startsWith('#')).length;
   const intervalS = Number(values.interval.replace(/s$/, ''));
   const expectedRequests = (nodes * (1 + endpoints.length)) / intervalS;
@@ -146,7 +144,7 @@ try {
   console.log(`  nodes with a successful health poll: ${successes(after, 'health')} / ${nodes}; index: ${successes(after, 'index')} / ${nodes}`);
   console.log(`  poll errors during the window: ${errors}`);
   console.log(`  requests to nodes: ${expectedRequests.toFixed(0)}/s scheduled (${nodes} × ${1 + endpoints.length} every ${values.interval})`);
-  console.log(`  exporter CPU: ${((cpu / elapsedS) * 100).toFixed(1)} % of one core; RSS ${(rss / 2 ** 20).toFixed(0)} MiB, heap used ${(heap / 2 ** 20).toFixed(0)} MiB`);
+  console.log(`  exporter CPU: ${((cpu / elapsedS) * 100).toFixed(1)} % of one core; RSS ${(rss / 2 ** 20).toFixed(0)} MiB`);
   console.log(`  /metrics: ${series} samples, ${(size / 2 ** 20).toFixed(1)} MiB; scrape p50 ${ms(pct(scrapeMs, 50))}, p95 ${ms(pct(scrapeMs, 95))}, max ${ms(Math.max(...scrapeMs))} (${scrapeMs.length} scrapes)`);
   console.log(`  /probe (one node): p50 ${ms(pct(probeMs, 50))}, p95 ${ms(pct(probeMs, 95))}`);
 } finally {

@@ -4,12 +4,15 @@
 import { CATALOG, type MetricName, type MetricSpec } from './catalog.js';
 
 const FAMILY_INDEX = new Map<string, number>(CATALOG.map((m, i) => [m.name, i]));
-const HEADERS: string[] = CATALOG.map((m: MetricSpec) => `# HELP ${m.name} ${escapeHelp(m.help)}\n# TYPE ${m.name} ${m.type}\n`);
+const HEADERS: Buffer[] = CATALOG.map((m: MetricSpec) => Buffer.from(`# HELP ${m.name} ${escapeHelp(m.help)}\n# TYPE ${m.name} ${m.type}\n`));
 
 export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
-/** One node's sample lines, one string per catalog family ('' when it has none). */
-export type NodeLines = readonly string[];
+/**
+ * One node's sample lines, one Buffer per catalog family (undefined when it has
+ * none). Built once per poll as flat bytes, so a scrape only copies them.
+ */
+export type NodeLines = ReadonlyArray<Buffer | undefined>;
 
 function escapeHelp(text: string): string {
   return text.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
@@ -44,25 +47,28 @@ export class LinesBuilder {
   }
 
   build(): NodeLines {
-    return this.families;
+    return this.families.map((text) => (text ? Buffer.from(text) : undefined));
   }
 }
 
 /** Renders the catalog families for the given nodes, skipping families without samples. */
-export function renderNodes(nodes: Iterable<NodeLines>): string {
+export function renderNodes(nodes: Iterable<NodeLines>): Buffer {
   const list = [...nodes];
-  const parts: string[] = [];
+  const parts: Buffer[] = [];
+  let size = 0;
   for (let i = 0; i < CATALOG.length; i++) {
     let any = false;
     for (const lines of list) {
-      const text = lines[i];
-      if (!text) continue;
+      const chunk = lines[i];
+      if (!chunk) continue;
       if (!any) {
         parts.push(HEADERS[i]!);
+        size += HEADERS[i]!.length;
         any = true;
       }
-      parts.push(text);
+      parts.push(chunk);
+      size += chunk.length;
     }
   }
-  return parts.join('');
+  return Buffer.concat(parts, size);
 }

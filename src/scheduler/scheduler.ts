@@ -92,12 +92,12 @@ export class Scheduler {
   }
 
   /** Every node's series. No I/O: renders the last snapshots. */
-  render(): string {
+  render(): Buffer {
     return renderNodes([...this.pollers.values()].map((p) => p.nodeLines));
   }
 
   /** One node's series, or undefined when no target has that name. */
-  renderNode(name: string): string | undefined {
+  renderNode(name: string): Buffer | undefined {
     const poller = this.pollers.get(name);
     return poller ? renderNodes([poller.nodeLines]) : undefined;
   }

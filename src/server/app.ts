@@ -30,8 +30,8 @@ export function createApp(options: AppOptions): express.Express {
 
   app.all('/metrics', only(['GET']), async (_req, res) => {
     const nodes = options.scheduler().render();
-    const own = await options.registry.metrics();
-    res.set('Content-Type', CONTENT_TYPE).send(nodes + own);
+    const own = Buffer.from(await options.registry.metrics());
+    res.set('Content-Type', CONTENT_TYPE).send(Buffer.concat([nodes, own], nodes.length + own.length));
   });
 
   app.all('/probe', only(['GET']), (req, res) => {
@@ -44,13 +44,13 @@ export function createApp(options: AppOptions): express.Express {
       res.status(400).type('text/plain').send('give exactly one "target" parameter: /probe?target=<name>\n');
       return;
     }
-    const text = options.scheduler().renderNode(target);
-    if (text === undefined) {
+    const body = options.scheduler().renderNode(target);
+    if (body === undefined) {
       // Only configured names: /probe never fetches an arbitrary URL.
       res.status(404).type('text/plain').send(`no configured target named ${JSON.stringify(target)}: /probe takes the name of a target from the config file (see / for the list), not a URL\n`);
       return;
     }
-    res.set('Content-Type', CONTENT_TYPE).send(text);
+    res.set('Content-Type', CONTENT_TYPE).send(body);
   });
 
   app.all('/-/healthy', only(['GET']), (_req, res) => {

@@ -53,7 +53,7 @@ function normalized(text: string): string {
 
 describe('golden /metrics', () => {
   it('matches test/golden/metrics.prom', async () => {
-    const nodes = normalized(exporter.scheduler.render());
+    const nodes = normalized(exporter.scheduler.render().toString());
     if (process.env.UPDATE_GOLDEN === '1') writeFileSync(GOLDEN, nodes);
     expect(existsSync(GOLDEN), `${GOLDEN} is missing: run UPDATE_GOLDEN=1 npx vitest run test/e2e/golden.test.ts and review it`).toBe(true);
     expect(nodes).toBe(readFileSync(GOLDEN, 'utf8'));
@@ -61,7 +61,7 @@ describe('golden /metrics', () => {
 
   it('serves the node series, the exporter series and the process metrics on /metrics', async () => {
     const text = await exporter.metrics();
-    expect(text).toContain(exporter.scheduler.render().split('\n')[0]);
+    expect(text).toContain(exporter.scheduler.render().toString().split('\n')[0]);
     expect(sample(text, 'avalanchego_exporter_targets')).toBe(2);
     expect(text).toMatch(/^avalanchego_exporter_build_info\{version="[^"]+",revision="[^"]+",nodejs_version="v\d+/m);
     expect(text).toContain('process_cpu_seconds_total');
