@@ -1,3 +1,8 @@
+// Pins the AvalancheGo release built by the real-node test suite (docs/real-node.md).
+// Update with: go get github.com/ava-labs/avalanchego@vX.Y.Z && go mod tidy
+// AvalancheGo's own `replace` directives (graft/* => ./graft/*, genproto) apply only inside its
+// repository; here the grafted modules resolve to their published versions, which must be the
+// same release, and the monolithic google.golang.org/genproto is not in the node's import graph.
 module github.com/avalanchego-exporter/tools/avalanchego
 
 go 1.25.8
