@@ -37,6 +37,12 @@ export async function pinnedVersion(): Promise<string> {
   if (!match?.[1]) {
     throw new Error(`no github.com/ava-labs/avalanchego requirement in ${TOOLS_MODULE_DIR}/go.mod`);
   }
+  // The grafted modules (coreth, evm, subnet-evm) are released with the node: one version for all.
+  for (const graft of goMod.matchAll(/github\.com\/ava-labs\/avalanchego\/graft\/(\S+)\s+(v\S+)/g)) {
+    if (graft[2] !== match[1]) {
+      throw new Error(`tools/avalanchego/go.mod: graft/${graft[1]} is at ${graft[2]}, the node at ${match[1]}`);
+    }
+  }
   return match[1];
 }
 
