@@ -17,16 +17,25 @@ export function checksum(data: Uint8Array): Buffer {
 }
 
 export function base58Encode(bytes: Uint8Array): string {
+  // The classic big-number-in-a-byte-array algorithm: no BigInt, so IDs are cheap.
   let zeros = 0;
   while (zeros < bytes.length && bytes[zeros] === 0) zeros++;
-  let n = 0n;
-  for (const b of bytes) n = (n << 8n) | BigInt(b);
-  let out = '';
-  while (n > 0n) {
-    out = ALPHABET[Number(n % 58n)]! + out;
-    n /= 58n;
+  const digits: number[] = [];
+  for (let i = zeros; i < bytes.length; i++) {
+    let carry = bytes[i]!;
+    for (let j = 0; j < digits.length; j++) {
+      carry += digits[j]! << 8;
+      digits[j] = carry % 58;
+      carry = (carry / 58) | 0;
+    }
+    while (carry > 0) {
+      digits.push(carry % 58);
+      carry = (carry / 58) | 0;
+    }
   }
-  return '1'.repeat(zeros) + out;
+  let out = '1'.repeat(zeros);
+  for (let k = digits.length - 1; k >= 0; k--) out += ALPHABET[digits[k]!];
+  return out;
 }
 
 export function base58Decode(text: string): Buffer | undefined {
