@@ -142,7 +142,17 @@ try {
   console.log('');
   console.log(`steady state over ${elapsedS.toFixed(1)} s:`);
   console.log(`  nodes with a successful health poll: ${successes(after, 'health')} / ${nodes}; index: ${successes(after, 'index')} / ${nodes}`);
-  console.log(`  poll errors during the window: ${errors}`);
+  const byReason = (text) => {
+    const m = new Map();
+    for (const line of text.split('\n')) {
+      const r = /^avalanchego_exporter_poll_errors_total\{.*reason="([^"]+)"\} (\d+)$/.exec(line);
+      if (r) m.set(r[1], (m.get(r[1]) ?? 0) + Number(r[2]));
+    }
+    return m;
+  };
+  const reasonsBefore = byReason(before);
+  const reasons = [...byReason(after)].map(([r, n]) => `${r} ${n - (reasonsBefore.get(r) ?? 0)}`).join(', ');
+  console.log(`  poll errors during the window: ${errors}${reasons ? ` (${reasons})` : ''}`);
   console.log(`  requests to nodes: ${expectedRequests.toFixed(0)}/s scheduled (${nodes} × ${1 + endpoints.length} every ${values.interval})`);
   console.log(`  exporter CPU: ${((cpu / elapsedS) * 100).toFixed(1)} % of one core; RSS ${(rss / 2 ** 20).toFixed(0)} MiB`);
   console.log(`  /metrics: ${series} samples, ${(size / 2 ** 20).toFixed(1)} MiB; scrape p50 ${ms(pct(scrapeMs, 50))}, p95 ${ms(pct(scrapeMs, 95))}, max ${ms(Math.max(...scrapeMs))} (${scrapeMs.length} scrapes)`);
