@@ -455,10 +455,9 @@ export class SimNode {
       }
       const uptimeMs = nowMs - this.uptimeStartMs;
       if (version === 'v1.14' && uptimeMs >= THRESHOLDS.ingressGraceMs) {
-        message['primary network validator health'] = {
-          ingressConnectionCount: Math.max(0, Math.round(this.base.ingress * (peers / this.base.peers))),
-          primaryNetworkValidator: this.base.validator,
-        };
+        const ingress = Math.max(0, Math.round(this.base.ingress * (peers / this.base.peers)));
+        message['primary network validator health'] = { ingressConnectionCount: ingress, primaryNetworkValidator: this.base.validator };
+        if (this.base.validator && ingress === 0) reasons.push('primary network validator has no inbound connections');
       }
     }
     return { message, error: reasons.length > 0 ? `network layer is unhealthy reason: ${reasons.join(', ')}` : undefined };

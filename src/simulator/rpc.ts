@@ -55,10 +55,11 @@ export function serveJsonRpc(method: string, contentType: string | undefined, bo
   const req = decodeRequest(body);
   const write = (envelope: string, nosniff: boolean): HttpReply => {
     const headers: Record<string, string> = {};
-    // Notifications get no response at all, except parse errors.
+    // ServeHTTP sets nosniff before writing, so a dispatched notification carries it too.
+    if (nosniff) headers['x-content-type-options'] = 'nosniff';
+    // Notifications get no response body at all, except parse errors.
     if (req.id === undefined && !req.parseError) return { status: 200, headers, body: '' };
     headers['content-type'] = JSON_CT;
-    if (nosniff) headers['x-content-type-options'] = 'nosniff';
     return { status: 200, headers, body: `{"jsonrpc":"2.0",${envelope},"id":${req.id ?? 'null'}}\n` };
   };
   const writeError = (code: number, message: string, data: string, nosniff = false) =>
