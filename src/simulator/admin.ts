@@ -2,7 +2,7 @@
 // router's endpoint aliases (api/server/router.go), the chain aliaser
 // (ids/aliases.go), logger levels, loaded VMs and the CPU profiler.
 
-import { CHAIN_ORDER, CHAINS } from './chain.js';
+import { CHAIN_ORDER, CHAINS, type ChainSpec } from './chain.js';
 import { goQuote } from './gojson.js';
 import { base58Decode, cb58Decode, sha256, cb58Encode } from './ids.js';
 import type { NodeVersion } from './scenarios.js';
@@ -78,6 +78,8 @@ export class AdminState {
 
   constructor(
     private readonly nodeIndex: number,
+    /** Chains besides P, X and C (a tracked L1). */
+    private readonly extraChains: ChainSpec[] = [],
     private canonical: Route[] = [],
   ) {
     this.reset();
@@ -101,15 +103,17 @@ export class AdminState {
     this.aliasesByBase = new Map();
     this.chainAliases = new Map();
     this.dealias = new Map();
-    for (const alias of CHAIN_ORDER) {
-      const spec = CHAINS[alias];
+    const specs = [...CHAIN_ORDER.map((a) => CHAINS[a]), ...this.extraChains];
+    this.loggers = new Map();
+    for (const spec of specs) {
       // The chain manager aliases each chain to its genesis aliases, then to its own ID.
       const list = [...spec.aliases, spec.chainId];
       this.chainAliases.set(spec.chainId, list);
       for (const a of list) this.dealias.set(a, spec.chainId);
+      // One logger per chain, named by its primary alias (or ID).
+      this.loggers.set(list[0]!, { logLevel: 'INFO', displayLevel: 'INFO' });
     }
-    this.loggers = new Map();
-    for (const name of ['C', 'P', 'X', 'main', 'vm-factory']) this.loggers.set(name, { logLevel: 'INFO', displayLevel: 'INFO' });
+    for (const name of ['main', 'vm-factory']) this.loggers.set(name, { logLevel: 'INFO', displayLevel: 'INFO' });
     this.cpuProfiling = false;
     this.vmsLoaded = false;
   }

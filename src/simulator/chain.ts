@@ -8,7 +8,8 @@ import { PRIMARY_NETWORK_ID, cb58Encode, sha256 } from './ids.js';
 export type ChainAlias = 'C' | 'P' | 'X';
 
 export interface ChainSpec {
-  alias: ChainAlias;
+  /** The primary alias, which names the chain's health check (the chain ID when it has none). */
+  alias: string;
   /** Mainnet blockchain ID. */
   chainId: string;
   /** Every alias the chain manager gives the chain, in registration order. */
@@ -44,6 +45,19 @@ export const CHAINS: Record<ChainAlias, ChainSpec> = {
 };
 
 export const CHAIN_ORDER: ChainAlias[] = ['C', 'P', 'X'];
+
+/**
+ * An L1 a node may track: a subnet-evm chain with no alias, so its health
+ * check is keyed by its chain ID and tagged with its subnet ID.
+ */
+export const L1_SUBNET_ID = cb58Encode(sha256('simulated-l1-subnet'));
+export const L1_CHAIN: ChainSpec = {
+  alias: cb58Encode(sha256('simulated-l1-chain')),
+  chainId: cb58Encode(sha256('simulated-l1-chain')),
+  aliases: [],
+  baseHeight: 1_204_331,
+  blockIntervalMs: 1_000,
+};
 
 /** How many vertices X/vtx holds: frozen since Cortina. */
 export const VTX_COUNT = 480_213;
@@ -202,7 +216,7 @@ export class ChainIndex {
  * by ID needs no table; the rest is hash, so IDs look random and never collide
  * across indexes. IDs are identical on every node, as on a real network.
  */
-function containerIdBytes(name: IndexName, seq: number, mask: bigint): Buffer {
+function containerIdBytes(name: string, seq: number, mask: bigint): Buffer {
   const h = sha256(`id:${name}:${seq}`);
   const out = Buffer.alloc(32);
   h.copy(out, 0, 0, 20);
@@ -211,15 +225,15 @@ function containerIdBytes(name: IndexName, seq: number, mask: bigint): Buffer {
   return out;
 }
 
-const masks = new Map<IndexName, bigint>();
+const masks = new Map<string, bigint>();
 
 /** The per-index XOR mask hiding sequence numbers in IDs. */
-function maskOf(name: IndexName): bigint {
+function maskOf(name: string): bigint {
   let mask = masks.get(name);
   if (mask === undefined) masks.set(name, (mask = sha256(`mask:${name}`).readBigUInt64BE(0)));
   return mask;
 }
 
-export function containerId(name: IndexName, seq: number): string {
+export function containerId(name: string, seq: number): string {
   return cb58Encode(containerIdBytes(name, seq, maskOf(name)));
 }

@@ -26,6 +26,8 @@ Flags:
   --no-index                      do not serve /ext/index/…
   --fresh-index                   indexing starts with the simulator: indexes start
                                   empty, X/vtx stays empty (default: full history)
+  --track-l1                      every node also validates an L1 (a chain check keyed by
+                                  its chain ID, tagged with its subnet ID)
   --http-allowed-hosts=H[,H…]     host names accepted besides IP literals, or *
                                   (default localhost)
   --port-per-node                 give each node its own port (HOST:PORT+1+i); needed
@@ -53,7 +55,7 @@ export function parseSimulateArgs(argv: string[]): { help: boolean; options: Sim
   let scenarios: ScenarioName[] = ['healthy'];
   const timings: NonNullable<SimulatorOptions['timings']> = {};
   let help = false;
-  const booleans = new Set(['--no-admin', '--no-index', '--fresh-index', '--port-per-node', '--help', '-h']);
+  const booleans = new Set(['--no-admin', '--no-index', '--fresh-index', '--track-l1', '--port-per-node', '--help', '-h']);
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     let name = arg;
@@ -123,6 +125,9 @@ export function parseSimulateArgs(argv: string[]): { help: boolean; options: Sim
         break;
       case '--no-index':
         options.index = false;
+        break;
+      case '--track-l1':
+        options.trackL1 = true;
         break;
       case '--fresh-index':
         options.freshIndex = true;

@@ -11,6 +11,8 @@ import { FleetServer, type ScenarioOverrides } from './server.js';
 export { SCENARIOS, DEFAULT_TIMINGS, DOWN_MODES, GARBAGE_MODES };
 export type { ScenarioName, ScenarioTimings, ScenarioOverrides };
 export type { DownMode, GarbageMode } from './scenarios.js';
+export { L1_CHAIN, L1_SUBNET_ID } from './chain.js';
+export { PRIMARY_NETWORK_ID } from './ids.js';
 
 export interface SimulatorOptions {
   /** Listen address; default 127.0.0.1. */
@@ -31,6 +33,8 @@ export interface SimulatorOptions {
   index?: boolean;
   /** Indexing began when the simulator started: indexes start empty and X/vtx stays empty; default false (complete history). */
   freshIndex?: boolean | ((index: number) => boolean);
+  /** The node also validates an L1 (a subnet-evm chain keyed by its chain ID, tagged with its subnet ID); default false. */
+  trackL1?: boolean | ((index: number) => boolean);
   /** --http-allowed-hosts: host names accepted besides IP literals, or '*'; default ['localhost']. */
   allowedHosts?: string[] | '*';
   /** Give every node its own port (needed for downMode 'refused'); default false. */
@@ -95,6 +99,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
         scenario,
         adminEnabled: opts.admin ?? true,
         indexEnabled: opts.index ?? true,
+        trackL1: typeof opts.trackL1 === 'function' ? opts.trackL1(i) : (opts.trackL1 ?? false),
         freshIndex: typeof opts.freshIndex === 'function' ? opts.freshIndex(i) : (opts.freshIndex ?? false),
       }),
     );

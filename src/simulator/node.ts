@@ -4,7 +4,7 @@
 
 import { formatGoDuration } from '../util/gotime.js';
 import { AdminState, routesFor } from './admin.js';
-import { CHAIN_ORDER, CHAINS, ChainIndex, INDEX_NAMES, NodeChain, type ChainAlias, type IndexName } from './chain.js';
+import { CHAIN_ORDER, CHAINS, ChainIndex, INDEX_NAMES, L1_CHAIN, L1_SUBNET_ID, NodeChain, type ChainAlias, type IndexName } from './chain.js';
 import type { SimClock } from './clock.js';
 import { HealthWorker, type CheckOutcome, type ResultDialect } from './health.js';
 import { PRIMARY_NETWORK_ID, nodeIdFor, sha256 } from './ids.js';
@@ -23,6 +23,8 @@ export interface NodeOptions {
   indexEnabled: boolean;
   /** Indexing was turned on when the simulator started: indexes start empty (X/vtx stays so). */
   freshIndex: boolean;
+  /** The node also validates an L1 (L1_CHAIN): one more chain check, tagged with its subnet ID. */
+  trackL1: boolean;
 }
 
 /** mulberry32: a small deterministic PRNG so every run of a seed looks alike. */
@@ -67,6 +69,8 @@ const TYPICAL_DURATION_NS: Record<string, number> = {
 export class SimNode {
   readonly nodeId: string;
   readonly chains: Record<ChainAlias, NodeChain>;
+  /** The tracked L1's chain, when the node tracks one. */
+  readonly l1: NodeChain | undefined;
   readonly indexes: Map<IndexName, ChainIndex>;
   readonly health: HealthWorker;
   readonly readiness: HealthWorker;
@@ -89,7 +93,7 @@ export class SimNode {
     diskFraction: number;
     ingress: number;
     validator: boolean;
-    avgAcceptanceNs: Record<ChainAlias, number>;
+    avgAcceptanceNs: Record<string, number>;
     upgradeWeight: number;
   };
   private readonly seedNum: number;
@@ -120,6 +124,12 @@ export class SimNode {
       chains[alias] = new NodeChain(spec, clock, lagMs, bootHeight, bootWallNs);
     }
     this.chains = chains;
+    if (opts.trackL1) {
+      const lagMs = Math.floor(r() * L1_CHAIN.blockIntervalMs);
+      const bootHeight = L1_CHAIN.baseHeight + Math.floor((this.uptimeStartMs - lagMs) / L1_CHAIN.blockIntervalMs);
+      this.l1 = new NodeChain(L1_CHAIN, clock, lagMs, bootHeight, bootWallNs);
+      this.base.avgAcceptanceNs[L1_CHAIN.alias] = 0.8e9 + Math.floor(r() * 4e8);
+    }
     const startMs = clock.simMs();
     this.indexes = new Map(
       INDEX_NAMES.map((name) => {
@@ -131,7 +141,7 @@ export class SimNode {
     );
     this.health = new HealthWorker(() => opts.offsetMinutes, () => this.dialect());
     this.readiness = new HealthWorker(() => opts.offsetMinutes, () => this.dialect());
-    this.admin = new AdminState(opts.index);
+    this.admin = new AdminState(opts.index, opts.trackL1 ? [L1_CHAIN] : []);
     this.scenarioName = opts.scenario;
     this.install(versionOf(opts.scenario));
     if (opts.scenario === 'starting' || opts.scenario === 'bootstrapping') {
@@ -194,7 +204,7 @@ export class SimNode {
   setScenario(next: ScenarioName): void {
     const previous = this.scenarioName;
     const now = this.opts.clock.simMs();
-    for (const chain of Object.values(this.chains)) chain.resume();
+    for (const chain of this.allChains()) chain.resume();
     this.scenarioName = next;
     this.scenarioStartMs = now;
     this.ticksInScenario = 0;
@@ -220,6 +230,17 @@ export class SimNode {
     this.health.register(BOOTSTRAPPED[version], app);
     if (version !== 'v1.7') this.readiness.register(BOOTSTRAPPED[version], app, true);
     for (const alias of CHAIN_ORDER) this.health.register(alias, version === 'v1.7' ? [] : [PRIMARY_NETWORK_ID]);
+    if (this.l1 && version !== 'v1.7') this.health.register(L1_CHAIN.alias, [L1_SUBNET_ID]);
+  }
+
+  /** Every chain the node runs. */
+  private allChains(): NodeChain[] {
+    return this.l1 ? [...Object.values(this.chains), this.l1] : Object.values(this.chains);
+  }
+
+  /** Names of the chain checks of the running version. */
+  private chainCheckNames(): string[] {
+    return this.l1 && this.version !== 'v1.7' ? [...CHAIN_ORDER, L1_CHAIN.alias] : CHAIN_ORDER;
   }
 
   /** A restart: the health worker runs the application checks at once; chains and bootstrapped wait for a tick. */
@@ -236,14 +257,14 @@ export class SimNode {
       case 'starting':
       case 'bootstrapping':
         // Not accepting blocks until bootstrapped.
-        for (const chain of Object.values(this.chains)) chain.freeze(now);
+        for (const chain of this.allChains()) chain.freeze(now);
         break;
       case 'stalled-chain':
         this.chains[t.stalledChain].freeze(now);
         break;
       case 'peers-dropping':
         // No peers, no blocks: every chain stops when the last peer goes.
-        for (const chain of Object.values(this.chains)) chain.freeze(now + t.peersDropSeconds * 1000);
+        for (const chain of this.allChains()) chain.freeze(now + t.peersDropSeconds * 1000);
         break;
       default:
         break;
@@ -263,10 +284,11 @@ export class SimNode {
     const endNs = clock.nowNs();
     const r = prng(this.seedNum ^ this.tickCount);
     const version = this.version;
-    const chainNames = new Set<string>([...CHAIN_ORDER, BOOTSTRAPPED[version]]);
+    const chainChecks = this.chainCheckNames();
+    const chainNames = new Set<string>([...chainChecks, BOOTSTRAPPED[version]]);
     // In `starting` the chains are not created yet: their checks stay `not yet run`.
     const skipChains = applicationOnly || this.scenarioName === 'starting';
-    const names = [...APP_CHECKS[version], BOOTSTRAPPED[version], ...CHAIN_ORDER];
+    const names = [...APP_CHECKS[version], BOOTSTRAPPED[version], ...chainChecks];
     let offsetNs = 0n;
     for (const name of names) {
       if (skipChains && chainNames.has(name)) continue;
@@ -306,10 +328,10 @@ export class SimNode {
       case 'C':
       case 'P':
       case 'X':
-        return this.chainCheck(name, nowMs, r);
+        return this.chainCheck(this.chains[name], nowMs, r);
       case 'bootstrapped':
         return this.scenarioName === 'bootstrapping'
-          ? { message: [PRIMARY_NETWORK_ID], error: 'subnets not bootstrapped' }
+          ? { message: this.l1 ? [PRIMARY_NETWORK_ID, L1_SUBNET_ID].sort() : [PRIMARY_NETWORK_ID], error: 'subnets not bootstrapped' }
           : { message: [] };
       case 'chains.default.bootstrapped':
       case 'database':
@@ -335,12 +357,14 @@ export class SimNode {
       case 'router':
         return this.routerCheck(nowMs, r);
       default:
+        if (this.l1 && name === L1_CHAIN.alias) return this.chainCheck(this.l1, nowMs, r);
         throw new Error(`no check ${name}`);
     }
   }
 
-  private chainCheck(alias: ChainAlias, nowMs: number, r: () => number): CheckOutcome {
-    const chain = this.chains[alias];
+  private chainCheck(chain: NodeChain, nowMs: number, r: () => number): CheckOutcome {
+    const alias = chain.spec.alias;
+    const isL1 = chain === this.l1;
     const { percentConnected, fraction } = this.connectivity(nowMs);
     const version = this.version;
     if (version === 'v1.7') {
@@ -367,7 +391,7 @@ export class SimNode {
       consensus = {};
     } else {
       consensus = {
-        avgAcceptanceTime: formatGoDuration(this.base.avgAcceptanceNs[alias] + Math.floor(r() * 2e7)),
+        avgAcceptanceTime: formatGoDuration(this.base.avgAcceptanceNs[alias]! + Math.floor(r() * 2e7)),
         lastAcceptedHeight: chain.height(nowMs),
         lastAcceptedID: chain.lastAcceptedId(nowMs),
         longestProcessingBlock: formatGoDuration(longestNs),
@@ -381,7 +405,8 @@ export class SimNode {
       }
     }
     let networking: Record<string, unknown>;
-    let vm: unknown = null;
+    // Plugin VMs (rpcchainvm, such as subnet-evm) wrap their details; P, X and C report none.
+    let vm: unknown = isL1 ? { database: null, health: null } : null;
     if (version === 'v1.10') {
       networking = { percentConnected };
       if (alias === 'P') vm = { 'primary-percentConnected': percentConnected };
@@ -490,6 +515,7 @@ export class SimNode {
     const now = this.opts.clock.simMs();
     const heights: Record<string, number> = {};
     for (const alias of CHAIN_ORDER) heights[alias] = this.chains[alias].height(now);
+    if (this.l1) heights[L1_CHAIN.alias] = this.l1.height(now);
     return { scenario: this.scenarioName, version: this.version, utcOffsetMinutes: this.opts.offsetMinutes, heights };
   }
 }

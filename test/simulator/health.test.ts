@@ -217,3 +217,34 @@ describe('a node that has just started', () => {
     expect(rep.checks.C.error).toBeUndefined();
   });
 });
+
+describe('a node tracking an L1', () => {
+  it('keys the L1 check by chain ID, tags it with the subnet ID and wraps the plugin VM details', async () => {
+    const { L1_CHAIN, L1_SUBNET_ID } = await import('../../src/simulator/index.js');
+    const sim = await simulator({ ...STILL, trackL1: true });
+    const l1 = L1_CHAIN.chainId;
+    const full = report((await http(`${sim.url}/ext/health`)).body);
+    expect(Object.keys(full.checks)).toEqual([...ALL_CHECKS.slice(0, 3), l1, ...APP_CHECKS].sort());
+    expect(full.checks[l1].message.engine.vm).toEqual({ database: null, health: null });
+    expect(full.checks[l1].message.engine.consensus.lastAcceptedHeight).toBeGreaterThan(1_000_000);
+    const names = async (tag: string) => Object.keys(report((await http(`${sim.url}/ext/health?tag=${tag}`)).body).checks);
+    expect(await names(L1_SUBNET_ID)).toEqual([l1, ...APP_CHECKS].sort());
+    expect(await names(PRIMARY)).toEqual(ALL_CHECKS);
+    const aliases = JSON.parse((await rpc(`${sim.url}/ext/admin`, 'admin.getChainAliases', { chain: l1 })).body);
+    expect(aliases.result.aliases).toEqual([l1]);
+    const levels = JSON.parse((await rpc(`${sim.url}/ext/admin`, 'admin.getLoggerLevel')).body);
+    expect(Object.keys(levels.result.loggerLevels)).toEqual([l1, 'C', 'P', 'X', 'main', 'vm-factory'].sort());
+  });
+
+  it('lists both subnets while bootstrapping', async () => {
+    const { L1_SUBNET_ID } = await import('../../src/simulator/index.js');
+    const sim = await simulator({ checkFrequencyMs: 40, trackL1: true, scenario: 'bootstrapping' });
+    const rep = await waitFor(
+      async () => report((await http(`${sim.url}/ext/health/readiness`)).body),
+      (r) => r.checks.bootstrapped.contiguousFailures >= 1,
+      5_000,
+      'bootstrapped to run',
+    );
+    expect(rep.checks.bootstrapped.message).toEqual([PRIMARY, L1_SUBNET_ID].sort());
+  });
+});
