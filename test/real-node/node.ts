@@ -1,11 +1,11 @@
 // Starts and stops a single-node AvalancheGo local network on 127.0.0.1.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureAvalancheGo, log } from './build.js';
+import { TOOLS_MODULE_DIR, ensureAvalancheGo, log } from './build.js';
 import { httpRequest } from './http.js';
 import { waitFor } from './wait.js';
 
@@ -15,6 +15,7 @@ export interface RealNode {
   pid: number;
   /** The pinned AvalancheGo version, e.g. `v1.14.2`. */
   version: string;
+  profile: NodeProfile;
   /** The `NodeID-…` the node reports in its `node-id` header. */
   nodeId: string;
   /** The flags the node was started with (recorded next to the fixtures). */
@@ -27,8 +28,18 @@ export interface RealNode {
   stop(): Promise<void>;
 }
 
+/**
+ * - `single-node`: a one-node network that is ready, healthy and accepts C-Chain transactions.
+ * - `bootstrapping-validator`: the local genesis validator staker1 alone, with sybil protection on.
+ *   The other four genesis validators never connect (20% of the stake, 80% needed), so the node
+ *   never bootstraps: readiness 503, chains `consensus: {}`, chain, `bootstrapped` and `network`
+ *   checks failing. A real unhealthy node, for the failure paths.
+ */
+export type NodeProfile = 'single-node' | 'bootstrapping-validator';
+
 export interface StartOptions {
-  /** How long to wait for `/ext/health/readiness` to answer 200. */
+  profile?: NodeProfile;
+  /** How long to wait for the node to be ready (or, bootstrapping, for its checks to have run). */
   readinessTimeoutMs?: number;
   /** Extra flags appended after the defaults. */
   extraFlags?: string[];
@@ -68,14 +79,29 @@ export function freePort(): Promise<number> {
  * - `--fd-limit`: the node raises its soft limit to 32768 by default and exits with
  *   `error fd-limit: (32768) greater than max: (N)` when the hard limit is lower (as in containers).
  */
-export function nodeFlags(dataDir: string, httpPort: number, stakingPort: number): string[] {
+export function nodeFlags(
+  dataDir: string,
+  httpPort: number,
+  stakingPort: number,
+  profile: NodeProfile = 'single-node',
+): string[] {
   const fdLimit = hardFileLimit();
+  const identity =
+    profile === 'single-node'
+      ? [
+          '--sybil-protection-enabled=false',
+          '--staking-ephemeral-cert-enabled=true',
+          '--staking-ephemeral-signer-enabled=true',
+        ]
+      : [
+          `--staking-tls-cert-file=${join(localStakingKeysDir(), 'staker1.crt')}`,
+          `--staking-tls-key-file=${join(localStakingKeysDir(), 'staker1.key')}`,
+          `--staking-signer-key-file=${join(localStakingKeysDir(), 'signer1.key')}`,
+        ];
   return [
     ...(fdLimit !== undefined && fdLimit < DEFAULT_FD_LIMIT ? [`--fd-limit=${fdLimit}`] : []),
     '--network-id=local',
-    '--sybil-protection-enabled=false',
-    '--staking-ephemeral-cert-enabled=true',
-    '--staking-ephemeral-signer-enabled=true',
+    ...identity,
     `--data-dir=${dataDir}`,
     '--http-host=127.0.0.1',
     `--http-port=${httpPort}`,
@@ -91,6 +117,27 @@ export function nodeFlags(dataDir: string, httpPort: number, stakingPort: number
 }
 
 const DEFAULT_FD_LIMIT = 32768;
+
+let stakingKeysDir: string | undefined;
+
+/**
+ * `staking/local/` of the pinned AvalancheGo module in the Go module cache: the published test
+ * keys of the local network's five genesis validators (not copied into this repository).
+ */
+export function localStakingKeysDir(): string {
+  if (stakingKeysDir) return stakingKeysDir;
+  const out = spawnSync('go', ['list', '-m', '-f', '{{.Dir}}', 'github.com/ava-labs/avalanchego'], {
+    cwd: TOOLS_MODULE_DIR,
+    encoding: 'utf8',
+  });
+  const dir = out.stdout?.trim();
+  if (out.status !== 0 || !dir) {
+    throw new Error(`go list -m github.com/ava-labs/avalanchego failed in ${TOOLS_MODULE_DIR}: ${out.stderr ?? out.error}`);
+  }
+  stakingKeysDir = join(dir, 'staking', 'local');
+  if (!existsSync(join(stakingKeysDir, 'staker1.crt'))) throw new Error(`no staker1.crt in ${stakingKeysDir}`);
+  return stakingKeysDir;
+}
 
 /** The hard RLIMIT_NOFILE of this process (undefined when unlimited or unknown). */
 function hardFileLimit(): number | undefined {
@@ -110,7 +157,8 @@ export async function startRealNode(options: StartOptions = {}): Promise<RealNod
   const dataDir = await mkdtemp(join(tmpdir(), 'avalanchego-real-node-'));
   const logFile = join(dataDir, 'node-output.log');
   const [httpPort, stakingPort] = [await freePort(), await freePort()];
-  const flags = [...nodeFlags(dataDir, httpPort, stakingPort), ...(options.extraFlags ?? [])];
+  const profile = options.profile ?? 'single-node';
+  const flags = [...nodeFlags(dataDir, httpPort, stakingPort, profile), ...(options.extraFlags ?? [])];
   const url = `http://127.0.0.1:${httpPort}`;
 
   log(`starting AvalancheGo ${version}: ${binary} ${flags.join(' ')}`);
@@ -164,6 +212,14 @@ export async function startRealNode(options: StartOptions = {}): Promise<RealNod
     await waitFor(
       async () => {
         if (exit) throw new Error(`node exited early (code ${exit.code}, signal ${exit.signal})`);
+        if (profile === 'bootstrapping-validator') {
+          // Never ready: wait until every check, the chains' included, has run at least once.
+          const res = await httpRequest(url, { method: 'GET', path: '/ext/health' }).catch(() => undefined);
+          if (!res) return false;
+          nodeId = res.headers['node-id'] ?? '';
+          const checks = (JSON.parse(res.body) as { checks: Record<string, { error?: string }> }).checks;
+          return ['C', 'P', 'X'].every((c) => c in checks) && Object.values(checks).every((c) => c.error !== 'not yet run');
+        }
         const res = await httpRequest(url, { method: 'GET', path: '/ext/health/readiness' }).catch(() => undefined);
         if (res?.status === 200) {
           nodeId = res.headers['node-id'] ?? '';
@@ -175,11 +231,11 @@ export async function startRealNode(options: StartOptions = {}): Promise<RealNod
       {
         timeoutMs: options.readinessTimeoutMs ?? 180_000,
         intervalMs: options.onStartupPoll ? 20 : 250,
-        what: `readiness of ${url}`,
+        what: profile === 'single-node' ? `readiness of ${url}` : `every health check of ${url} to have run`,
       },
     );
-    log(`node ${nodeId} ready at ${url} (pid ${pid})`);
-    return { url, pid, version, nodeId, flags, dataDir, logFile, logTail, stop };
+    log(`node ${nodeId} (${profile}) ${profile === 'single-node' ? 'ready' : 'answering'} at ${url} (pid ${pid})`);
+    return { url, pid, version, profile, nodeId, flags, dataDir, logFile, logTail, stop };
   } catch (err) {
     const tail = await logTail(60);
     await stop();

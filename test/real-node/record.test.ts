@@ -9,8 +9,11 @@ import { compareAnswers } from './compare.js';
 import { startRealNode, type RealNode } from './node.js';
 import { chainHeight, healthReport, lastAcceptedIndex } from './queries.js';
 import {
+  bootstrappingCases,
   fixturesDir,
   readNodeFacts,
+  recordBootstrapping,
+  type BootstrappingMeta,
   readRecording,
   recordAll,
   recordingCases,
@@ -25,11 +28,12 @@ const RECORD = process.env.RECORD === '1';
 /** Transfers sent before recording, so that C/block holds containers. */
 const TRANSFERS = 3;
 
-/** The node flags without the per-run directory and ports. */
+/** The node flags without the per-run directory, ports and module cache path. */
 function portableFlags(node: RealNode): string[] {
   return node.flags.map((flag) =>
     flag
       .replace(node.dataDir, '<tmp>')
+      .replace(/=.*\/staking\/local\//, '=<avalanchego module dir>/staking/local/')
       .replace(/^--(http|staking)-port=\d+$/, '--$1-port=<free port>')
       .replace(/^--fd-limit=\d+$/, '--fd-limit=<hard limit when below 32768>'),
   );
@@ -93,6 +97,45 @@ describe('recorded node answers', async () => {
       if (!recorded) continue;
       const live = await requestCase(node.url, c);
       for (const d of compareAnswers(recorded, live)) differences.push(`${c.name}: ${d}`);
+    }
+    expect(differences).toEqual([]);
+  });
+});
+
+describe('recorded answers of a bootstrapping validator', async () => {
+  const version = await pinnedVersion();
+  let node: RealNode;
+
+  beforeAll(async () => {
+    node = await startRealNode({ profile: 'bootstrapping-validator' });
+  });
+  afterAll(async () => {
+    await node?.stop();
+  });
+
+  it.runIf(RECORD)('records every case', async () => {
+    const { dir, cases } = await recordBootstrapping(node.url, {
+      version,
+      nodeId: node.nodeId,
+      flags: portableFlags(node),
+    });
+    process.stderr.write(`[real-node] recorded ${cases.length} answers into ${dir}\n`);
+  });
+
+  it('the recorded answers still match the live node', async () => {
+    onTestFailed(async () => {
+      process.stderr.write(`--- node log tail ---\n${await node.logTail(60)}\n`);
+    });
+    const { meta, answers } = await readRecording<BootstrappingMeta>(version, 'bootstrapping-validator');
+    // The genesis key gives the same node ID on every run.
+    expect(node.nodeId).toBe(meta.nodeId);
+    const cases = bootstrappingCases();
+    expect(cases.map((c) => c.name).sort()).toEqual([...answers.keys()].sort());
+    const differences: string[] = [];
+    for (const c of cases) {
+      const recorded = answers.get(c.name);
+      if (!recorded) continue;
+      for (const d of compareAnswers(recorded, await requestCase(node.url, c))) differences.push(`${c.name}: ${d}`);
     }
     expect(differences).toEqual([]);
   });

@@ -5,6 +5,7 @@ import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { REPO_ROOT } from './build.js';
 import { httpRequest, rpcCall, type RawRequest, type RawResponse } from './http.js';
+import type { NodeProfile } from './node.js';
 
 /** The primary network's subnet ID: the tag of the P, X and C chain checks. */
 export const PRIMARY_NETWORK_ID = '11111111111111111111111111111111LpoYY';
@@ -29,8 +30,10 @@ export interface RecordingCase {
   request: RawRequest;
 }
 
-export function fixturesDir(version: string): string {
-  return join(REPO_ROOT, 'test', 'fixtures', 'real', version);
+/** Where a profile's answers are recorded: the single node at the top, others in a subdirectory. */
+export function fixturesDir(version: string, profile: NodeProfile = 'single-node'): string {
+  const dir = join(REPO_ROOT, 'test', 'fixtures', 'real', version);
+  return profile === 'single-node' ? dir : join(dir, profile);
 }
 
 /** Request ids are fixed at 1 so that recorded bodies are reproducible. */
@@ -221,6 +224,44 @@ export function recordingCases(facts: NodeFacts): RecordingCase[] {
   return cases;
 }
 
+/**
+ * The requests recorded from the bootstrapping validator: what a monitoring client sees from a
+ * node that is up but not bootstrapped (health, readiness, index, chain APIs).
+ */
+export function bootstrappingCases(): RecordingCase[] {
+  const cases: RecordingCase[] = [];
+  const add = (name: string, request: RawRequest): void => {
+    cases.push({ name, request });
+  };
+  add('health-get', get('/ext/health'));
+  add('health-get-health-path', get('/ext/health/health'));
+  add('health-get-readiness', get('/ext/health/readiness'));
+  add('health-get-liveness', get('/ext/health/liveness'));
+  add('health-get-tag-primary', get(`/ext/health?tag=${PRIMARY_NETWORK_ID}`));
+  add('health-get-tag-unknown', get('/ext/health?tag=no-such-tag'));
+  add('health-rpc-health', rpc('/ext/health', 'health.health'));
+  add('health-rpc-health-tag-primary', rpc('/ext/health', 'health.health', { tags: [PRIMARY_NETWORK_ID] }));
+  add('health-rpc-readiness', rpc('/ext/health', 'health.readiness'));
+  add('health-rpc-liveness', rpc('/ext/health', 'health.liveness'));
+  for (const endpoint of INDEX_ENDPOINTS) {
+    const path = `/ext/index/${endpoint}`;
+    const prefix = `index-${fileSafe(endpoint)}`;
+    add(`${prefix}-getLastAccepted`, rpc(path, 'index.getLastAccepted', { encoding: 'hex' }));
+    add(`${prefix}-getContainerByIndex-0`, rpc(path, 'index.getContainerByIndex', { index: 0, encoding: 'hex' }));
+  }
+  add('admin-getLoggerLevel', rpc('/ext/admin', 'admin.getLoggerLevel', {}));
+  add('info-isBootstrapped-C', rpc('/ext/info', 'info.isBootstrapped', { chain: 'C' }));
+  // Chain APIs (not index/health/admin) are rejected until the chain has bootstrapped.
+  add('bc-C-rpc-eth_blockNumber', {
+    method: 'POST',
+    path: '/ext/bc/C/rpc',
+    headers: { 'content-type': 'application/json' },
+    body: '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}',
+  });
+  add('bc-P-platform.getHeight', rpc('/ext/bc/P', 'platform.getHeight', {}));
+  return cases;
+}
+
 export async function requestCase(url: string, c: RecordingCase): Promise<RecordedAnswer> {
   const res: RawResponse = await httpRequest(url, c.request);
   const { date: _date, ...headers } = res.headers;
@@ -303,8 +344,9 @@ export async function recordAll(
   const facts = await readNodeFacts(url);
   const cases = recordingCases(facts);
   const dir = fixturesDir(meta.version);
-  await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
+  // Replace this recording's files only: other profiles live in subdirectories.
+  for (const file of await readdir(dir)) if (file.endsWith('.json')) await rm(join(dir, file));
   for (const c of cases) {
     const answer = await requestCase(url, c);
     await writeFile(join(dir, `${c.name}.json`), `${JSON.stringify(answer, null, 2)}\n`);
@@ -324,9 +366,43 @@ export async function recordAll(
   return { dir, cases };
 }
 
-export async function readRecording(version: string): Promise<{ meta: RecordingMeta; answers: Map<string, RecordedAnswer> }> {
-  const dir = fixturesDir(version);
-  const meta = JSON.parse(await readFile(join(dir, '_meta.json'), 'utf8')) as RecordingMeta;
+export interface BootstrappingMeta {
+  version: string;
+  profile: 'bootstrapping-validator';
+  nodeId: string;
+  recordedAt: string;
+  flags: string[];
+  cases: string[];
+}
+
+/** Replaces the bootstrapping validator's recording with fresh answers from the node at `url`. */
+export async function recordBootstrapping(
+  url: string,
+  meta: Omit<BootstrappingMeta, 'recordedAt' | 'cases' | 'profile'>,
+): Promise<{ dir: string; cases: RecordingCase[] }> {
+  const cases = bootstrappingCases();
+  const dir = fixturesDir(meta.version, 'bootstrapping-validator');
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
+  for (const c of cases) {
+    await writeFile(join(dir, `${c.name}.json`), `${JSON.stringify(await requestCase(url, c), null, 2)}\n`);
+  }
+  const full: BootstrappingMeta = {
+    ...meta,
+    profile: 'bootstrapping-validator',
+    recordedAt: new Date().toISOString(),
+    cases: cases.map((c) => c.name),
+  };
+  await writeFile(join(dir, '_meta.json'), `${JSON.stringify(full, null, 2)}\n`);
+  return { dir, cases };
+}
+
+export async function readRecording<M = RecordingMeta>(
+  version: string,
+  profile: NodeProfile = 'single-node',
+): Promise<{ meta: M; answers: Map<string, RecordedAnswer> }> {
+  const dir = fixturesDir(version, profile);
+  const meta = JSON.parse(await readFile(join(dir, '_meta.json'), 'utf8')) as M;
   const answers = new Map<string, RecordedAnswer>();
   for (const file of (await readdir(dir)).sort()) {
     if (!file.endsWith('.json') || file.startsWith('_')) continue;
