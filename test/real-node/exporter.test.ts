@@ -1,66 +1,88 @@
 // The exporter (dist/main.js, a child process) against the real node: it is up, parses every
 // check the node reports, exposes chain heights and every index endpoint (empty ones as empty),
-// and shows new C-Chain blocks on a later poll.
+// and shows new C-Chain blocks on a later poll. Then against a real node that never bootstraps:
+// up but unhealthy, failing checks counted as failing (not as unparsed), chains bootstrapping.
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { sendCChainTransfers } from './chain.js';
 import { select, startExporter, type RunningExporter, type Sample } from './exporter.js';
-import { startRealNode, type RealNode } from './node.js';
+import { startRealNode, type NodeProfile, type RealNode } from './node.js';
 import { healthReport, lastAcceptedIndex } from './queries.js';
 import { INDEX_ENDPOINTS } from './record.js';
 import { waitFor } from './wait.js';
 
 const NODE = 'real';
 
+function exporterConfig(url: string): string {
+  return [
+    'defaults:',
+    '  interval: 2s',
+    '  timeout: 1s',
+    '  index:',
+    `    endpoints: [${INDEX_ENDPOINTS.join(', ')}]`,
+    'targets:',
+    `  - name: ${NODE}`,
+    `    url: ${url}`,
+    '',
+  ].join('\n');
+}
+
+/** Polls /metrics until `check` accepts a scrape; returns that scrape. */
+function scrapeUntil(
+  exporter: RunningExporter,
+  what: string,
+  check: (s: Sample[]) => boolean,
+  timeoutMs = 30_000,
+): Promise<Sample[]> {
+  return waitFor(
+    async () => {
+      const samples = await exporter.metrics();
+      return check(samples) ? samples : false;
+    },
+    { timeoutMs, intervalMs: 250, what },
+  );
+}
+
+function value(samples: Sample[], name: string, labels: Record<string, string> = {}): number | undefined {
+  return select(samples, name, { node: NODE, ...labels })[0]?.value;
+}
+
+function printLogsOnFailure(get: () => { exporter: RunningExporter; node: RealNode }): void {
+  onTestFailed(async () => {
+    const { exporter, node } = get();
+    process.stderr.write(`--- exporter output (tail) ---\n${exporter.output().split('\n').slice(-40).join('\n')}\n`);
+    process.stderr.write(`--- node log tail ---\n${await node.logTail(40)}\n`);
+  });
+}
+
+async function startBoth(profile: NodeProfile): Promise<{ node: RealNode; exporter: RunningExporter }> {
+  const node = await startRealNode({ profile });
+  try {
+    return { node, exporter: await startExporter(exporterConfig(node.url)) };
+  } catch (err) {
+    await node.stop();
+    throw err;
+  }
+}
+
 describe('exporter against the real node', () => {
   let node: RealNode;
   let exporter: RunningExporter;
 
   beforeAll(async () => {
-    node = await startRealNode();
-    exporter = await startExporter(
-      [
-        'defaults:',
-        '  interval: 2s',
-        '  timeout: 1s',
-        '  index:',
-        `    endpoints: [${INDEX_ENDPOINTS.join(', ')}]`,
-        'targets:',
-        `  - name: ${NODE}`,
-        `    url: ${node.url}`,
-        '',
-      ].join('\n'),
-    );
+    ({ node, exporter } = await startBoth('single-node'));
   });
   afterAll(async () => {
     await exporter?.stop();
     await node?.stop();
   });
-
-  const printLogsOnFailure = (): void =>
-    onTestFailed(async () => {
-      process.stderr.write(`--- exporter output (tail) ---\n${exporter.output().split('\n').slice(-40).join('\n')}\n`);
-      process.stderr.write(`--- node log tail ---\n${await node.logTail(40)}\n`);
-    });
-
-  /** Polls /metrics until `check` accepts a scrape; returns that scrape. */
-  const scrapeUntil = (what: string, check: (s: Sample[]) => boolean, timeoutMs = 30_000): Promise<Sample[]> =>
-    waitFor(
-      async () => {
-        const samples = await exporter.metrics();
-        return check(samples) ? samples : false;
-      },
-      { timeoutMs, intervalMs: 250, what },
-    );
-
-  const value = (samples: Sample[], name: string, labels: Record<string, string>): number | undefined =>
-    select(samples, name, { node: NODE, ...labels })[0]?.value;
+  const logs = () => printLogsOnFailure(() => ({ exporter, node }));
 
   it('reports the node up and healthy, with every check parsed', async () => {
-    printLogsOnFailure();
+    logs();
     // Wait for a poll after every check of the node has run and passed.
     await waitFor(async () => (await healthReport(node.url)).healthy, { timeoutMs: 30_000, what: 'node healthy' });
-    const samples = await scrapeUntil('avalanchego_up 1 and healthy 1', (s) =>
-      value(s, 'avalanchego_up', {}) === 1 && value(s, 'avalanchego_healthy', {}) === 1,
+    const samples = await scrapeUntil(exporter, 'avalanchego_up 1 and healthy 1', (s) =>
+      value(s, 'avalanchego_up') === 1 && value(s, 'avalanchego_healthy') === 1,
     );
     const report = await healthReport(node.url);
     const checks = Object.keys(report.checks).sort();
@@ -80,8 +102,8 @@ describe('exporter against the real node', () => {
   });
 
   it('exposes chain heights and every index endpoint, an empty index as empty', async () => {
-    printLogsOnFailure();
-    const samples = await scrapeUntil('chain heights and index metrics', (s) =>
+    logs();
+    const samples = await scrapeUntil(exporter, 'chain heights and index metrics', (s) =>
       ['C', 'P', 'X'].every((chain) => value(s, 'avalanchego_chain_last_accepted_height', { chain }) !== undefined) &&
       INDEX_ENDPOINTS.every((endpoint) => value(s, 'avalanchego_index_available', { endpoint }) !== undefined),
     );
@@ -104,7 +126,7 @@ describe('exporter against the real node', () => {
   });
 
   it('reports the new C height and C/block index on a later poll after transactions', async () => {
-    printLogsOnFailure();
+    logs();
     const before = await exporter.metrics();
     const height0 = value(before, 'avalanchego_chain_last_accepted_height', { chain: 'C' }) ?? 0;
     const index0 = value(before, 'avalanchego_index_last_accepted_index', { endpoint: 'C/block' }) ?? -1;
@@ -114,7 +136,7 @@ describe('exporter against the real node', () => {
     const expectedIndex = await lastAcceptedIndex(node.url, 'C/block');
     expect(expectedIndex).toBeGreaterThanOrEqual(index0 + transfers);
 
-    const after = await scrapeUntil('the new C height and C/block index', (s) =>
+    const after = await scrapeUntil(exporter, 'the new C height and C/block index', (s) =>
       value(s, 'avalanchego_chain_last_accepted_height', { chain: 'C' }) === Number(lastBlock) &&
       value(s, 'avalanchego_index_last_accepted_index', { endpoint: 'C/block' }) === expectedIndex,
     );
@@ -124,5 +146,58 @@ describe('exporter against the real node', () => {
     expect(value(after, 'avalanchego_index_accepted_containers', { endpoint: 'C/block' })).toBe(expectedIndex + 1);
     const acceptedAt = value(after, 'avalanchego_index_last_accepted_timestamp_seconds', { endpoint: 'C/block' });
     expect(acceptedAt).toBeGreaterThan(Date.now() / 1000 - 120);
+  });
+});
+
+describe('exporter against a real node that never bootstraps', () => {
+  let node: RealNode;
+  let exporter: RunningExporter;
+
+  beforeAll(async () => {
+    ({ node, exporter } = await startBoth('bootstrapping-validator'));
+  });
+  afterAll(async () => {
+    await exporter?.stop();
+    await node?.stop();
+  });
+
+  it('reports it up, unhealthy, with the failing checks parsed and the chains bootstrapping', async () => {
+    printLogsOnFailure(() => ({ exporter, node }));
+    const samples = await scrapeUntil(exporter, 'a health poll of the bootstrapping node', (s) =>
+      value(s, 'avalanchego_up') === 1 && value(s, 'avalanchego_chain_bootstrapping', { chain: 'C' }) !== undefined,
+    );
+    expect(value(samples, 'avalanchego_healthy')).toBe(0);
+    const report = await healthReport(node.url);
+    const failing = Object.entries(report.checks)
+      .filter(([, check]) => check.error !== undefined)
+      .map(([name]) => name)
+      .sort();
+    expect(failing).toEqual(['C', 'P', 'X', 'bootstrapped', 'network']);
+    for (const check of Object.keys(report.checks)) {
+      const passing = value(samples, 'avalanchego_health_check_passing', { check });
+      expect(passing, check).toBe(failing.includes(check) ? 0 : 1);
+      expect(value(samples, 'avalanchego_health_check_unparsed_fields', { check }), check).toBe(0);
+    }
+    for (const check of failing) {
+      expect(value(samples, 'avalanchego_health_check_contiguous_failures', { check }), check).toBeGreaterThanOrEqual(1);
+      expect(value(samples, 'avalanchego_health_check_first_failure_timestamp_seconds', { check }), check).toBeGreaterThan(0);
+    }
+    for (const chain of ['C', 'P', 'X']) {
+      expect(value(samples, 'avalanchego_chain_bootstrapping', { chain }), chain).toBe(1);
+      // consensus is {} while bootstrapping: no height to report.
+      expect(value(samples, 'avalanchego_chain_last_accepted_height', { chain }), chain).toBeUndefined();
+      // 1 of the 5 equal genesis validators is connected: itself.
+      expect(value(samples, 'avalanchego_chain_connected_stake_ratio', { chain }), chain).toBeCloseTo(0.2, 6);
+      expect(value(samples, 'avalanchego_chain_disconnected_validators', { chain }), chain).toBe(4);
+    }
+    expect(value(samples, 'avalanchego_network_connected_peers')).toBe(0);
+    expect(value(samples, 'avalanchego_bootstrapping_subnets')).toBe(1);
+    for (const endpoint of INDEX_ENDPOINTS) {
+      expect(value(samples, 'avalanchego_index_available', { endpoint }), endpoint).toBe(1);
+      expect(value(samples, 'avalanchego_index_accepted_containers', { endpoint }), endpoint).toBe(0);
+    }
+    for (const source of ['health', 'index']) {
+      expect(value(samples, 'avalanchego_exporter_poll_success', { source }), source).toBe(1);
+    }
   });
 });
