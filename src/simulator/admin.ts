@@ -26,9 +26,9 @@ export function cleanPath(p: string): string {
   return joined === '' ? '.' : joined;
 }
 
-/** Go's path.Join("/ext", p). */
+/** server.AddAliases: fmt.Sprintf("%s/%s", "/ext", p), no cleaning. */
 function extJoin(p: string): string {
-  return cleanPath(`/ext/${p}`);
+  return `/ext/${p}`;
 }
 
 export interface Route {
@@ -151,23 +151,28 @@ export class AdminState {
   /** admin.aliasChain after the length check. */
   aliasChain(chain: string, alias: string): string | undefined {
     const chainId = this.dealias.get(chain);
-    if (chainId === undefined) return `there is no ID with alias ${chain}`;
-    if (this.dealias.has(alias)) return `${alias} is already used as an alias for an ID`;
+    if (chainId === undefined) return `there is no ID with alias: ${chain}`;
+    if (this.dealias.has(alias)) return `alias already mapped to an ID: ${alias}`;
     this.dealias.set(alias, chainId);
     this.chainAliases.get(chainId)!.push(alias);
     return this.addAlias(cleanPath(`bc/${chainId}`), cleanPath(`bc/${alias}`));
   }
 
-  /** admin.getChainAliases: ids.FromString, then the aliaser's list (null when unknown). */
+  /** admin.getChainAliases: ids.FromString (cb58 via mr-tron/base58), then the aliaser's list (null when unknown). */
   chainAliasesOf(chain: string): { error?: string; aliases?: string[] | null } {
-    if (chain === '') return { error: 'zero length string' };
-    const bad = [...chain].find((c) => !'123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz'.includes(c));
-    if (bad !== undefined) return { error: `invalid base58 digit (${quoteRune(bad)})` };
+    const b58 = 'base58 decoding error: ';
+    if (chain === '') return { error: `${b58}zero length string` };
+    for (const c of chain) {
+      if (c.codePointAt(0)! > 127) return { error: `${b58}high-bit set on invalid digit` };
+      if (!'123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz'.includes(c)) {
+        return { error: `${b58}invalid base58 digit (${quoteRune(c)})` };
+      }
+    }
     const raw = base58Decode(chain)!;
     if (raw.length < 4) return { error: 'input string is smaller than the checksum size' };
     const bytes = cb58Decode(chain);
     if (!bytes) return { error: 'invalid input checksum' };
-    if (bytes.length !== 32) return { error: `expected 32 bytes but got ${bytes.length}` };
+    if (bytes.length !== 32) return { error: `invalid hash length: expected 32 bytes but got ${bytes.length}` };
     return { aliases: this.chainAliases.get(chain) ?? null };
   }
 
@@ -216,7 +221,9 @@ export class AdminState {
   }
 }
 
+/** strconv.QuoteRune, for the ASCII runes that reach it. */
 function quoteRune(c: string): string {
   if (c === "'") return "'\\''";
-  return `'${c}'`;
+  const q = goQuote(c);
+  return `'${q.slice(1, -1).replace(/\\"/g, '"')}'`;
 }

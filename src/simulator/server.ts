@@ -1,18 +1,15 @@
 // The HTTP side of the simulator: node:http servers, the fleet layout (one
 // port with a path prefix per node, or a port per node), the node's HTTP
-// wrappers (node-id header, gzip, allowed hosts, mux path cleaning), the
+// wrappers (node-id header, CORS, allowed hosts, mux path cleaning), the
 // transport-level scenarios (down, slow, garbage) and the control API.
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { isIP, type AddressInfo, type Socket } from 'node:net';
-import { gzipSync } from 'node:zlib';
 import { handleNodeRequest, muxCleanPath, notFound } from './api.js';
 import type { SimNode } from './node.js';
 import type { HttpReply } from './rpc.js';
 import { DOWN_MODES, GARBAGE_MODES, SCENARIOS, isScenario, type DownMode, type GarbageMode, type ScenarioName } from './scenarios.js';
 
-/** NYTimes/gziphandler's DefaultMinSize: smaller bodies are sent as they are. */
-const GZIP_MIN_SIZE = 1400;
 /** Request bodies beyond this are refused; no node API call comes near it. */
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
@@ -204,6 +201,8 @@ export class FleetServer {
   }
 
   private nodeReply(node: SimNode, req: IncomingMessage, path: string, rawQuery: string, body: string, prefix: string): HttpReply {
+    // rs/cors answers a preflight itself, before the host filter and the router.
+    if (req.method === 'OPTIONS' && firstHeader(req, 'access-control-request-method')) return preflight(req);
     // api/server/allowed_hosts.go: an empty Host and IP literals always pass.
     const host = req.headers.host ?? '';
     if (host !== '' && this.allowed !== '*') {
@@ -232,15 +231,10 @@ export class FleetServer {
 
   private send(res: ServerResponse, node: SimNode | undefined, reply: HttpReply, req: IncomingMessage): void {
     if (res.destroyed) return;
-    const headers: Record<string, string> = { ...reply.headers };
+    const headers: Record<string, string> = {};
     if (node) headers['node-id'] = node.nodeId;
-    headers.vary = 'Accept-Encoding';
-    let body: Buffer = Buffer.from(reply.body, 'utf8');
-    const accepts = /\bgzip\b/i.test(String(req.headers['accept-encoding'] ?? ''));
-    if (accepts && body.length >= GZIP_MIN_SIZE) {
-      body = gzipSync(body);
-      headers['content-encoding'] = 'gzip';
-    }
+    Object.assign(headers, corsHeaders(req), reply.headers);
+    const body = Buffer.from(reply.body, 'utf8');
     headers['content-length'] = String(body.length);
     res.writeHead(reply.status, headers);
     res.end(req.method === 'HEAD' ? undefined : body);
@@ -346,6 +340,47 @@ function splitHost(host: string): string {
   const colon = host.lastIndexOf(':');
   if (colon === -1 || host.indexOf(':') !== colon) return host;
   return host.slice(0, colon);
+}
+
+// ---------------------------------------------------------------------------
+// CORS: rs/cors v1.7.0 with the node's defaults (--http-allowed-origins=*, credentials allowed)
+
+const CORS_METHODS = ['GET', 'POST', 'HEAD'];
+const CORS_HEADERS = ['Origin', 'Accept', 'Content-Type', 'X-Requested-With'];
+
+/** http.CanonicalHeaderKey. */
+function canonicalHeader(name: string): string {
+  return name.toLowerCase().replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase());
+}
+
+/** Headers an actual (non-preflight) request gets: always Vary: Origin; with an Origin, the allow headers. */
+function corsHeaders(req: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = { vary: 'Origin' };
+  const origin = firstHeader(req, 'origin');
+  if (origin && CORS_METHODS.includes((req.method ?? '').toUpperCase())) {
+    headers['access-control-allow-origin'] = '*';
+    headers['access-control-allow-credentials'] = 'true';
+  }
+  return headers;
+}
+
+/** A preflight: 200, no body; the allow headers only for an origin, method and headers that pass. */
+function preflight(req: IncomingMessage): HttpReply {
+  const headers: Record<string, string> = { vary: 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers' };
+  const origin = firstHeader(req, 'origin');
+  const method = (firstHeader(req, 'access-control-request-method') ?? '').toUpperCase();
+  const wanted = (firstHeader(req, 'access-control-request-headers') ?? '')
+    .split(',')
+    .map((h) => h.trim())
+    .filter(Boolean)
+    .map(canonicalHeader);
+  if (origin && (method === 'OPTIONS' || CORS_METHODS.includes(method)) && wanted.every((h) => CORS_HEADERS.includes(h))) {
+    headers['access-control-allow-origin'] = '*';
+    headers['access-control-allow-methods'] = method;
+    if (wanted.length > 0) headers['access-control-allow-headers'] = wanted.join(', ');
+    headers['access-control-allow-credentials'] = 'true';
+  }
+  return { status: 200, headers, body: '' };
 }
 
 // ---------------------------------------------------------------------------

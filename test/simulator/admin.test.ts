@@ -61,12 +61,17 @@ describe('chain aliases', () => {
 
   it('returns the aliaser and ID errors', async () => {
     const sim = await simulator(STILL);
-    expect(await admin(sim.url, 'admin.aliasChain', { chain: 'nochain', alias: 'x1' })).toBe(serviceError('there is no ID with alias nochain'));
-    expect(await admin(sim.url, 'admin.aliasChain', { chain: 'C', alias: 'X' })).toBe(serviceError('X is already used as an alias for an ID'));
+    expect(await admin(sim.url, 'admin.aliasChain', { chain: 'nochain', alias: 'x1' })).toBe(serviceError('there is no ID with alias: nochain'));
+    expect(await admin(sim.url, 'admin.aliasChain', { chain: 'C', alias: 'X' })).toBe(serviceError('alias already mapped to an ID: X'));
     expect(await admin(sim.url, 'admin.aliasChain', { chain: 'C', alias: 'c'.repeat(513) })).toBe(serviceError('alias length is too long'));
     expect(await admin(sim.url, 'admin.getChainAliases', { chain: 'X' })).toBe(serviceError('input string is smaller than the checksum size'));
-    expect(await admin(sim.url, 'admin.getChainAliases', { chain: '' })).toBe(serviceError('zero length string'));
-    expect(await admin(sim.url, 'admin.getChainAliases', { chain: 'abc0' })).toBe(serviceError("invalid base58 digit ('0')"));
+    expect(await admin(sim.url, 'admin.getChainAliases', { chain: '' })).toBe(serviceError('base58 decoding error: zero length string'));
+    expect(await admin(sim.url, 'admin.getChainAliases', { chain: 'abc0' })).toBe(serviceError("base58 decoding error: invalid base58 digit ('0')"));
+    expect(await admin(sim.url, 'admin.getChainAliases', { chain: 'abcé' })).toBe(serviceError('base58 decoding error: high-bit set on invalid digit'));
+    // A valid cb58 string that is not 32 bytes long: a node ID's 20.
+    expect(await admin(sim.url, 'admin.getChainAliases', { chain: sim.nodes[0]!.nodeId.slice('NodeID-'.length) })).toBe(
+      serviceError('invalid hash length: expected 32 bytes but got 20'),
+    );
     expect(await admin(sim.url, 'admin.getChainAliases', { chain: `${X_CHAIN.slice(0, -1)}N` })).toBe(serviceError('invalid input checksum'));
     // A valid but unknown ID has no aliases: Go's nil slice.
     expect(await admin(sim.url, 'admin.getChainAliases', { chain: '2Xy1mbEtfD6E3AWmeWYJhz8bhXL8XtwXvWtk4V7Sqr2nE6bFHr' })).toBe(

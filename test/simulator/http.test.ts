@@ -2,8 +2,6 @@
 // 404/403/405/415 bodies, parse and version errors, method-name handling,
 // notifications, params forms, escaping, gzip and path cleaning.
 
-import { request } from 'undici';
-import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { http, post, rpc, serviceError, simulator } from './helpers.js';
 
@@ -184,17 +182,37 @@ describe('JSON-RPC envelope', () => {
   });
 });
 
-describe('compression', () => {
-  it('gzips bodies of 1400 bytes or more when asked, and always says Vary: Accept-Encoding', async () => {
+describe('CORS (rs/cors with the node defaults)', () => {
+  it('sends Vary: Origin on every answer, and the allow headers when there is an Origin', async () => {
     const sim = await simulator(STILL);
-    const plain = await http(`${sim.url}/ext/health`);
-    const res = await request(`${sim.url}/ext/health`, { headers: { 'accept-encoding': 'gzip' } });
-    const zipped = Buffer.from(await res.body.arrayBuffer());
-    expect(res.headers['content-encoding']).toBe('gzip');
-    expect(res.headers.vary).toBe('Accept-Encoding');
-    expect(gunzipSync(zipped).toString('utf8')).toBe(plain.body);
-    const small = await request(`${sim.url}/ext/health/liveness`, { headers: { 'accept-encoding': 'gzip' } });
-    expect(small.headers['content-encoding']).toBeUndefined();
-    expect(await small.body.text()).toBe('{"checks":{},"healthy":true}\n');
+    for (const [path, status] of [['/ext/health', 200], ['/nope', 404]] as const) {
+      const r = await http(`${sim.url}${path}`);
+      expect([r.status, r.headers.vary, r.headers['access-control-allow-origin']], path).toEqual([status, 'Origin', undefined]);
+    }
+    const denied = await http(`${sim.url}/ext/health`, { headers: { host: 'evil.example' } });
+    expect([denied.status, denied.headers.vary]).toEqual([403, 'Origin']);
+    const cross = await http(`${sim.url}/ext/health/liveness`, { headers: { origin: 'https://grafana.example' } });
+    expect(cross.headers['access-control-allow-origin']).toBe('*');
+    expect(cross.headers['access-control-allow-credentials']).toBe('true');
+    // No gzip in v1.14.2, even when asked.
+    const zipped = await http(`${sim.url}/ext/health`, { headers: { 'accept-encoding': 'gzip' } });
+    expect(zipped.headers['content-encoding']).toBeUndefined();
+  });
+
+  it('answers a preflight itself with 200 and no body, before the host filter', async () => {
+    const sim = await simulator(STILL);
+    const r = await http(`${sim.url}/ext/index/C/block`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://x.example', 'access-control-request-method': 'post', 'access-control-request-headers': 'content-type', host: 'evil.example' },
+    });
+    expect(r.status).toBe(200);
+    expect(r.body).toBe('');
+    expect(r.headers['access-control-allow-methods']).toBe('POST');
+    expect(r.headers['access-control-allow-headers']).toBe('Content-Type');
+    expect(r.headers['access-control-allow-origin']).toBe('*');
+    expect(r.headers.vary).toBe('Origin, Access-Control-Request-Method, Access-Control-Request-Headers');
+    // A plain OPTIONS is an ordinary request: the JSON-RPC server refuses it.
+    const plain = await http(`${sim.url}/ext/index/C/block`, { method: 'OPTIONS' });
+    expect([plain.status, plain.body]).toEqual([405, 'rpc: POST method required, received OPTIONS']);
   });
 });
