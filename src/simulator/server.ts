@@ -36,6 +36,8 @@ interface NodeSlot {
   server?: Server;
   port?: number;
   overrides: ScenarioOverrides;
+  /** The pending close or reopen of the node's own port. */
+  transition?: Promise<void>;
 }
 
 /** Formats host:port for a URL, bracketing IPv6 literals. */
@@ -84,7 +86,7 @@ export class FleetServer {
         slot.baseUrl = `${this.url}/${slot.node.name}`;
       }
       i++;
-      slot.node.onScenarioChange = (node) => void this.scenarioChanged(node);
+      slot.node.onScenarioChange = (node) => void this.scenarioChanged(node).catch(() => undefined);
       if (slot.node.scenario === 'down') await this.scenarioChanged(slot.node);
     }
   }
@@ -108,17 +110,32 @@ export class FleetServer {
   }
 
   /** `down` with refused: the node's own listener closes, and reopens on recovery. */
-  private async scenarioChanged(node: SimNode): Promise<void> {
+  private scenarioChanged(node: SimNode): Promise<void> {
     const slot = this.slots.get(node.name);
-    if (!slot?.server || this.closed) return;
-    const refused = node.scenario === 'down' && this.downMode(slot) === 'refused';
-    if (refused && slot.server.listening) {
-      const server = slot.server;
-      server.close();
-      server.closeAllConnections();
-    } else if (!refused && !slot.server.listening) {
-      slot.server = this.newServer(slot);
-      await listenOn(slot.server, this.opts.host, slot.port!);
+    if (!slot?.server || this.closed) return Promise.resolve();
+    // One transition at a time per node, so a quick down → healthy → down cannot double-listen.
+    slot.transition = (slot.transition ?? Promise.resolve()).then(() => this.applyListening(slot));
+    return slot.transition;
+  }
+
+  private async applyListening(slot: NodeSlot): Promise<void> {
+    const wantClosed = () => slot.node.scenario === 'down' && this.downMode(slot) === 'refused';
+    if (this.closed) return;
+    if (wantClosed()) {
+      if (slot.server!.listening) await closeServer(slot.server!);
+      return;
+    }
+    // Reopen on the same port; another process may hold it for a moment, so retry until it is ours.
+    while (!slot.server!.listening && !this.closed && !wantClosed()) {
+      const server = this.newServer(slot);
+      try {
+        await listenOn(server, this.opts.host, slot.port!);
+      } catch {
+        await new Promise((r) => setTimeout(r, 250));
+        continue;
+      }
+      slot.server = server;
+      if (this.closed || wantClosed()) await closeServer(server);
     }
   }
 
@@ -126,18 +143,10 @@ export class FleetServer {
     this.closed = true;
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
+    // A reopening node port finishes (and closes itself) first.
+    await Promise.allSettled([...this.slots.values()].map((s) => s.transition));
     const servers = [this.control, ...[...this.slots.values()].flatMap((s) => (s.server ? [s.server] : []))];
-    await Promise.all(
-      servers.map(
-        (server) =>
-          new Promise<void>((resolve) => {
-            if (!server.listening) return resolve();
-            server.close(() => resolve());
-            // Hung (`down`/hang) and keep-alive connections would hold close() open.
-            server.closeAllConnections();
-          }),
-      ),
-    );
+    await Promise.all(servers.map(closeServer));
   }
 
   // -------------------------------------------------------------------------
@@ -298,6 +307,15 @@ export class FleetServer {
     }
     return bad(404, 'not found; see docs/simulator.md for the control API');
   }
+}
+
+/** Closes a server, also its keep-alive and hung (`down`/hang) connections, which would hold close() open. */
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    if (!server.listening) return resolve();
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
 }
 
 function listenOn(server: Server, host: string, port: number): Promise<number> {

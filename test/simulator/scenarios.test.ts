@@ -204,6 +204,15 @@ describe('transport scenarios', () => {
     );
   });
 
+  it('down (refused): survives quick toggling and ends listening exactly when up', async () => {
+    const sim = await simulator({ ...FAST, portPerNode: true });
+    const url = `${sim.nodes[0]!.baseUrl}/ext/health/liveness`;
+    for (const s of ['down', 'healthy', 'down', 'healthy', 'down'] as const) sim.setScenario('node-0', s);
+    await waitFor(() => http(url).then(() => 'up', (e: Error) => e.message), (s) => /ECONNREFUSED/.test(s), 5_000, 'refused');
+    sim.setScenario('node-0', 'healthy');
+    await waitFor(() => http(url).then((r) => r.status, () => 0), (s) => s === 200, 5_000, 'up again');
+  });
+
   it('refuses downMode refused without a port per node', async () => {
     const sim = await simulator(FAST);
     expect(() => sim.setScenario('node-0', 'down', { downMode: 'refused' })).toThrow(/port per node/);
