@@ -152,7 +152,22 @@ process.once('exit', () => {
   for (const child of running) if (child.pid !== undefined) process.kill(child.pid, 'SIGKILL');
 });
 
+/**
+ * Starts a node; retried with new ports (up to 3 times) when one of the two ports picked was
+ * taken by someone else between freePort() and the node's bind.
+ */
 export async function startRealNode(options: StartOptions = {}): Promise<RealNode> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(options);
+    } catch (err) {
+      if (attempt >= 3 || !/address already in use/.test((err as Error).message)) throw err;
+      log(`a port was taken before the node could bind it (attempt ${attempt}): retrying with new ports`);
+    }
+  }
+}
+
+async function startOnce(options: StartOptions): Promise<RealNode> {
   const { binary, version } = await ensureAvalancheGo();
   const dataDir = await mkdtemp(join(tmpdir(), 'avalanchego-real-node-'));
   const logFile = join(dataDir, 'node-output.log');
