@@ -73,7 +73,13 @@ function run(
     };
     child.stdout.on('data', forward);
     child.stderr.on('data', forward);
-    child.on('error', (err) => reject(new Error(`cannot run ${command}: ${err.message}`)));
+    child.on('error', (err) => {
+      const hint =
+        command === 'go' && (err as NodeJS.ErrnoException).code === 'ENOENT'
+          ? ' (Go is needed to build AvalancheGo from the Go module proxy, or set AVALANCHEGO_BIN; see docs/real-node.md)'
+          : '';
+      reject(new Error(`cannot run ${command}: ${err.message}${hint}`));
+    });
     child.on('close', (code, signal) => {
       if (code === 0) resolve(output);
       else reject(new Error(`${command} ${args.join(' ')} failed (code ${code}, signal ${signal}):\n${output}`));
