@@ -72,9 +72,11 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
   if (!Number.isInteger(count) || count < 1 || count > 100_000) throw new Error(`nodes must be an integer from 1 to 100000, got ${count}`);
   const timeScale = opts.timeScale ?? 1;
   const clock = new SimClock(timeScale);
-  const checkFrequencyMs = opts.checkFrequencyMs ?? 30_000 / timeScale;
-  if (!(checkFrequencyMs >= 1) || !Number.isFinite(checkFrequencyMs)) {
-    throw new Error(`check frequency must be at least 1 ms, got ${checkFrequencyMs}`);
+  // Timers cannot wait longer than 2^31-1 ms (Node would fire them at once instead).
+  const MAX_TIMER_MS = 2_147_483_647;
+  const checkFrequencyMs = opts.checkFrequencyMs ?? Math.min(30_000 / timeScale, MAX_TIMER_MS);
+  if (!(checkFrequencyMs >= 1 && checkFrequencyMs <= MAX_TIMER_MS)) {
+    throw new Error(`check frequency must be from 1 ms to ${MAX_TIMER_MS} ms, got ${checkFrequencyMs}`);
   }
   const timings: ScenarioTimings = { ...DEFAULT_TIMINGS, ...opts.timings };
   validateTimings(timings);

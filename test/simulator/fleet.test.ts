@@ -104,3 +104,31 @@ describe('a fleet of 400 nodes on one port', () => {
     expect((await http(`${sim.nodes[0]!.baseUrl}/sim/nodes`)).status).toBe(404);
   });
 });
+
+describe('options', () => {
+  it('rejects bad options with clear errors', async () => {
+    const { startSimulator } = await import('../../src/simulator/index.js');
+    await expect(startSimulator({ nodes: 0 })).rejects.toThrow(/nodes must be an integer/);
+    await expect(startSimulator({ timeScale: 0 })).rejects.toThrow(/time scale/);
+    await expect(startSimulator({ checkFrequencyMs: 0 })).rejects.toThrow(/check frequency/);
+    await expect(startSimulator({ checkFrequencyMs: 2 ** 31 })).rejects.toThrow(/check frequency/);
+    await expect(startSimulator({ scenario: 'nope' as never })).rejects.toThrow(/unknown scenario "nope"/);
+    await expect(startSimulator({ timings: { peersDropSeconds: -1 } })).rejects.toThrow(/peersDropSeconds/);
+    await expect(startSimulator({ timings: { downMode: 'refused' } })).rejects.toThrow(/portPerNode/);
+  });
+
+  it('keeps a very slow time scale from overflowing the check timer', async () => {
+    // An overflowing timer fires after 1 ms instead, and Node warns about it.
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => void warnings.push(w.name);
+    process.on('warning', onWarning);
+    try {
+      const sim = await simulator({ timeScale: 1e-9 });
+      const r = await http(`${sim.url}/ext/health`);
+      expect(r.status).toBe(200);
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings).not.toContain('TimeoutOverflowWarning');
+  });
+});
