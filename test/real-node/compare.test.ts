@@ -37,6 +37,13 @@ describe('compareAnswers', () => {
     expect(compareAnswers({ status: 404, headers: text, body: '404 page not found\n' }, { status: 404, headers: text, body: 'not found' })).toHaveLength(1);
   });
 
+  it('reports a different key order (Go struct field order, sorted map keys)', () => {
+    const a = { status: 200, headers: json, body: '{"checks":{"C":{"timestamp":"t","duration":1}},"healthy":true}\n' };
+    expect(compareAnswers(a, { ...a, body: '{"checks":{"C":{"duration":1,"timestamp":"t"}},"healthy":true}\n' })).toEqual([
+      '$.checks.C: key order timestamp,duration vs duration,timestamp'.replace(/^/, 'shape '),
+    ]);
+  });
+
   it('masks numbers only', () => {
     expect(maskNumbers('numToFetch must be in [1,1024] but is 0')).toBe('numToFetch must be in [N,N] but is N');
   });

@@ -20,7 +20,8 @@ export function shapeOf(value: unknown): Shape {
   }
   if (typeof value === 'object') {
     const out: { [key: string]: Shape } = {};
-    for (const key of Object.keys(value as object).sort()) out[key] = shapeOf((value as Record<string, unknown>)[key]);
+    // Wire order is kept: Go writes struct fields in declaration order and map keys sorted.
+    for (const key of Object.keys(value as object)) out[key] = shapeOf((value as Record<string, unknown>)[key]);
     return out;
   }
   return typeof value;
@@ -41,6 +42,9 @@ export function diffShapes(a: Shape, b: Shape, path = '$'): string[] {
   const out: string[] = [];
   const aObj = a as { [key: string]: Shape };
   const bObj = b as { [key: string]: Shape };
+  const aOrder = Object.keys(aObj).filter((k) => k in bObj);
+  const bOrder = Object.keys(bObj).filter((k) => k in aObj);
+  if (aOrder.join('\0') !== bOrder.join('\0')) out.push(`${path}: key order ${aOrder.join(',')} vs ${bOrder.join(',')}`);
   for (const key of new Set([...Object.keys(aObj), ...Object.keys(bObj)])) {
     const av = aObj[key];
     const bv = bObj[key];
@@ -103,6 +107,9 @@ export function compareAnswers(a: Answer, b: Answer): string[] {
     if (aErr.code !== bErr.code) out.push(`error.code ${aErr.code} vs ${bErr.code}`);
     if (maskNumbers(aErr.message) !== maskNumbers(bErr.message)) {
       out.push(`error.message ${JSON.stringify(aErr.message)} vs ${JSON.stringify(bErr.message)}`);
+    } else if (maskNumbers(a.body) !== maskNumbers(b.body)) {
+      // Same error: the whole envelope must then be byte-identical (numbers aside).
+      out.push(`error body ${JSON.stringify(a.body)} vs ${JSON.stringify(b.body)}`);
     }
   }
   // A body ending in "\n" (json.Encoder) versus one without is a real difference for byte-exact clients.
