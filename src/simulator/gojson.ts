@@ -3,11 +3,6 @@
 // requests the way Go's decoder does (same syntax error messages, numbers
 // kept as text so uint64 values survive).
 
-/** A raw JSON fragment that is written verbatim (already Go-encoded). */
-export class RawJson {
-  constructor(readonly text: string) {}
-}
-
 const HTML_UNSAFE = /[<>&\u2028\u2029]/g;
 const HTML_ESCAPES: Record<string, string> = {
   '<': '\\u003c',
@@ -29,8 +24,7 @@ export function goString(s: string): string {
 
 /**
  * Serializes a value as Go would. Objects keep their insertion order (Go
- * structs); wrap Go maps with sortedKeys() or pass sortMaps to sort every
- * plain object. RawJson fragments are inserted as they are.
+ * structs); pass sortMaps to sort the keys of every object (Go maps).
  */
 export function goJson(value: unknown, sortMaps = false): string {
   return escapeHtml(encode(value, sortMaps));
@@ -38,7 +32,6 @@ export function goJson(value: unknown, sortMaps = false): string {
 
 function encode(value: unknown, sortMaps: boolean): string {
   if (value === null || value === undefined) return 'null';
-  if (value instanceof RawJson) return value.text;
   switch (typeof value) {
     case 'string':
       return JSON.stringify(value);
@@ -299,16 +292,6 @@ class Parser {
       }
       this.fail('after array element');
     }
-  }
-}
-
-/** Go's name for a JSON value kind in UnmarshalTypeError messages. */
-export function goKindName(node: JsonNode): string {
-  switch (node.kind) {
-    case 'bool':
-      return 'bool';
-    default:
-      return node.kind;
   }
 }
 

@@ -103,12 +103,6 @@ export class HealthWorker {
     this.fullReport = undefined;
   }
 
-  /** Drops cached wire forms (the zone or dialect changed). */
-  invalidate(): void {
-    for (const r of this.results.values()) delete r.json;
-    this.fullReport = undefined;
-  }
-
   /** worker.Results: the names selected by `tags` (plus application checks) and the verdict. */
   select(tags: readonly string[]): { names: string[]; healthy: boolean } {
     const wanted = new Set(tags.length === 0 ? [ALL_TAG] : tags);
