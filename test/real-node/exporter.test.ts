@@ -4,7 +4,8 @@
 // up but unhealthy, failing checks counted as failing (not as unparsed), chains bootstrapping.
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { sendCChainTransfers } from './chain.js';
-import { select, startExporter, type RunningExporter, type Sample } from './exporter.js';
+import { parseMetrics, select, startExporter, type RunningExporter, type Sample } from './exporter.js';
+import { httpRequest } from './http.js';
 import { startRealNode, type NodeProfile, type RealNode } from './node.js';
 import { healthReport, lastAcceptedIndex } from './queries.js';
 import { INDEX_ENDPOINTS } from './record.js';
@@ -146,6 +147,16 @@ describe('exporter against the real node', () => {
     expect(value(after, 'avalanchego_index_accepted_containers', { endpoint: 'C/block' })).toBe(expectedIndex + 1);
     const acceptedAt = value(after, 'avalanchego_index_last_accepted_timestamp_seconds', { endpoint: 'C/block' });
     expect(acceptedAt).toBeGreaterThan(Date.now() / 1000 - 120);
+  });
+  it('serves the same node through /probe?target=real, and is ready', async () => {
+    logs();
+    const probe = await httpRequest(exporter.url, { method: 'GET', path: `/probe?target=${NODE}` });
+    expect(probe.status).toBe(200);
+    const samples = parseMetrics(probe.body);
+    expect(value(samples, 'avalanchego_up')).toBe(1);
+    expect(value(samples, 'avalanchego_chain_last_accepted_height', { chain: 'C' })).toBeGreaterThanOrEqual(0);
+    expect(value(samples, 'avalanchego_index_available', { endpoint: 'C/block' })).toBe(1);
+    expect((await httpRequest(exporter.url, { method: 'GET', path: '/-/ready' })).status).toBe(200);
   });
 });
 
