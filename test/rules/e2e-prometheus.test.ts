@@ -1,9 +1,9 @@
 // End to end: the simulator's fleet, the exporter polling it, and a real Prometheus (the
 // Debian package) scraping the exporter with the project's rules, their `for:` and range
 // windows shortened 20 times. Every rule expression and every panel query runs through
-// /api/v1/query; pushing a simulated node into a fault (down, disk filling, stalled chain)
-// through the simulator's control API fires the matching alert in /api/v1/alerts, and the
-// alert resolves after the node recovers. Everything listens on 127.0.0.1; every process is
+// /api/v1/query; pushing a simulated node into a fault (down, disk filling, stalled chain,
+// peers dropping, router overload) through the simulator's control API fires the matching
+// alert in /api/v1/alerts, and the alert resolves after the node recovers. Everything listens on 127.0.0.1; every process is
 // started here and stopped by its PID. Conditions are awaited by polling with deadlines.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -16,7 +16,7 @@ import { IN_CI, ROOT, RULES_DIR, allRules, findTool, panelQueries } from './lib.
 const prometheus = findTool('prometheus', ['--version']);
 const MISSING = 'prometheus not found on PATH (install the Debian package "prometheus")';
 
-const NODES = ['node-0', 'node-1', 'node-2'];
+const NODES = ['node-0', 'node-1', 'node-2', 'node-3', 'node-4'];
 const JOB = 'avalanchego-exporter';
 /** Rules run 20 times faster: for: 3m → 9s, [10m] → 30s. */
 const SPEEDUP = 20;
@@ -188,7 +188,7 @@ describe('end to end with a real Prometheus', () => {
       promUrl = `http://127.0.0.1:${promPort}`;
 
       start('simulator', process.execPath, [join(ROOT, 'dist', 'main.js'), 'simulate', `--web.listen-address=127.0.0.1:${simPort}`,
-        `--nodes=${NODES.length}`, '--time-scale=10']);
+        `--nodes=${NODES.length}`, '--time-scale=10', '--seed=avalanchego-e2e-rules']);
       await waitFor('the simulator', 20_000, async () => ((await fetch(`${simUrl}/sim/nodes`)).ok ? true : undefined));
 
       writeFileSync(join(dir, 'exporter.yaml'), [
@@ -281,6 +281,23 @@ describe('end to end with a real Prometheus', () => {
       await setScenario('node-2', 'healthy');
       await waitFor('AvalancheGoDiskSpaceLow to resolve', 60_000, async () =>
         (await alerts()).some((x) => x.labels['alertname'] === 'AvalancheGoDiskSpaceLow') ? undefined : true);
+    }, 240_000);
+
+    it('dropping peers and an overloaded router fire their alerts, which resolve after recovery', async () => {
+      await setScenario('node-3', 'peers-dropping');
+      await setScenario('node-4', 'router-overload');
+      for (const [name, node] of [
+        ['AvalancheGoConnectedStakeLow', 'node-3'],
+        ['AvalancheGoTooFewPeers', 'node-3'],
+        ['AvalancheGoRouterOverloaded', 'node-4'],
+      ] as const) {
+        await waitFor(`${name} critical for ${node}`, 90_000, () => firing(name, node, 'critical'));
+      }
+      await setScenario('node-3', 'healthy');
+      await setScenario('node-4', 'healthy');
+      const names = ['AvalancheGoConnectedStakeLow', 'AvalancheGoTooFewPeers', 'AvalancheGoRouterOverloaded'];
+      await waitFor('the network and router alerts to resolve', 90_000, async () =>
+        (await alerts()).some((x) => names.includes(x.labels['alertname'] ?? '')) ? undefined : true);
     }, 240_000);
 
     it('a stalled chain fires AvalancheGoChainStalled, and it resolves when the chain moves again', async () => {
