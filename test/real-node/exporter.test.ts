@@ -55,8 +55,11 @@ function printLogsOnFailure(get: () => { exporter: RunningExporter; node: RealNo
   });
 }
 
-async function startBoth(profile: NodeProfile): Promise<{ node: RealNode; exporter: RunningExporter }> {
-  const node = await startRealNode({ profile });
+async function startBoth(
+  profile: NodeProfile,
+  extraFlags: string[] = [],
+): Promise<{ node: RealNode; exporter: RunningExporter }> {
+  const node = await startRealNode({ profile, extraFlags });
   try {
     return { node, exporter: await startExporter(exporterConfig(node.url)) };
   } catch (err) {
@@ -210,5 +213,39 @@ describe('exporter against a real node that never bootstraps', () => {
     for (const source of ['health', 'index']) {
       expect(value(samples, 'avalanchego_exporter_poll_success', { source }), source).toBe(1);
     }
+  });
+});
+
+describe('exporter against a real node with indexing off', () => {
+  let node: RealNode;
+  let exporter: RunningExporter;
+
+  beforeAll(async () => {
+    // The last occurrence of a flag wins: this overrides --index-enabled=true.
+    ({ node, exporter } = await startBoth('single-node', ['--index-enabled=false']));
+  });
+  afterAll(async () => {
+    await exporter?.stop();
+    await node?.stop();
+  });
+
+  it('reports every index endpoint unavailable (HTTP 404), not as a failed poll', async () => {
+    printLogsOnFailure(() => ({ exporter, node }));
+    const res = await httpRequest(node.url, {
+      method: 'POST',
+      path: '/ext/index/C/block',
+      headers: { 'content-type': 'application/json' },
+      body: '{"jsonrpc":"2.0","id":1,"method":"index.getLastAccepted","params":{}}',
+    });
+    expect([res.status, res.body]).toEqual([404, '404 page not found\n']);
+    const samples = await scrapeUntil(exporter, 'index metrics', (s) =>
+      INDEX_ENDPOINTS.every((endpoint) => value(s, 'avalanchego_index_available', { endpoint }) !== undefined),
+    );
+    for (const endpoint of INDEX_ENDPOINTS) {
+      expect(value(samples, 'avalanchego_index_available', { endpoint }), endpoint).toBe(0);
+      expect(value(samples, 'avalanchego_index_last_accepted_index', { endpoint }), endpoint).toBeUndefined();
+    }
+    expect(value(samples, 'avalanchego_exporter_poll_success', { source: 'index' })).toBe(1);
+    expect(value(samples, 'avalanchego_up')).toBe(1);
   });
 });
