@@ -232,7 +232,7 @@ export class FleetServer {
     return handleNodeRequest(node, {
       method: req.method ?? 'GET',
       path,
-      query: new URLSearchParams(rawQuery),
+      query: parseGoQuery(rawQuery),
       contentType: firstHeader(req, 'content-type'),
       body,
     });
@@ -326,6 +326,25 @@ function listenOn(server: Server, host: string, port: number): Promise<number> {
       resolve((server.address() as AddressInfo).port);
     });
   });
+}
+
+/**
+ * url.ParseQuery as r.URL.Query() uses it: pairs split on '&', a pair with a
+ * ';' or a bad escape is dropped (Go 1.17+), '+' is a space.
+ */
+export function parseGoQuery(raw: string): URLSearchParams {
+  const out = new URLSearchParams();
+  for (const pair of raw.split('&')) {
+    if (pair === '' || pair.includes(';')) continue;
+    const eq = pair.indexOf('=');
+    const [k, v] = eq === -1 ? [pair, ''] : [pair.slice(0, eq), pair.slice(eq + 1)];
+    try {
+      out.append(decodeURIComponent(k.replace(/\+/g, ' ')), decodeURIComponent(v.replace(/\+/g, ' ')));
+    } catch {
+      // An invalid %-escape: Go skips the pair.
+    }
+  }
+  return out;
 }
 
 function readBody(req: IncomingMessage, done: (body: string | undefined) => void): void {

@@ -107,6 +107,11 @@ describe('GET /ext/health', () => {
     expect(await names(`?tag=nope&tag=${PRIMARY}`)).toEqual(ALL_CHECKS);
     expect(await names('?tag=application')).toEqual(APP_CHECKS);
     expect(await names('?tags=nope')).toEqual(ALL_CHECKS); // the parameter is singular
+    // Go's query parsing drops a pair holding ';' or a bad escape: no tag left means all.
+    expect(await names('?tag=nope;x')).toEqual(ALL_CHECKS);
+    expect(await names('?tag=%zz')).toEqual(ALL_CHECKS);
+    expect(await names(`?tag=nope;x&tag=%zz&tag=n+o`)).toEqual(APP_CHECKS);
+    expect(await names(`?tag=${PRIMARY.slice(0, 5)}%31${PRIMARY.slice(6)}`)).toEqual(ALL_CHECKS);
   });
 
   it('answers /ext/health/health for any method, HEAD without a body, and HEAD /ext/health with 405', async () => {
