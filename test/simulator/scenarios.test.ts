@@ -160,16 +160,16 @@ describe('flapping', () => {
 
 describe('transport scenarios', () => {
   it('slow: holds every answer back', async () => {
-    const sim = await simulator({ ...FAST, timings: { slowResponseMs: 300 } });
+    const sim = await simulator({ ...FAST, timings: { slowResponseMs: 600 } });
     sim.setScenario('node-0', 'slow');
     const t0 = Date.now();
     const r = await http(`${sim.url}/ext/health/liveness`);
-    expect(Date.now() - t0).toBeGreaterThanOrEqual(280);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(580);
     expect(r.body).toBe('{"checks":{},"healthy":true}\n');
     sim.setScenario('node-0', 'healthy');
     const t1 = Date.now();
     await http(`${sim.url}/ext/health/liveness`);
-    expect(Date.now() - t1).toBeLessThan(250);
+    expect(Date.now() - t1).toBeLessThan(500);
   });
 
   it('down (reset): drops the connection; the control API still answers', async () => {
