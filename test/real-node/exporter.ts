@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT, log } from './build.js';
 import { httpRequest } from './http.js';
-import { freePort } from './node.js';
+import { freePort, signal } from './node.js';
 import { waitFor } from './wait.js';
 
 export const EXPORTER_MAIN = join(REPO_ROOT, 'dist', 'main.js');
@@ -68,17 +68,17 @@ export async function startExporter(config: string): Promise<RunningExporter> {
   let exited = false;
   const exit = new Promise<void>((resolve) => child.once('exit', () => ((exited = true), resolve())));
   process.once('exit', () => {
-    if (!exited) process.kill(pid, 'SIGKILL');
+    if (!exited) signal(pid, 'SIGKILL');
   });
 
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
       if (!exited) {
-        process.kill(pid, 'SIGTERM');
+        signal(pid, 'SIGTERM');
         const gone = await Promise.race([exit.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 10_000).unref())]);
         if (!gone) {
-          process.kill(pid, 'SIGKILL');
+          signal(pid, 'SIGKILL');
           await exit;
         }
       }

@@ -1,4 +1,5 @@
-// Starts and stops a single-node AvalancheGo local network on 127.0.0.1.
+// Starts and stops a one-node AvalancheGo local network on 127.0.0.1 (two profiles: a ready
+// single node, and a genesis validator that never bootstraps), always by PID.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -149,7 +150,7 @@ function hardFileLimit(): number | undefined {
 /** Live nodes, killed if the test process exits without stopping them. */
 const running = new Set<ChildProcess>();
 process.once('exit', () => {
-  for (const child of running) if (child.pid !== undefined) process.kill(child.pid, 'SIGKILL');
+  for (const child of running) if (child.pid !== undefined) signal(child.pid, 'SIGKILL');
 });
 
 /**
@@ -207,11 +208,11 @@ async function startOnce(options: StartOptions): Promise<RealNode> {
     stopped ??= (async () => {
       if (!exit) {
         log(`stopping node pid ${pid} (SIGTERM)`);
-        process.kill(pid, 'SIGTERM');
+        signal(pid, 'SIGTERM');
         const gone = await Promise.race([exited.then(() => true), delay(30_000).then(() => false)]);
         if (!gone) {
           log(`node pid ${pid} still running after 30s: SIGKILL`);
-          process.kill(pid, 'SIGKILL');
+          signal(pid, 'SIGKILL');
           await exited;
         }
       }
@@ -255,6 +256,15 @@ async function startOnce(options: StartOptions): Promise<RealNode> {
     const tail = await logTail(60);
     await stop();
     throw new Error(`${(err as Error).message}\n--- last lines of ${logFile} ---\n${tail}`);
+  }
+}
+
+/** Signals a process that may have exited meanwhile (ESRCH is not an error here). */
+export function signal(pid: number, sig: NodeJS.Signals): void {
+  try {
+    process.kill(pid, sig);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
   }
 }
 
