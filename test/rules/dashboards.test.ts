@@ -52,15 +52,14 @@ describe.each(dashboards.map(({ path, dashboard }) => [basename(path), dashboard
 
   it('uses only the datasource variable: every datasource reference is ${datasource}', () => {
     const refs: unknown[] = [];
-    const walk = (x: unknown, key = ''): void => {
+    const walk = (x: unknown): void => {
       if (Array.isArray(x)) x.forEach((y) => walk(y));
       else if (x && typeof x === 'object') {
         for (const [k, v] of Object.entries(x)) {
           if (k === 'datasource') refs.push(v);
-          walk(v, k);
+          walk(v);
         }
       }
-      void key;
     };
     walk(d.panels);
     walk(d.templating.list.filter((v) => v.type !== 'datasource'));

@@ -163,7 +163,7 @@ export function substituteGrafanaVariables(expr: string): string {
     .replaceAll(/\$(?:\{__rate_interval\}|__rate_interval)/g, '1m')
     .replaceAll(/\$(?:\{__interval\}|__interval)/g, '15s')
     .replaceAll(/\$(?:\{__range\}|__range)/g, '1h')
-    .replaceAll(/\$\{(\w+)(?::\w+)?\}|\$(\w+)/g, '.+');
+    .replaceAll(/\$\{([A-Za-z_]\w*)(?::\w+)?\}|\$([A-Za-z_]\w*)/g, '.+');
 }
 
 // ---------------------------------------------------------------------------------------

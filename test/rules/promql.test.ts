@@ -55,6 +55,7 @@ describe('PromQL parses', () => {
   it('substitutes every Grafana variable', () => {
     for (const e of panelExprs) expect(e.expr, e.where).not.toContain('$');
     expect(substituteGrafanaVariables('rate(x{job=~"$job",node=~"${node}"}[$__rate_interval])')).toBe('rate(x{job=~".+",node=~".+"}[1m])');
+    expect(substituteGrafanaVariables('label_replace(x, "c", "$1", "e", "(.*)")')).toBe('label_replace(x, "c", "$1", "e", "(.*)")');
   });
 });
 
