@@ -3,14 +3,29 @@
 // version, so that only the first run pays for the build.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** The Go module that pins the current AvalancheGo release. */
 export const TOOLS_MODULE_DIR = join(REPO_ROOT, 'tools', 'avalanchego');
+/** One Go module per older release, for the old-version checks: tools/avalanchego/legacy/<version>. */
+export const LEGACY_DIR = join(TOOLS_MODULE_DIR, 'legacy');
+
+/** The pinned older releases (directory names under tools/avalanchego/legacy), oldest first. */
+export function legacyVersions(): string[] {
+  if (!existsSync(LEGACY_DIR)) return [];
+  return readdirSync(LEGACY_DIR)
+    .filter((name) => existsSync(join(LEGACY_DIR, name, 'go.mod')))
+    .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
+}
+
+export function legacyModuleDir(version: string): string {
+  return join(LEGACY_DIR, version);
+}
 
 /** The package whose binary is the node (`avalanchego` in the release tarballs). */
 const MAIN_PACKAGE = 'github.com/ava-labs/avalanchego/main';
@@ -30,17 +45,17 @@ export function log(message: string): void {
   process.stderr.write(`[real-node] ${message}\n`);
 }
 
-/** Reads the AvalancheGo version pinned in tools/avalanchego/go.mod. */
-export async function pinnedVersion(): Promise<string> {
-  const goMod = await readFile(join(TOOLS_MODULE_DIR, 'go.mod'), 'utf8');
+/** Reads the AvalancheGo version pinned in a module's go.mod (by default tools/avalanchego). */
+export async function pinnedVersion(moduleDir: string = TOOLS_MODULE_DIR): Promise<string> {
+  const goMod = await readFile(join(moduleDir, 'go.mod'), 'utf8');
   const match = /^\s*(?:require\s+)?github\.com\/ava-labs\/avalanchego\s+(v\d+\.\d+\.\d+)\s*$/m.exec(goMod);
   if (!match?.[1]) {
-    throw new Error(`no github.com/ava-labs/avalanchego requirement in ${TOOLS_MODULE_DIR}/go.mod`);
+    throw new Error(`no github.com/ava-labs/avalanchego requirement in ${moduleDir}/go.mod`);
   }
   // The grafted modules (coreth, evm, subnet-evm) are released with the node: one version for all.
   for (const graft of goMod.matchAll(/github\.com\/ava-labs\/avalanchego\/graft\/(\S+)\s+(v\S+)/g)) {
     if (graft[2] !== match[1]) {
-      throw new Error(`tools/avalanchego/go.mod: graft/${graft[1]} is at ${graft[2]}, the node at ${match[1]}`);
+      throw new Error(`${moduleDir}/go.mod: graft/${graft[1]} is at ${graft[2]}, the node at ${match[1]}`);
     }
   }
   return match[1];
@@ -87,6 +102,14 @@ function run(
   });
 }
 
+/** `-ldflags` from the module's build.json, when an older release needs one to build with this Go. */
+async function extraBuildFlags(moduleDir: string): Promise<string[]> {
+  const file = join(moduleDir, 'build.json');
+  if (!existsSync(file)) return [];
+  const { ldflags } = JSON.parse(await readFile(file, 'utf8')) as { ldflags?: string };
+  return ldflags ? [`-ldflags=${ldflags}`] : [];
+}
+
 /** Asks the binary for its version; `avalanchego/1.14.2 [...]` must match the pin. */
 async function binaryVersion(binary: string): Promise<string> {
   const out = await run(binary, ['--version'], { cwd: REPO_ROOT, env: process.env });
@@ -100,10 +123,10 @@ async function binaryVersion(binary: string): Promise<string> {
  *
  * AVALANCHEGO_BIN points at an existing binary instead (it must report the pinned version).
  */
-export async function ensureAvalancheGo(): Promise<AvalancheGoBinary> {
-  const version = await pinnedVersion();
+export async function ensureAvalancheGo(moduleDir: string = TOOLS_MODULE_DIR): Promise<AvalancheGoBinary> {
+  const version = await pinnedVersion(moduleDir);
 
-  const override = process.env.AVALANCHEGO_BIN;
+  const override = moduleDir === TOOLS_MODULE_DIR ? process.env.AVALANCHEGO_BIN : undefined;
   if (override) {
     const reported = await binaryVersion(override);
     if (reported !== version) {
@@ -135,11 +158,12 @@ export async function ensureAvalancheGo(): Promise<AvalancheGoBinary> {
     CGO_ENABLED: '1',
     CGO_CFLAGS: process.env.CGO_CFLAGS ?? '-O2 -D__BLST_PORTABLE__',
   };
-  log(`building AvalancheGo ${version} from the Go module proxy (first build takes 10-20 minutes on 2 cores)`);
-  log(`  cd ${TOOLS_MODULE_DIR} && go build -o ${partial} ${MAIN_PACKAGE}`);
+  const buildArgs = ['build', ...(await extraBuildFlags(moduleDir)), '-o', partial, MAIN_PACKAGE];
+  log(`building AvalancheGo ${version} from the Go module proxy (a cold build takes a few minutes on 2 cores)`);
+  log(`  cd ${moduleDir} && go ${buildArgs.join(' ')}`);
   const started = Date.now();
   try {
-    await run('go', ['build', '-o', partial, MAIN_PACKAGE], { cwd: TOOLS_MODULE_DIR, env });
+    await run('go', buildArgs, { cwd: moduleDir, env });
     await chmod(partial, 0o755);
     const reported = await binaryVersion(partial);
     if (reported !== version) throw new Error(`built binary reports ${reported}, expected ${version}`);
@@ -148,7 +172,7 @@ export async function ensureAvalancheGo(): Promise<AvalancheGoBinary> {
     await rm(partial, { force: true });
   }
   const buildSeconds = Math.round((Date.now() - started) / 1000);
-  const goSum = await readFile(join(TOOLS_MODULE_DIR, 'go.sum'));
+  const goSum = await readFile(join(moduleDir, 'go.sum'));
   await writeFile(
     join(dir, 'build-info.json'),
     `${JSON.stringify(

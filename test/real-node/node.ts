@@ -40,6 +40,8 @@ export type NodeProfile = 'single-node' | 'bootstrapping-validator';
 
 export interface StartOptions {
   profile?: NodeProfile;
+  /** The Go module pinning the release to run (default tools/avalanchego; see legacyModuleDir). */
+  moduleDir?: string;
   /** How long to wait for the node to be ready (or, bootstrapping, for its checks to have run). */
   readinessTimeoutMs?: number;
   /** Extra flags appended after the defaults. */
@@ -169,7 +171,7 @@ export async function startRealNode(options: StartOptions = {}): Promise<RealNod
 }
 
 async function startOnce(options: StartOptions): Promise<RealNode> {
-  const { binary, version } = await ensureAvalancheGo();
+  const { binary, version } = await ensureAvalancheGo(options.moduleDir);
   const dataDir = await mkdtemp(join(tmpdir(), 'avalanchego-real-node-'));
   const logFile = join(dataDir, 'node-output.log');
   const [httpPort, stakingPort] = [await freePort(), await freePort()];

@@ -3,7 +3,7 @@
 // content types, key sets, value types and error messages (see compare.ts).
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
-import { pinnedVersion } from './build.js';
+import { TOOLS_MODULE_DIR, legacyModuleDir, legacyVersions, pinnedVersion } from './build.js';
 import { sendCChainTransfers } from './chain.js';
 import { compareAnswers } from './compare.js';
 import { startRealNode, type RealNode } from './node.js';
@@ -41,13 +41,16 @@ function portableFlags(node: RealNode): string[] {
   );
 }
 
-describe('recorded node answers', async () => {
-  const version = await pinnedVersion();
+/** The current pin and every older one (tools/avalanchego/legacy/<version>). */
+const MODULES = [TOOLS_MODULE_DIR, ...legacyVersions().map(legacyModuleDir)];
+
+describe.each(MODULES)('recorded node answers (%s)', async (moduleDir) => {
+  const version = await pinnedVersion(moduleDir);
   let node: RealNode;
   const startup = startupObserver();
 
   beforeAll(async () => {
-    node = await startRealNode(RECORD ? { onStartupPoll: startup.poll } : {});
+    node = await startRealNode({ moduleDir, ...(RECORD ? { onStartupPoll: startup.poll } : {}) });
     // Bring the node to the recorded state: TRANSFERS C-Chain blocks, every check run and passing,
     // and the C check reporting the height of the last transfer.
     const { lastBlock } = await sendCChainTransfers(node.url, TRANSFERS);
