@@ -9,6 +9,7 @@ import { httpRequest } from './http.js';
 import { startRealNode, type NodeProfile, type RealNode } from './node.js';
 import { healthReport, lastAcceptedIndex } from './queries.js';
 import { INDEX_ENDPOINTS } from './record.js';
+import { legacyModuleDir, legacyVersions } from './build.js';
 import { waitFor } from './wait.js';
 
 const NODE = 'real';
@@ -58,8 +59,9 @@ function printLogsOnFailure(get: () => { exporter: RunningExporter; node: RealNo
 async function startBoth(
   profile: NodeProfile,
   extraFlags: string[] = [],
+  moduleDir?: string,
 ): Promise<{ node: RealNode; exporter: RunningExporter }> {
-  const node = await startRealNode({ profile, extraFlags });
+  const node = await startRealNode({ profile, extraFlags, ...(moduleDir ? { moduleDir } : {}) });
   try {
     return { node, exporter: await startExporter(exporterConfig(node.url)) };
   } catch (err) {
@@ -247,5 +249,43 @@ describe('exporter against a real node with indexing off', () => {
     }
     expect(value(samples, 'avalanchego_exporter_poll_success', { source: 'index' })).toBe(1);
     expect(value(samples, 'avalanchego_up')).toBe(1);
+  });
+});
+
+// Older releases answer in older shapes (no avgAcceptanceTime, disconnectedValidators, bls,
+// futureupgrade or disk percentage on v1.10): the exporter must parse them all the same.
+describe.each(legacyVersions())('exporter against a real AvalancheGo %s', (version) => {
+  let node: RealNode;
+  let exporter: RunningExporter;
+
+  beforeAll(async () => {
+    ({ node, exporter } = await startBoth('single-node', [], legacyModuleDir(version)));
+  });
+  afterAll(async () => {
+    await exporter?.stop();
+    await node?.stop();
+  });
+
+  it('reports it up and healthy, every check parsed, heights and every index endpoint', async () => {
+    printLogsOnFailure(() => ({ exporter, node }));
+    expect(node.version).toBe(version);
+    await waitFor(async () => (await healthReport(node.url)).healthy, { timeoutMs: 30_000, what: 'node healthy' });
+    const samples = await scrapeUntil(exporter, 'up, healthy and index metrics', (s) =>
+      value(s, 'avalanchego_healthy') === 1 &&
+      INDEX_ENDPOINTS.every((endpoint) => value(s, 'avalanchego_index_available', { endpoint }) !== undefined),
+    );
+    expect(value(samples, 'avalanchego_up')).toBe(1);
+    const checks = Object.keys((await healthReport(node.url)).checks).sort();
+    const unparsed = select(samples, 'avalanchego_health_check_unparsed_fields', { node: NODE });
+    expect(unparsed.map((s) => s.labels.check).sort()).toEqual(checks);
+    expect(unparsed.filter((s) => s.value !== 0)).toEqual([]);
+    for (const chain of ['C', 'P', 'X']) {
+      expect(value(samples, 'avalanchego_chain_last_accepted_height', { chain }), chain).toBeGreaterThanOrEqual(0);
+    }
+    for (const endpoint of INDEX_ENDPOINTS) {
+      expect(value(samples, 'avalanchego_index_available', { endpoint }), endpoint).toBe(1);
+      const last = await lastAcceptedIndex(node.url, endpoint);
+      expect(value(samples, 'avalanchego_index_accepted_containers', { endpoint }), endpoint).toBe(last + 1);
+    }
   });
 });
