@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSimulator, SimulatorOptions } from '../../src/simulator/index.js';
-import { REPO_ROOT, pinnedVersion } from './build.js';
+import { REPO_ROOT, legacyVersions, pinnedVersion } from './build.js';
 import { sendCChainTransfers } from './chain.js';
 import { compareAnswers } from './compare.js';
 import { startRealNode, type RealNode } from './node.js';
@@ -29,6 +29,30 @@ const KNOWN_DIFFERENCES: Array<{ case: RegExp; difference: RegExp; reason: strin
     reason:
       'a lone local node has no peers: it never received or sent a message (so no timeSince* keys) and the ' +
       'ingress-connection key appears only after 10 minutes of uptime; the simulator models a connected mainnet node',
+  },
+];
+
+/**
+ * The simulator's `old-version` scenario against the recorded AvalancheGo v1.10.19 (the newest
+ * v1.10), health answers only. The simulator models an earlier v1.10 (before v1.10.16), so the
+ * consensus map and the P-chain `vm` details differ by design.
+ */
+const OLD_VERSION_DIFFERENCES: Array<{ difference: RegExp; reason: string }> = [
+  {
+    difference: /network\.message\.(timeSinceLastMsgReceived|timeSinceLastMsgSent): missing in first/,
+    reason: 'the lone local node has no peers (see KNOWN_DIFFERENCES)',
+  },
+  {
+    difference:
+      /engine\.consensus\.(lastAcceptedHeight|lastAcceptedID|longestProcessingBlock|processingBlocks|outstandingBlocks|longestRunningBlock): missing in (first|second)/,
+    reason:
+      'v1.10.16 replaced consensus {outstandingBlocks, longestRunningBlock} by {lastAcceptedHeight, lastAcceptedID, ' +
+      'longestProcessingBlock, processingBlocks}: v1.10.19 has the new map, the simulated v1.10 the old one',
+  },
+  {
+    difference: /checks\.P\.message\.engine\.vm: null vs object/,
+    reason:
+      'the P-chain VM reported {"primary-percentConnected": …} in early v1.10 only; by v1.10.19 its health details are nil',
   },
 ];
 
@@ -203,6 +227,32 @@ describe('simulator versus the real node', () => {
 
       const simReadiness = await requestCase(url, { name: 'readiness', request: recordedReadiness.request });
       expect(compareAnswers(recordedReadiness, simReadiness)).toEqual([]);
+    } finally {
+      await sim.close();
+    }
+  });
+  it.runIf(legacyVersions().includes('v1.10.19'))('old-version scenario against the recorded v1.10.19', async () => {
+    const { answers } = await readRecording('v1.10.19');
+    const sim = await startSimulator({ nodes: 1, scenario: 'old-version', checkFrequencyMs: 300 });
+    try {
+      const found: Array<{ case: string; difference: string }> = [];
+      for (const name of ['health-get', 'health-rpc-health', 'health-get-readiness', 'health-get-liveness', 'health-get-tag-unknown']) {
+        const recorded = answers.get(name);
+        if (!recorded) throw new Error(`v1.10.19 recording has no ${name}`);
+        // Wait for the simulator's first check run.
+        const simulated = await waitFor(
+          async () => {
+            const a = await requestCase(urlOf(sim), { name, request: recorded.request });
+            return a.body.includes('not yet run') ? false : a;
+          },
+          { timeoutMs: 10_000, intervalMs: 100, what: `simulator ${name}` },
+        );
+        for (const difference of compareAnswers(recorded, simulated)) found.push({ case: name, difference });
+      }
+      const unexplained = found.filter((f) => !OLD_VERSION_DIFFERENCES.some((k) => k.difference.test(f.difference)));
+      expect(unexplained.map((f) => `${f.case}: ${f.difference}`)).toEqual([]);
+      const stale = OLD_VERSION_DIFFERENCES.filter((k) => !found.some((f) => k.difference.test(f.difference)));
+      expect(stale.map((k) => k.reason)).toEqual([]);
     } finally {
       await sim.close();
     }
