@@ -104,7 +104,7 @@ async function vector(expr: string): Promise<Sample[]> {
   return r.data?.result as Sample[];
 }
 
-interface Alert { labels: Record<string, string>; state: string; activeAt: string }
+interface Alert { labels: Record<string, string>; annotations: Record<string, string>; state: string; activeAt: string }
 async function alerts(): Promise<Alert[]> {
   const res = await fetch(`${promUrl}/api/v1/alerts`);
   const body = (await res.json()) as { data: { alerts: Alert[] } };
@@ -266,6 +266,8 @@ describe('end to end with a real Prometheus', () => {
       await setScenario('node-1', 'down');
       const a = await waitFor('AvalancheGoNodeDown firing for node-1', 60_000, () => firing('AvalancheGoNodeDown', 'node-1'));
       expect(a.labels).toMatchObject({ severity: 'critical', job: JOB, node: 'node-1' });
+      // The description's template query names the poll errors' reasons.
+      expect(a.annotations['description']).toMatch(/^The exporter has not read a valid health report from node node-1 .* Poll errors in the last 5 minutes:( [a-z_]+)+\.$/);
       // The other nodes are unaffected, and no stall is reported for the node that is down.
       expect((await alerts()).filter((x) => x.labels['node'] !== 'node-1')).toEqual([]);
       expect(await firing('AvalancheGoChainStalled', 'node-1')).toBeUndefined();
@@ -304,6 +306,7 @@ describe('end to end with a real Prometheus', () => {
       await setScenario('node-0', 'stalled-chain');
       const a = await waitFor('AvalancheGoChainStalled for node-0', 120_000, () => firing('AvalancheGoChainStalled', 'node-0'));
       expect(a.labels).toMatchObject({ severity: 'critical', node: 'node-0', chain: 'C' });
+      expect(a.annotations['description']).toMatch(/^Chain C of node node-0 has stayed at height \d{5,} for 15 minutes/);
       await setScenario('node-0', 'healthy');
       await waitFor('AvalancheGoChainStalled to resolve', 90_000, async () =>
         (await alerts()).some((x) => x.labels['alertname'] === 'AvalancheGoChainStalled') ? undefined : true);
