@@ -191,40 +191,47 @@ function readCheck(name: string, raw: unknown, fields: FieldReader): CheckSnapsh
 }
 
 function readMessage(name: string, message: unknown, s: HealthSnapshot, f: FieldReader): void {
+  // An application check's message of the wrong kind counts as one unparsed field.
+  const asObject = (): Record<string, unknown> | undefined => {
+    if (isObject(message)) return message;
+    if (message !== undefined && message !== null) f.unparsed++;
+    return undefined;
+  };
+  let m: Record<string, unknown> | undefined;
   switch (name) {
     case 'network':
-      if (isObject(message)) {
-        s.network.connectedPeers = f.number(message, 'connectedPeers');
-        s.network.sendFailRatio = f.number(message, 'sendFailRate');
-        s.network.timeSinceLastMsgReceivedSeconds = f.duration(message, 'timeSinceLastMsgReceived');
-        s.network.timeSinceLastMsgSentSeconds = f.duration(message, 'timeSinceLastMsgSent');
-        const validator = f.object(message, 'primary network validator health');
+      if ((m = asObject())) {
+        s.network.connectedPeers = f.number(m, 'connectedPeers');
+        s.network.sendFailRatio = f.number(m, 'sendFailRate');
+        s.network.timeSinceLastMsgReceivedSeconds = f.duration(m, 'timeSinceLastMsgReceived');
+        s.network.timeSinceLastMsgSentSeconds = f.duration(m, 'timeSinceLastMsgSent');
+        const validator = f.object(m, 'primary network validator health');
         if (validator) s.network.ingressConnections = f.number(validator, 'ingressConnectionCount');
-      } else if (message !== undefined && message !== null) f.unparsed++;
+      }
       return;
     case 'router':
-      if (isObject(message)) {
-        s.router.outstandingRequests = f.number(message, 'outstandingRequests');
-        s.router.longestRunningRequestSeconds = f.duration(message, 'longestRunningRequest');
-      } else if (message !== undefined && message !== null) f.unparsed++;
+      if ((m = asObject())) {
+        s.router.outstandingRequests = f.number(m, 'outstandingRequests');
+        s.router.longestRunningRequestSeconds = f.duration(m, 'longestRunningRequest');
+      }
       return;
     case 'diskspace':
-      if (isObject(message)) {
-        s.disk.availableBytes = f.number(message, 'availableDiskBytes');
-        const percent = f.number(message, 'availableDiskPercentage');
+      if ((m = asObject())) {
+        s.disk.availableBytes = f.number(m, 'availableDiskBytes');
+        const percent = f.number(m, 'availableDiskPercentage');
         if (percent !== undefined) s.disk.availableRatio = percent / 100;
-      } else if (message !== undefined && message !== null) f.unparsed++;
+      }
       return;
     case 'bootstrapped':
       if (Array.isArray(message)) s.bootstrappingSubnets = message.length;
       else if (message !== undefined && message !== null) f.unparsed++;
       return;
     case 'futureupgrade':
-      if (isObject(message)) {
-        s.futureUpgrade.secondsUntil = f.duration(message, 'timeUntilUpgrade');
-        const weight = f.number(message, 'modeUpgradeWeightPercentage');
+      if ((m = asObject())) {
+        s.futureUpgrade.secondsUntil = f.duration(m, 'timeUntilUpgrade');
+        const weight = f.number(m, 'modeUpgradeWeightPercentage');
         if (weight !== undefined) s.futureUpgrade.stakeRatio = weight / 100;
-      } else if (message !== undefined && message !== null) f.unparsed++;
+      }
       return;
     case 'bls':
     case 'validation':

@@ -3,10 +3,10 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeNode, waitFor, type FakeNode } from '../helpers/fake-node.js';
 import { sample } from '../helpers/exporter.js';
+import { freePort } from '../helpers/net.js';
 
 const MAIN = 'dist/main.js';
 let dir: string;
@@ -33,13 +33,6 @@ function run(args: string[], env: Record<string, string> = {}) {
   return spawnSync(process.execPath, [MAIN, ...args], { encoding: 'utf8', timeout: 20_000, env: { ...process.env, ...env } });
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}
 
 function writeConfig(name: string, targets: string[]): string {
   const file = join(dir, name);

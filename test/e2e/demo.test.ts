@@ -1,18 +1,11 @@
 // The README's first command: the demo fleet and the exporter, stopped by Ctrl-C.
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/fake-node.js';
 import { sample } from '../helpers/exporter.js';
 import { DEMO_SCENARIOS } from '../../src/demo.js';
+import { freePort } from '../helpers/net.js';
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}
 
 describe('demo', () => {
   it('serves every demo node, the down one as up 0, and stops on SIGINT with exit 0', async () => {

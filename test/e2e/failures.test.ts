@@ -1,9 +1,9 @@
 // Every way a node can answer badly: each maps to a bounded reason, sets
 // avalanchego_up 0, leaves no stale data series, and never stops the exporter.
-import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fixtureText, startFakeNode, waitFor, type FakeNode, type Route } from '../helpers/fake-node.js';
 import { sample, startTestExporter, waitForPolls, type TestExporter } from '../helpers/exporter.js';
+import { freePort } from '../helpers/net.js';
 
 let node: FakeNode | undefined;
 let exporter: TestExporter | undefined;
@@ -26,13 +26,6 @@ ${extra}`;
 
 const rpcError = (message: string) => JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message, data: null }, id: 1 }) + '\n';
 
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}
 
 describe('health poll failures', () => {
   const cases: Array<[string, Route, string]> = [
@@ -66,7 +59,7 @@ describe('health poll failures', () => {
   });
 
   it('connection refused → reason connect', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     exporter = await startTestExporter(config(`http://127.0.0.1:${port}`, '    index: { endpoints: [] }'));
     await waitForPolls(exporter);
     const text = await exporter.metrics();
