@@ -1,0 +1,7 @@
+//go:build tools
+
+// Package tools pins AvalancheGo v1.13.5 for the real-node suite's old-version checks.
+// Only github.com/ava-labs/avalanchego/main is built.
+package tools
+
+import _ "github.com/ava-labs/avalanchego/main"
