@@ -15,12 +15,22 @@ export const TOOLS_MODULE_DIR = join(REPO_ROOT, 'tools', 'avalanchego');
 /** One Go module per older release, for the old-version checks: tools/avalanchego/legacy/<version>. */
 export const LEGACY_DIR = join(TOOLS_MODULE_DIR, 'legacy');
 
-/** The pinned older releases (directory names under tools/avalanchego/legacy), oldest first. */
+/**
+ * The pinned older releases (directory names under tools/avalanchego/legacy), oldest first.
+ * AVALANCHEGO_LEGACY=0 runs none of them; AVALANCHEGO_LEGACY=v1.10.19,v1.13.5 only those.
+ */
 export function legacyVersions(): string[] {
   if (!existsSync(LEGACY_DIR)) return [];
-  return readdirSync(LEGACY_DIR)
+  const pinned = readdirSync(LEGACY_DIR)
     .filter((name) => existsSync(join(LEGACY_DIR, name, 'go.mod')))
     .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
+  const only = process.env.AVALANCHEGO_LEGACY;
+  if (only === undefined || only === '' || only === '1') return pinned;
+  if (only === '0') return [];
+  const wanted = only.split(',').map((v) => v.trim());
+  const unknown = wanted.filter((v) => !pinned.includes(v));
+  if (unknown.length > 0) throw new Error(`AVALANCHEGO_LEGACY names ${unknown.join(', ')}; pinned: ${pinned.join(', ')}`);
+  return pinned.filter((v) => wanted.includes(v));
 }
 
 export function legacyModuleDir(version: string): string {
