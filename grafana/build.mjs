@@ -32,14 +32,14 @@ function withRefIds(targets) {
   return targets.map((t, i) => ({ refId: t.refId ?? String.fromCharCode(65 + i), ...t }));
 }
 
+// The fields every panel starts with, in the order the committed JSON has them.
+function panel(type, title, description, gridPos) {
+  return { id: nextId++, type, title, description, datasource: DS, gridPos };
+}
+
 function timeseries(title, description, unit, targets, gridPos, opts = {}) {
   return {
-    id: nextId++,
-    type: 'timeseries',
-    title,
-    description,
-    datasource: DS,
-    gridPos,
+    ...panel('timeseries', title, description, gridPos),
     fieldConfig: {
       defaults: {
         unit,
@@ -67,12 +67,7 @@ function timeseries(title, description, unit, targets, gridPos, opts = {}) {
 
 function stat(title, description, unit, targets, gridPos, opts = {}) {
   return {
-    id: nextId++,
-    type: 'stat',
-    title,
-    description,
-    datasource: DS,
-    gridPos,
+    ...panel('stat', title, description, gridPos),
     fieldConfig: {
       defaults: {
         unit,
@@ -99,12 +94,7 @@ const PASS_FAIL = [
 ];
 function stateTimeline(title, description, targets, gridPos, mappings = PASS_FAIL) {
   return {
-    id: nextId++,
-    type: 'state-timeline',
-    title,
-    description,
-    datasource: DS,
-    gridPos,
+    ...panel('state-timeline', title, description, gridPos),
     fieldConfig: {
       defaults: {
         unit: 'none',
@@ -129,12 +119,7 @@ function stateTimeline(title, description, targets, gridPos, mappings = PASS_FAI
 
 function table(title, description, unit, targets, gridPos, transformations, overrides = []) {
   return {
-    id: nextId++,
-    type: 'table',
-    title,
-    description,
-    datasource: DS,
-    gridPos,
+    ...panel('table', title, description, gridPos),
     fieldConfig: {
       defaults: {
         unit,
