@@ -30,6 +30,7 @@ const rpcError = (message: string) => JSON.stringify({ jsonrpc: '2.0', error: { 
 describe('health poll failures', () => {
   const cases: Array<[string, Route, string]> = [
     ['timeout (answers after the deadline)', { fixture: 'health/healthy-v1.14.2.json', delayMs: 1000 }, 'timeout'],
+    ['timeout (headers sent, the body stalls)', { fixture: 'health/healthy-v1.14.2.json', stallBody: true }, 'timeout'],
     ['connection accepted then closed without an answer', { drop: true }, 'connect'],
     ['HTTP 403 invalid host specified', { status: 403, body: 'invalid host specified\n', contentType: 'text/plain; charset=utf-8' }, 'host_rejected'],
     ['HTTP 404 (health API off)', { status: 404, body: '404 page not found\n', contentType: 'text/plain; charset=utf-8' }, 'http_status'],

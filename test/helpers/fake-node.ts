@@ -15,6 +15,8 @@ export interface Route {
   delayMs?: number;
   /** Accept the request and close the socket without answering. */
   drop?: boolean;
+  /** Send the status, headers and the first bytes of the body, then nothing more. */
+  stallBody?: boolean;
 }
 
 export interface FakeNode {
@@ -75,7 +77,8 @@ export async function startFakeNode(routes: Record<string, Route> = {}): Promise
           'content-type': route.contentType ?? 'application/json; charset=utf-8',
           ...route.headers,
         });
-        res.end(text);
+        if (route.stallBody) res.write(text.slice(0, 20));
+        else res.end(text);
       };
       if (route?.delayMs) {
         const t = setTimeout(() => {
