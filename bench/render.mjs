@@ -1,0 +1,30 @@
+// Render benchmark: the cost of a scrape's rendering, apart from the network.
+// Builds N nodes' sample lines from a fixture (as a poll does), then renders
+// them as /metrics does. Usage: node bench/render.mjs [--nodes=10000]
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { parseHealth } from '../dist/sources/health.js';
+import { buildNodeLines } from '../dist/metrics/samples.js';
+import { renderNodes } from '../dist/metrics/render.js';
+
+const { values } = parseArgs({ options: { nodes: { type: 'string', default: '10000' }, rounds: { type: 'string', default: '5' } } });
+const n = Number(values.nodes);
+const snapshot = parseHealth(JSON.parse(readFileSync(new URL('../test/fixtures/health/healthy-v1.14.2.json', import.meta.url), 'utf8')).result);
+const index = { endpoints: ['C/block', 'P/block', 'X/block', 'X/tx'].map((endpoint) => ({ endpoint, state: 'ok', lastIndex: 51234566, timestampSeconds: 1795184101.9876542 })) };
+const stats = { success: true, durationSeconds: 0.012345, lastSuccessSeconds: 1795184110.123, errors: new Map() };
+
+let t = performance.now();
+const nodes = [];
+for (let i = 0; i < n; i++) nodes.push(buildNodeLines({ name: `node-${i}`, health: { snapshot, nodeId: 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg' }, index, stats: { health: stats, index: stats } }));
+const buildMs = performance.now() - t;
+const times = [];
+let size = 0;
+for (let r = 0; r < Number(values.rounds); r++) {
+  t = performance.now();
+  size = renderNodes(nodes).length;
+  times.push(performance.now() - t);
+}
+times.sort((a, b) => a - b);
+console.log(`render benchmark: ${n} nodes`);
+console.log(`  sample lines built in ${buildMs.toFixed(0)} ms (${((buildMs * 1000) / n).toFixed(0)} µs a node, done once per poll)`);
+console.log(`  /metrics body ${(size / 2 ** 20).toFixed(1)} MiB rendered in ${times[0].toFixed(0)}–${times.at(-1).toFixed(0)} ms (median ${times[Math.floor(times.length / 2)].toFixed(0)} ms over ${times.length} rounds)`);
