@@ -76,17 +76,15 @@ export class NodeClient {
   }
 
   /** POST a JSON body to `{url}{path}`; resolves with any HTTP status, rejects with a PollError. */
-  async post(path: string, body: unknown, stop?: AbortSignal): Promise<HttpAnswer> {
+  async post(path: string, body: unknown): Promise<HttpAnswer> {
     const url = `${this.target.url}${path}`;
-    const release = await this.limiter.acquire(stop);
+    const release = await this.limiter.acquire();
     const controller = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
       controller.abort(new Error(`timeout after ${this.target.timeoutMs} ms`));
     }, this.target.timeoutMs);
-    const onStop = () => controller.abort(new Error('exporter stopping'));
-    stop?.addEventListener('abort', onStop, { once: true });
     try {
       const res = await request(url, {
         method: 'POST',
@@ -102,7 +100,6 @@ export class NodeClient {
       throw classifyError(err, { url, timeoutMs: this.target.timeoutMs, timedOut });
     } finally {
       clearTimeout(timer);
-      stop?.removeEventListener('abort', onStop);
       release();
     }
   }
@@ -110,11 +107,10 @@ export class NodeClient {
   /**
    * A JSON-RPC 2.0 call. Resolves with `result`; rejects with HttpStatusError
    * (non-200), RpcError (an `error` object) or InvalidResponseError.
-   * `allowStatus` lets a caller handle some statuses itself (the index's 404).
    */
-  async call(path: string, method: string, params: object, stop?: AbortSignal): Promise<{ result: unknown; nodeId?: string }> {
+  async call(path: string, method: string, params: object): Promise<{ result: unknown; nodeId?: string }> {
     const id = nextRequestId++;
-    const answer = await this.post(path, { jsonrpc: '2.0', id, method, params }, stop);
+    const answer = await this.post(path, { jsonrpc: '2.0', id, method, params });
     const url = `${this.target.url}${path}`;
     if (answer.status !== 200) throw new HttpStatusError(answer.status, answer.body, url);
     let envelope: unknown;

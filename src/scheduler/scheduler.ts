@@ -40,7 +40,8 @@ export class Scheduler {
   ) {
     this.clock = deps.clock ?? systemClock;
     this.limiter = new Limiter(config.maxConcurrentRequests);
-    this.reconcile(config);
+    // Nothing to stop on the first reconcile: it starts the loops synchronously.
+    void this.reconcile(config);
   }
 
   /** Applies a (re)loaded config: new targets start, removed ones stop, changed ones restart with fresh state. */

@@ -73,10 +73,9 @@ export const HEALTH_METHOD = 'health.health';
 export async function pollHealth(
   client: NodeClient,
   target: TargetConfig,
-  signal?: AbortSignal,
 ): Promise<{ snapshot: HealthSnapshot; nodeId?: string }> {
   const params = target.health.tags.length > 0 ? { tags: target.health.tags } : {};
-  const { result, nodeId } = await client.call('/ext/health', HEALTH_METHOD, params, signal);
+  const { result, nodeId } = await client.call('/ext/health', HEALTH_METHOD, params);
   return { snapshot: parseHealth(result), ...(nodeId ? { nodeId } : {}) };
 }
 

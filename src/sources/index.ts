@@ -44,9 +44,9 @@ export function parseLastAccepted(endpoint: IndexEndpoint, result: unknown): End
   return { endpoint, state: 'ok', lastIndex: Number(parsed.data.index), timestampSeconds: time.seconds };
 }
 
-async function pollEndpoint(client: NodeClient, endpoint: IndexEndpoint, signal?: AbortSignal): Promise<EndpointSnapshot> {
+async function pollEndpoint(client: NodeClient, endpoint: IndexEndpoint): Promise<EndpointSnapshot> {
   try {
-    const { result } = await client.call(`/ext/index/${endpoint}`, INDEX_METHOD, { encoding: 'hex' }, signal);
+    const { result } = await client.call(`/ext/index/${endpoint}`, INDEX_METHOD, { encoding: 'hex' });
     return parseLastAccepted(endpoint, result);
   } catch (err) {
     if (err instanceof HttpStatusError && err.status === 404) return { endpoint, state: 'disabled' };
@@ -59,10 +59,10 @@ async function pollEndpoint(client: NodeClient, endpoint: IndexEndpoint, signal?
  * Polls every endpoint in parallel. Never rejects: a failed endpoint is in the
  * snapshot with its error, so the others' values are still served.
  */
-export async function pollIndex(client: NodeClient, target: TargetConfig, signal?: AbortSignal): Promise<IndexSnapshot> {
+export async function pollIndex(client: NodeClient, target: TargetConfig): Promise<IndexSnapshot> {
   const endpoints = await Promise.all(
     target.index.endpoints.map((endpoint) =>
-      pollEndpoint(client, endpoint, signal).catch(
+      pollEndpoint(client, endpoint).catch(
         (err: unknown): EndpointSnapshot => ({
           endpoint,
           state: 'failed',
