@@ -47,7 +47,8 @@ export function createApp(options: AppOptions): express.Express {
     const body = options.scheduler().renderNode(target);
     if (body === undefined) {
       // Only configured names: /probe never fetches an arbitrary URL.
-      res.status(404).type('text/plain').send(`no configured target named ${JSON.stringify(target)}: /probe takes the name of a target from the config file (see / for the list), not a URL\n`);
+      const shown = target.length > 128 ? `${target.slice(0, 128)}…` : target;
+      res.status(404).type('text/plain').send(`no configured target named ${JSON.stringify(shown)}: /probe takes the name of a target from the config file (see / for the list), not a URL\n`);
       return;
     }
     res.set('Content-Type', CONTENT_TYPE).send(body);

@@ -189,6 +189,9 @@ describe('the exporter\'s own HTTP endpoints', () => {
     res = await get('/probe?target=http://169.254.169.254/');
     expect(res.status).toBe(404);
     expect(await res.text()).toContain('not a URL');
+    res = await get(`/probe?target=${'x'.repeat(5000)}`);
+    expect(res.status).toBe(404);
+    expect((await res.text()).length).toBeLessThan(400);
     res = await get('/probe?target=a&target=b');
     expect(res.status).toBe(400);
     res = await get('/metrics', { method: 'POST' });
