@@ -1,0 +1,335 @@
+// The Helm chart deploy/helm/avalanchego-exporter: helm lint --strict, helm template with the
+// default values and with every optional part on, the rendered objects, the values schema,
+// helm package, and the chart's default configuration through the exporter's own check.
+// Helm comes from `go install helm.sh/helm/v3/cmd/helm@v3.22.0`; without it the tests are
+// skipped locally and fail under CI=true.
+import { createHash } from 'node:crypto';
+import { lstatSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RULES_DIR, ruleFilePaths } from '../rules/lib.js';
+import { CHART, IN_CI, MAIN, PACKAGE_VERSION, ROOT, findTool, missingDist, parseManifests, run, type K8sObject } from './lib.js';
+
+const helm = findTool('helm', ['version', '--short'], true);
+const HELM = helm.path ?? 'helm';
+const MISSING = 'helm not found on PATH nor in $(go env GOPATH)/bin (go install helm.sh/helm/v3/cmd/helm@v3.22.0)';
+// A `go install`ed helm has no Kubernetes version compiled in and assumes v1.20, below the
+// chart's kubeVersion: every render names the cluster version explicitly.
+const KUBE = ['--kube-version', '1.30.0'];
+const FULL_VALUES = join(ROOT, 'test', 'deploy', 'fixtures', 'helm-values-full.yaml');
+
+let tmp: string;
+beforeAll(() => {
+  tmp = mkdtempSync(join(tmpdir(), 'avalanchego-helm-'));
+});
+afterAll(() => {
+  if (tmp) rmSync(tmp, { recursive: true, force: true });
+});
+
+function template(args: string[] = [], chart = CHART): K8sObject[] {
+  const r = run(HELM, ['template', 'rel', chart, '--namespace', 'mon', ...KUBE, ...args]);
+  if (r.code !== 0) throw new Error(r.output);
+  return parseManifests(r.stdout);
+}
+/** helm template with values given as an object (written to a file, as an operator would). */
+function templateWith(values: unknown, extra: string[] = []): K8sObject[] {
+  const file = join(tmp, `values-${createHash('sha256').update(JSON.stringify(values)).digest('hex').slice(0, 12)}.yaml`);
+  writeFileSync(file, stringifyYaml(values));
+  return template(['-f', file, ...extra]);
+}
+function one(objs: K8sObject[], kind: string): K8sObject & Record<string, any> {
+  const found = objs.filter((o) => o.kind === kind);
+  expect(found.map((o) => o.kind), `exactly one ${kind}`).toEqual([kind]);
+  return found[0] as K8sObject & Record<string, any>;
+}
+const podSpec = (objs: K8sObject[]) => one(objs, 'Deployment').spec.template.spec;
+const container = (objs: K8sObject[]) => podSpec(objs).containers[0];
+const checksum = (objs: K8sObject[]): string | undefined => one(objs, 'Deployment').spec.template.metadata.annotations?.['checksum/config'];
+
+/** The project's rule groups: recording rules first, then alerts (the chart's order). */
+function projectGroups(files = ['avalanchego-recording.yml', 'avalanchego-alerts.yml']): unknown[] {
+  return files.flatMap((f) => (parseYaml(readFileSync(join(RULES_DIR, f), 'utf8')) as { groups: unknown[] }).groups);
+}
+
+describe('helm', () => {
+  it('is installed (required under CI=true)', (ctx) => {
+    if (!helm.path && !IN_CI) ctx.skip(MISSING);
+    expect(helm.path, MISSING).toBeDefined();
+  });
+});
+
+describe('chart metadata', () => {
+  it('Chart.yaml: apiVersion v2, appVersion = package.json version, kubeVersion >=1.23', () => {
+    const chart = parseYaml(readFileSync(join(CHART, 'Chart.yaml'), 'utf8')) as Record<string, string>;
+    expect(chart).toMatchObject({ apiVersion: 'v2', name: 'avalanchego-exporter', type: 'application', appVersion: PACKAGE_VERSION });
+    expect(chart['kubeVersion']).toBe('>=1.23.0-0');
+    expect(chart['version']).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+
+  it('values.yaml: every top-level and second-level key has a comment above it', () => {
+    // Second-level keys of Kubernetes objects passed through as they are (described by the
+    // comment of their parent, documented by Kubernetes) and of the exporter's config.
+    const passthrough = new Set(['config', 'podSecurityContext', 'securityContext', 'resources', 'livenessProbe', 'readinessProbe']);
+    const lines = readFileSync(join(CHART, 'values.yaml'), 'utf8').split('\n');
+    const undocumented: string[] = [];
+    let parent = '';
+    for (let i = 0; i < lines.length; i++) {
+      const m = /^( {0,2})([A-Za-z]\w*):/.exec(lines[i]!);
+      if (!m) continue;
+      if (m[1] === '') parent = m[2]!;
+      else if (passthrough.has(parent)) continue;
+      let j = i - 1;
+      while (j >= 0 && lines[j]!.trim() === '') j--;
+      if (!/^\s*#/.test(lines[j] ?? '')) undocumented.push(`values.yaml:${i + 1}: ${m[1] === '' ? '' : `${parent}.`}${m[2]}`);
+    }
+    expect(undocumented).toEqual([]);
+    expect(lines.filter((l) => /^[A-Za-z]/.test(l)).length).toBeGreaterThan(20);
+  });
+
+  it('files/ holds exactly the rule files of deploy/prometheus, as links to them', () => {
+    const dir = join(CHART, 'files');
+    const names = readdirSync(dir).sort();
+    expect(names).toEqual(ruleFilePaths().map((p) => p.slice(RULES_DIR.length + 1)).sort());
+    for (const n of names) {
+      expect(lstatSync(join(dir, n)).isSymbolicLink(), `${n} is a symbolic link`).toBe(true);
+      expect(realpathSync(join(dir, n))).toBe(realpathSync(join(RULES_DIR, n)));
+    }
+  });
+});
+
+describe.skipIf(!helm.path)(`helm chart (${helm.version})`, () => {
+  it('helm lint --strict passes with the default values and with every optional part on', () => {
+    for (const args of [[], ['-f', FULL_VALUES]]) {
+      const r = run(HELM, ['lint', '--strict', CHART, ...KUBE, ...args]);
+      expect(r.code, r.output).toBe(0);
+      expect(r.stdout).toContain('1 chart(s) linted, 0 chart(s) failed');
+    }
+  });
+
+  describe('default values', () => {
+    let objs: K8sObject[];
+    beforeAll(() => {
+      objs = template();
+    });
+
+    it('renders a ServiceAccount, a ConfigMap, a Service and a Deployment, and nothing of the Prometheus Operator', () => {
+      expect(objs.map((o) => o.kind).sort()).toEqual(['ConfigMap', 'Deployment', 'Service', 'ServiceAccount']);
+      for (const o of objs) {
+        expect(o.metadata.name).toBe('rel-avalanchego-exporter');
+        expect(o.metadata.namespace).toBe('mon');
+        expect(o.metadata.labels).toMatchObject({ 'app.kubernetes.io/name': 'avalanchego-exporter', 'app.kubernetes.io/instance': 'rel', 'app.kubernetes.io/version': PACKAGE_VERSION });
+      }
+    });
+
+    it('Deployment: one replica, the image of appVersion, the args, port 10650 named http-metrics', () => {
+      const d = one(objs, 'Deployment');
+      expect(d.spec.replicas).toBe(1);
+      const c = container(objs);
+      expect(c.image).toBe(`avalanchego-exporter:${PACKAGE_VERSION}`);
+      expect(c.imagePullPolicy).toBe('IfNotPresent');
+      expect(c.args).toEqual(['--config.file=/etc/avalanchego-exporter/config.yaml', '--web.listen-address=:10650']);
+      expect(c.ports).toEqual([{ name: 'http-metrics', containerPort: 10650, protocol: 'TCP' }]);
+      expect(d.spec.selector.matchLabels).toEqual({ 'app.kubernetes.io/name': 'avalanchego-exporter', 'app.kubernetes.io/instance': 'rel' });
+      expect(d.spec.template.metadata.labels).toMatchObject(d.spec.selector.matchLabels);
+      // The old pod serves until the new one is ready: a bad config never takes the exporter down.
+      expect(d.spec.strategy).toEqual({ type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } });
+    });
+
+    it('probes: liveness on /-/healthy, readiness on /-/ready, on the named port', () => {
+      const c = container(objs);
+      expect(c.livenessProbe.httpGet).toEqual({ path: '/-/healthy', port: 'http-metrics' });
+      expect(c.readinessProbe.httpGet).toEqual({ path: '/-/ready', port: 'http-metrics' });
+    });
+
+    it('security: non-root numeric uid, read-only root filesystem, all capabilities dropped, no token', () => {
+      const spec = podSpec(objs);
+      expect(spec.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000, seccompProfile: { type: 'RuntimeDefault' } });
+      expect(container(objs).securityContext).toEqual({
+        allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true, capabilities: { drop: ['ALL'] },
+      });
+      expect(spec.automountServiceAccountToken).toBe(false);
+      expect(spec.serviceAccountName).toBe(one(objs, 'ServiceAccount').metadata.name);
+    });
+
+    it('the ConfigMap is mounted as a directory where --config.file points', () => {
+      const spec = podSpec(objs);
+      const cm = one(objs, 'ConfigMap');
+      const vol = spec.volumes.find((v: any) => v.name === 'config');
+      expect(vol.configMap).toEqual({ name: cm.metadata.name, items: [{ key: 'config.yaml', path: 'config.yaml' }] });
+      const mount = container(objs).volumeMounts.find((m: any) => m.name === 'config');
+      expect(mount).toEqual({ name: 'config', mountPath: '/etc/avalanchego-exporter', readOnly: true });
+      expect(Object.keys(cm.data)).toEqual(['config.yaml']);
+    });
+
+    it('the default config polls http://avalanchego:9650 and the values say why a host name may get 403', () => {
+      const config = parseYaml(one(objs, 'ConfigMap').data['config.yaml']);
+      expect(config.targets).toEqual([{ name: 'avalanchego', url: 'http://avalanchego:9650' }]);
+      expect(readFileSync(join(CHART, 'values.yaml'), 'utf8')).toMatch(/403 invalid host specified[\s\S]*--http-allowed-hosts/);
+      expect(readFileSync(join(CHART, 'templates', 'NOTES.txt'), 'utf8')).toMatch(/403 invalid host specified[\s\S]*--http-allowed-hosts/);
+    });
+
+    it('Service: port 10650 named http-metrics, to the pod\'s named port, selecting the pod', () => {
+      const s = one(objs, 'Service');
+      expect(s.spec.type).toBe('ClusterIP');
+      expect(s.spec.ports).toEqual([{ name: 'http-metrics', port: 10650, targetPort: 'http-metrics', protocol: 'TCP' }]);
+      expect(one(objs, 'Deployment').spec.template.metadata.labels).toMatchObject(s.spec.selector);
+    });
+
+    it('the pod carries a checksum of the config: it changes with the config and only with it', () => {
+      const base = checksum(objs);
+      expect(base).toMatch(/^[0-9a-f]{64}$/);
+      expect(checksum(template())).toBe(base);
+      const other = checksum(templateWith({ config: { targets: [{ name: 'v1', url: 'http://10.0.0.1:9650' }] } }));
+      expect(other).toMatch(/^[0-9a-f]{64}$/);
+      expect(other).not.toBe(base);
+      expect(checksum(templateWith({ resources: { limits: { memory: '1Gi' } } }))).toBe(base);
+      const annotated = one(templateWith({ podAnnotations: { 'example.com/a': 'b' } }), 'Deployment').spec.template.metadata.annotations;
+      expect(annotated).toEqual({ 'checksum/config': base, 'example.com/a': 'b' });
+    });
+  });
+
+  describe('every optional part on (test/deploy/fixtures/helm-values-full.yaml)', () => {
+    let objs: K8sObject[];
+    beforeAll(() => {
+      objs = template(['-f', FULL_VALUES]);
+    });
+
+    it('renders the ServiceMonitor and the PrometheusRule, and no ConfigMap (existingConfigMap)', () => {
+      expect(objs.map((o) => o.kind).sort()).toEqual(['Deployment', 'PrometheusRule', 'Service', 'ServiceAccount', 'ServiceMonitor']);
+      for (const o of objs) expect(o.metadata.name).toBe('avx');
+    });
+
+    it('the Deployment mounts the existing ConfigMap, without a checksum, and keeps the pod annotations', () => {
+      const spec = podSpec(objs);
+      expect(spec.volumes.find((v: any) => v.name === 'config').configMap.name).toBe('fleet-config');
+      expect(one(objs, 'Deployment').spec.template.metadata.annotations).toEqual({ 'example.com/team': 'validators' });
+    });
+
+    it('image, extraArgs after the fixed args, env, envFrom, extra volumes, placement', () => {
+      const c = container(objs);
+      expect(c.image).toBe('registry.example.com/avalanchego-exporter:9.9.9');
+      expect(c.args).toEqual([
+        '--config.file=/etc/avalanchego-exporter/config.yaml', '--web.listen-address=:10650', '--log.level=debug', '--log.format=json',
+      ]);
+      expect(c.env).toEqual([{ name: 'NODE_TOKEN', valueFrom: { secretKeyRef: { name: 'avx-secrets', key: 'node-token' } } }]);
+      expect(c.envFrom).toEqual([{ secretRef: { name: 'avx-env' } }]);
+      expect(c.volumeMounts.map((m: any) => m.name)).toEqual(['config', 'node-ca']);
+      const spec = podSpec(objs);
+      expect(spec.volumes.map((v: any) => v.name)).toEqual(['config', 'node-ca']);
+      expect(spec.nodeSelector).toEqual({ 'kubernetes.io/os': 'linux' });
+      expect(spec.tolerations[0]).toMatchObject({ key: 'dedicated', effect: 'NoSchedule' });
+      expect(spec.affinity.nodeAffinity).toBeDefined();
+    });
+
+    it('ServiceMonitor: scrapes the Service\'s http-metrics port as job "avalanchego-exporter"', () => {
+      const sm = one(objs, 'ServiceMonitor');
+      const svc = one(objs, 'Service');
+      expect(sm.apiVersion).toBe('monitoring.coreos.com/v1');
+      expect(sm.metadata.labels).toMatchObject({ release: 'kube-prometheus-stack' });
+      expect(sm.spec.namespaceSelector).toEqual({ matchNames: ['mon'] });
+      expect(svc.metadata.labels).toMatchObject(sm.spec.selector.matchLabels);
+      expect(sm.spec.endpoints).toHaveLength(1);
+      const ep = sm.spec.endpoints[0];
+      expect(svc.spec.ports.map((p: any) => p.name)).toContain(ep.port);
+      expect(ep).toMatchObject({ port: 'http-metrics', path: '/metrics', interval: '15s', scrapeTimeout: '5s' });
+      expect(ep.relabelings).toEqual([{ action: 'replace', targetLabel: 'job', replacement: 'avalanchego-exporter' }]);
+      expect(ep.metricRelabelings).toEqual([{ action: 'drop', sourceLabels: ['__name__'], regex: 'nodejs_gc_.*' }]);
+      // The job name is the one the project's absence alert looks for.
+      expect(readFileSync(join(RULES_DIR, 'avalanchego-alerts.yml'), 'utf8')).toContain(`up{job="${ep.relabelings[0].replacement}"}`);
+    });
+
+    it('PrometheusRule: the groups of deploy/prometheus/*.yml, identical', () => {
+      const pr = one(objs, 'PrometheusRule');
+      expect(pr.apiVersion).toBe('monitoring.coreos.com/v1');
+      expect(pr.metadata.labels).toMatchObject({ release: 'kube-prometheus-stack' });
+      expect(pr.spec.groups).toEqual(projectGroups());
+      // Every rule file of deploy/prometheus is in the PrometheusRule.
+      expect(pr.spec.groups).toEqual(expect.arrayContaining(ruleFilePaths().flatMap((p) => (parseYaml(readFileSync(p, 'utf8')) as { groups: unknown[] }).groups)));
+    });
+  });
+
+  it('PrometheusRule: alerts and recording can each be left out', () => {
+    const onlyAlerts = one(templateWith({ prometheusRule: { enabled: true, recording: false } }), 'PrometheusRule');
+    expect(onlyAlerts.spec.groups).toEqual(projectGroups(['avalanchego-alerts.yml']));
+    const onlyRecording = one(templateWith({ prometheusRule: { enabled: true, alerts: false } }), 'PrometheusRule');
+    expect(onlyRecording.spec.groups).toEqual(projectGroups(['avalanchego-recording.yml']));
+  });
+
+  it('the comparison of rules can fail: a changed rule file differs from the project\'s groups', () => {
+    // A copy of the chart whose alert file has one threshold changed must not compare equal.
+    const copy = join(tmp, 'chart-copy');
+    run('cp', ['-rL', CHART, copy]);
+    const alerts = join(copy, 'files', 'avalanchego-alerts.yml');
+    writeFileSync(alerts, readFileSync(alerts, 'utf8').replace('for: 5m', 'for: 6m'));
+    const pr = one(template(['--set', 'prometheusRule.enabled=true'], copy), 'PrometheusRule');
+    expect(pr.spec.groups).not.toEqual(projectGroups());
+  });
+
+  it('ServiceMonitor with jobName "" keeps the Operator\'s default job (no relabeling)', () => {
+    const sm = one(templateWith({ serviceMonitor: { enabled: true, jobName: '' } }), 'ServiceMonitor');
+    expect(sm.spec.endpoints[0].relabelings).toBeUndefined();
+  });
+
+  it.each([
+    ['an unknown top-level key', { replicas: 2 }, "additional properties 'replicas' not allowed"],
+    ['an unknown nested key', { serviceMonitor: { enable: true } }, "additional properties 'enable' not allowed"],
+    ['a wrong type', { replicaCount: 'two' }, '/replicaCount'],
+    ['a bad pull policy', { image: { pullPolicy: 'Sometimes' } }, '/image/pullPolicy'],
+    ['a target without url', { config: { targets: [{ name: 'v1' }] } }, '/config/targets/0'],
+    ['an empty target list', { config: { targets: [] } }, '/config/targets'],
+    ['a scrape interval that is not a duration', { serviceMonitor: { interval: '30 seconds' } }, '/serviceMonitor/interval'],
+    ['a service port out of range', { service: { port: 70000 } }, '/service/port'],
+  ])('the schema rejects %s', (_what, values, message) => {
+    const file = join(tmp, 'bad.yaml');
+    writeFileSync(file, stringifyYaml(values));
+    const r = run(HELM, ['template', 'rel', CHART, ...KUBE, '-f', file]);
+    expect(r.code, r.output).not.toBe(0);
+    expect(r.stderr).toContain("values don't meet the specifications of the schema");
+    expect(r.stderr).toContain(message);
+  });
+
+  it('kubeVersion: a cluster older than 1.23 is refused', () => {
+    const r = run(HELM, ['template', 'rel', CHART, '--kube-version', '1.22.0']);
+    expect(r.code, r.output).not.toBe(0);
+    expect(r.stderr).toContain('chart requires kubeVersion: >=1.23.0-0');
+  });
+
+  it('helm package: the archive carries the rule files\' content, and renders the same rules', () => {
+    const out = join(tmp, 'pkg');
+    const r = run(HELM, ['package', CHART, '--destination', out]);
+    expect(r.code, r.output).toBe(0);
+    const tgz = join(out, `avalanchego-exporter-0.1.0.tgz`);
+    const list = run('tar', ['-tvzf', tgz]);
+    expect(list.code, list.output).toBe(0);
+    for (const f of ['avalanchego-alerts.yml', 'avalanchego-recording.yml']) {
+      // A regular file ("-rw..."), not a link.
+      expect(list.stdout).toMatch(new RegExp(`^-\\S+\\s.*avalanchego-exporter/files/${f.replace('.', '\\.')}$`, 'm'));
+      const content = run('tar', ['-xzOf', tgz, `avalanchego-exporter/files/${f}`]);
+      expect(content.stdout).toBe(readFileSync(join(RULES_DIR, f), 'utf8'));
+    }
+    const pr = one(template(['--set', 'prometheusRule.enabled=true'], tgz), 'PrometheusRule');
+    expect(pr.spec.groups).toEqual(projectGroups());
+  });
+
+  describe.skipIf(missingDist() !== undefined)('the rendered config through the exporter\'s --config.check', () => {
+    function configCheck(objs: K8sObject[]) {
+      const file = join(tmp, `config-${Math.random().toString(36).slice(2)}.yaml`);
+      writeFileSync(file, (one(objs, 'ConfigMap') as any).data['config.yaml']);
+      return run(process.execPath, [MAIN, `--config.file=${file}`, '--config.check']);
+    }
+
+    it('the chart\'s default config is valid', () => {
+      const r = configCheck(template());
+      expect(r.code, r.output).toBe(0);
+      expect(r.stdout + r.stderr).toContain('valid, 1 target (avalanchego)');
+    });
+
+    it('a config the schema lets through but the exporter refuses (timeout >= interval) fails the check', () => {
+      const r = configCheck(templateWith({ config: { defaults: { interval: '5s', timeout: '5s' }, targets: [{ name: 'v1', url: 'http://10.0.0.1:9650' }] } }));
+      expect(r.code, r.output).toBe(1);
+      expect(r.stderr).toContain('timeout');
+    });
+  });
+});
