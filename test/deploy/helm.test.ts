@@ -267,6 +267,40 @@ describe.skipIf(!helm.path)(`helm chart (${helm.version})`, () => {
     expect(pr.spec.groups).not.toEqual(projectGroups());
   });
 
+  describe('NOTES.txt', () => {
+    // `helm install --dry-run` wants a cluster: the notes are rendered through a template
+    // added to a copy of the chart that includes templates/NOTES.txt.
+    function notes(args: string[]): string {
+      const copy = join(tmp, `chart-notes-${Math.random().toString(36).slice(2)}`);
+      const cp = run('cp', ['-rL', CHART, copy]);
+      expect(cp.code, cp.output).toBe(0);
+      writeFileSync(join(copy, 'templates', 'zz-notes.yaml'), [
+        'apiVersion: v1', 'kind: ConfigMap', 'metadata: {name: notes}', 'data:', '  NOTES.txt: |',
+        '    {{- include (print $.Template.BasePath "/NOTES.txt") . | nindent 4 }}', '',
+      ].join('\n'));
+      return (one(template([...args, '--show-only', 'templates/zz-notes.yaml'], copy), 'ConfigMap') as any).data['NOTES.txt'];
+    }
+
+    it('default: how to look at it, the scrape job to add, the config, and the 403 on host names', () => {
+      const text = notes([]);
+      expect(text).toContain('kubectl -n mon port-forward svc/rel-avalanchego-exporter 10650:10650');
+      expect(text).toContain('add a scrape job named "avalanchego-exporter"');
+      expect(text).toContain('a change rolls the pod');
+      expect(text).toContain('403 invalid host specified');
+      expect(text).toContain('--http-allowed-hosts');
+      expect(text).not.toContain('WARNING');
+    });
+
+    it('full values: ServiceMonitor, PrometheusRule, how to reload an existing ConfigMap; a warning for 2 replicas', () => {
+      const text = notes(['-f', FULL_VALUES, '--set', 'replicaCount=2']);
+      expect(text).toContain('A ServiceMonitor selects it (job="avalanchego-exporter")');
+      expect(text).toContain('A PrometheusRule carries the project\'s alert and recording rules');
+      expect(text).toContain('ConfigMap fleet-config (key config.yaml)');
+      expect(text).toContain("kubectl -n mon exec deploy/avx -- sh -c 'kill -HUP 1'");
+      expect(text).toContain('WARNING: replicaCount=2');
+    });
+  });
+
   it('ServiceMonitor with jobName "" keeps the Operator\'s default job (no relabeling)', () => {
     const sm = one(templateWith({ serviceMonitor: { enabled: true, jobName: '' } }), 'ServiceMonitor');
     expect(sm.spec.endpoints[0].relabelings).toBeUndefined();
