@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { configSchema } from '../../src/config/schema.js';
 import { RULES_DIR, ruleFilePaths } from '../rules/lib.js';
 import { CHART, IN_CI, MAIN, PACKAGE_VERSION, ROOT, findTool, missingDist, parseManifests, run, type K8sObject } from './lib.js';
 
@@ -86,6 +87,16 @@ describe('chart metadata', () => {
     }
     expect(undocumented).toEqual([]);
     expect(lines.filter((l) => /^[A-Za-z]/.test(l)).length).toBeGreaterThan(20);
+  });
+
+  it('values.schema.json: `config` allows exactly the top-level keys of the exporter\'s own config schema', () => {
+    const schema = JSON.parse(readFileSync(join(CHART, 'values.schema.json'), 'utf8')) as {
+      properties: { config: { additionalProperties: boolean; required: string[]; properties: Record<string, unknown> } };
+    };
+    const config = schema.properties.config;
+    expect(config.additionalProperties).toBe(false);
+    expect(Object.keys(config.properties).sort()).toEqual(Object.keys(configSchema.shape).sort());
+    expect(config.required).toEqual(['targets']);
   });
 
   it('files/ holds exactly the rule files of deploy/prometheus, as links to them', () => {
