@@ -3,13 +3,16 @@
 // helm package, and the chart's default configuration through the exporter's own check.
 // Helm comes from `go install helm.sh/helm/v3/cmd/helm@v3.22.0`; without it the tests are
 // skipped locally and fail under CI=true.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { lstatSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/config/schema.js';
+import { waitFor } from '../helpers/fake-node.js';
+import { freePort } from '../helpers/net.js';
 import { RULES_DIR, ruleFilePaths } from '../rules/lib.js';
 import { CHART, IN_CI, MAIN, PACKAGE_VERSION, ROOT, findTool, missingDist, parseManifests, run, type K8sObject } from './lib.js';
 
@@ -375,6 +378,54 @@ describe.skipIf(!helm.path)(`helm chart (${helm.version})`, () => {
       const r = configCheck(templateWith({ config: { defaults: { interval: '5s', timeout: '5s' }, targets: [{ name: 'v1', url: 'http://10.0.0.1:9650' }] } }));
       expect(r.code, r.output).toBe(1);
       expect(r.stderr).toContain('timeout');
+    });
+  });
+  describe.skipIf(missingDist() !== undefined)('the rendered Deployment run as a process', () => {
+    let child: ChildProcess | undefined;
+    afterAll(async () => {
+      if (child?.pid !== undefined && child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((r) => child!.once('exit', r));
+        process.kill(child.pid, 'SIGTERM');
+        await exited;
+      }
+    });
+
+    it('its args start the exporter; the probes\' paths answer 200, ready although the default node is unreachable here', async () => {
+      const objs = template(['--set', 'extraArgs={--log.level=debug}']);
+      const c = container(objs);
+      // The ConfigMap's items, written where the volume is mounted (a directory of this test).
+      const mountDir = join(tmp, 'etc-avalanchego-exporter');
+      mkdirSync(mountDir, { recursive: true });
+      const mount = c.volumeMounts.find((m: any) => m.name === 'config');
+      const vol = podSpec(objs).volumes.find((v: any) => v.name === 'config');
+      for (const item of vol.configMap.items) writeFileSync(join(mountDir, item.path), (one(objs, 'ConfigMap') as any).data[item.key]);
+      const port = await freePort();
+      const args = (c.args as string[]).map((a) => {
+        if (a.startsWith('--config.file=')) {
+          const path = a.slice('--config.file='.length);
+          expect(path.startsWith(`${mount.mountPath}/`), `${path} is under the config mount`).toBe(true);
+          return `--config.file=${join(mountDir, path.slice(mount.mountPath.length + 1))}`;
+        }
+        // The pod listens on every interface; the test only on loopback.
+        if (a.startsWith('--web.listen-address=')) {
+          expect(a.endsWith(`:${c.ports[0].containerPort}`)).toBe(true);
+          return `--web.listen-address=127.0.0.1:${port}`;
+        }
+        return a;
+      });
+      expect(args).toContain('--log.level=debug');
+      let stderr = '';
+      child = spawn(process.execPath, [MAIN, ...args], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+      child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+      const base = `http://127.0.0.1:${port}`;
+      const live = c.livenessProbe.httpGet.path as string;
+      const ready = c.readinessProbe.httpGet.path as string;
+      await waitFor(async () => (await fetch(`${base}${live}`)).status === 200, `liveness ${live}\n${stderr}`, 15_000);
+      // The default target (http://avalanchego:9650) does not resolve here: the first poll
+      // fails, and the exporter is ready all the same (readiness = every target polled once).
+      await waitFor(async () => (await fetch(`${base}${ready}`)).status === 200, `readiness ${ready}\n${stderr}`, 20_000);
+      const metrics = await (await fetch(`${base}/metrics`)).text();
+      expect(metrics).toMatch(/^avalanchego_up\{node="avalanchego"\} 0$/m);
     });
   });
 });
