@@ -5,13 +5,14 @@
 // peers dropping, router overload) through the simulator's control API fires the matching
 // alert in /api/v1/alerts, and the alert resolves after the node recovers. Everything listens on 127.0.0.1; every process is
 // started here and stopped by its PID. Conditions are awaited by polling with deadlines.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IN_CI, ROOT, RULES_DIR, allRules, findTool, panelQueries } from './lib.js';
+import { ProcessGroup, type Proc } from '../helpers/processes.js';
+import { freePort } from '../helpers/net.js';
 
 const prometheus = findTool('prometheus', ['--version']);
 const MISSING = 'prometheus not found on PATH (install the Debian package "prometheus")';
@@ -24,49 +25,10 @@ const SPEEDUP = 20;
 // ---------------------------------------------------------------------------------------
 // Processes
 
-interface Proc { name: string; child: ChildProcess; output: string[] }
-const procs: Proc[] = [];
-
-function start(name: string, cmd: string, args: string[]): Proc {
-  const child = spawn(cmd, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  const p: Proc = { name, child, output: [] };
-  const keep = (b: Buffer) => {
-    p.output.push(b.toString('utf8'));
-    if (p.output.length > 400) p.output.splice(0, 100);
-  };
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
-  procs.push(p);
-  return p;
-}
-
-async function stop(p: Proc): Promise<void> {
-  const { child } = p;
-  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  process.kill(child.pid, 'SIGTERM');
-  const timer = setTimeout(() => {
-    if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) process.kill(child.pid, 'SIGKILL');
-  }, 10_000);
-  await exited;
-  clearTimeout(timer);
-}
-
-function logs(): string {
-  return procs.map((p) => `----- ${p.name} (pid ${p.child.pid}, exit ${p.child.exitCode ?? p.child.signalCode ?? 'running'})\n${p.output.join('').slice(-3000)}`).join('\n');
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const addr = s.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      s.close(() => resolve(port));
-    });
-  });
-}
+const group = new ProcessGroup(ROOT);
+const procs = group.procs;
+const start = (name: string, cmd: string, args: string[]): Proc => group.start(name, cmd, args);
+const logs = (): string => group.logs();
 
 /** Polls `check` until it returns a value other than undefined, or fails at the deadline. */
 async function waitFor<T>(what: string, timeoutMs: number, check: () => Promise<T | undefined>): Promise<T> {
@@ -218,7 +180,7 @@ describe('end to end with a real Prometheus', () => {
     }, 120_000);
 
     afterAll(async () => {
-      for (const p of [...procs].reverse()) await stop(p);
+      await group.stopAll();
       if (dir) rmSync(dir, { recursive: true, force: true });
     }, 30_000);
 
