@@ -105,6 +105,8 @@ export function parseConfigText(text: string, origin: string, env: Env = process
 }
 
 const VAR_RE = /\$\$|\$\{([^}]*)\}/g;
+const BUILTIN_INTERVAL_MS = parsePromDuration(BUILTIN_DEFAULTS.interval)!;
+const BUILTIN_TIMEOUT_MS = parsePromDuration(BUILTIN_DEFAULTS.timeout)!;
 
 /** Replaces ${VAR} in every string value; `$$` stands for a literal `$`. A missing variable is an error. */
 function interpolate(value: unknown, path: (string | number)[], env: Env, problems: ConfigProblem[]): unknown {
@@ -222,16 +224,14 @@ function levenshtein(a: string, b: string): number {
 
 function checkCrossField(config: RawConfig, problems: ConfigProblem[]): void {
   const seen = new Map<string, number>();
-  const builtinInterval = parsePromDuration(BUILTIN_DEFAULTS.interval)!;
-  const builtinTimeout = parsePromDuration(BUILTIN_DEFAULTS.timeout)!;
   config.targets.forEach((target, i) => {
     const first = seen.get(target.name);
     if (first !== undefined) {
       problems.push({ path: ['targets', i, 'name'], message: `duplicate name "${target.name}" (also targets[${first}]): names must be unique, they become the node label` });
     } else seen.set(target.name, i);
 
-    const interval = target.interval ?? config.defaults?.interval ?? builtinInterval;
-    const timeout = target.timeout ?? config.defaults?.timeout ?? builtinTimeout;
+    const interval = target.interval ?? config.defaults?.interval ?? BUILTIN_INTERVAL_MS;
+    const timeout = target.timeout ?? config.defaults?.timeout ?? BUILTIN_TIMEOUT_MS;
     if (timeout >= interval) {
       // Point at the setting that made the pair wrong, preferring the target's own.
       const path =
@@ -301,8 +301,8 @@ export function resolveConfig(config: RawConfig, origin: string): Config {
     return {
       name: t.name,
       url: t.url,
-      intervalMs: t.interval ?? defaults.interval ?? parsePromDuration(BUILTIN_DEFAULTS.interval)!,
-      timeoutMs: t.timeout ?? defaults.timeout ?? parsePromDuration(BUILTIN_DEFAULTS.timeout)!,
+      intervalMs: t.interval ?? defaults.interval ?? BUILTIN_INTERVAL_MS,
+      timeoutMs: t.timeout ?? defaults.timeout ?? BUILTIN_TIMEOUT_MS,
       health: {
         enabled: t.health?.enabled ?? defaults.health?.enabled ?? true,
         tags: t.health?.tags ?? defaults.health?.tags ?? [...BUILTIN_DEFAULTS.health.tags],

@@ -52,8 +52,7 @@ export class LinesBuilder {
 }
 
 /** Renders the catalog families for the given nodes, skipping families without samples. */
-export function renderNodes(nodes: Iterable<NodeLines>): Buffer {
-  const list = [...nodes];
+export function renderNodes(list: ReadonlyArray<NodeLines>): Buffer {
   const parts: Buffer[] = [];
   let size = 0;
   for (let i = 0; i < CATALOG.length; i++) {

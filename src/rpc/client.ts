@@ -68,7 +68,7 @@ export class NodeClient {
     private readonly limiter: Limiter,
   ) {
     this.dispatcher = dispatchers.for(target.tls);
-    this.headers = { ...target.headers };
+    this.headers = { ...target.headers, 'content-type': 'application/json', accept: 'application/json' };
     if (target.basicAuth) {
       const token = Buffer.from(`${target.basicAuth.username}:${target.basicAuth.password}`).toString('base64');
       this.headers.authorization = `Basic ${token}`;
@@ -90,7 +90,7 @@ export class NodeClient {
         method: 'POST',
         dispatcher: this.dispatcher,
         signal: controller.signal,
-        headers: { ...this.headers, 'content-type': 'application/json', accept: 'application/json' },
+        headers: this.headers,
         body: JSON.stringify(body),
       });
       const text = await readLimited(res.body, url);

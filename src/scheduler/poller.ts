@@ -45,7 +45,9 @@ export class NodePoller {
   private readonly view: NodeView;
   private lines: NodeLines = [];
   private polls = 0;
-  private lastError: string | undefined;
+  /** The last poll error of each source that is failing now. */
+  private readonly lastErrors: Partial<Record<SourceName, string>> = {};
+  private readonly sourceLogs: Record<SourceName, Logger>;
   private failingChecks = new Map<string, string | undefined>();
   private indexDisabled = new Set<string>();
 
@@ -58,6 +60,7 @@ export class NodePoller {
     private readonly onPolled: () => void = () => {},
   ) {
     this.client = new NodeClient(target, dispatchers, limiter);
+    this.sourceLogs = { health: logger.child({ source: 'health' }), index: logger.child({ source: 'index' }) };
     this.view = { name: target.name, stats: {} };
   }
 
@@ -89,7 +92,9 @@ export class NodePoller {
       ...(health !== undefined ? { up: health !== null } : {}),
       ...(health ? { healthy: health.snapshot.healthy } : {}),
       failingChecks: health ? health.snapshot.checks.filter((c) => !c.passing).map((c) => c.name) : [],
-      ...(this.lastError ? { lastError: this.lastError } : {}),
+      ...(this.lastErrors.health || this.lastErrors.index
+        ? { lastError: [this.lastErrors.health, this.lastErrors.index].filter(Boolean).join('; ') }
+        : {}),
       polls: this.polls,
     };
   }
@@ -149,7 +154,7 @@ export class NodePoller {
       error = err instanceof PollError ? err : classifyError(err, { url: this.target.url, timeoutMs: this.target.timeoutMs, timedOut: false });
     }
     const durationSeconds = Math.round((performance.now() - started) * 1000) / 1e6;
-    const log = this.logger.child({ source });
+    const log = this.sourceLogs[source];
     if (!error) {
       log.debug({ durationSeconds }, 'poll ok');
       return { ok: true, value: value as T, durationSeconds };
@@ -159,21 +164,21 @@ export class NodePoller {
     if (!previous || previous.success) log.warn({ reason: error.reason, error: error.message }, 'poll failed');
     else log.debug({ reason: error.reason, error: error.message }, 'poll failed again');
     if (error.reason === 'internal') log.error({ err: error.cause ?? error }, 'internal error while polling: please report this');
-    this.lastError = `${source}: ${error.message}`;
+    this.lastErrors[source] = `${source}: ${error.message}`;
     return { ok: false, error, durationSeconds, ...(value !== undefined ? { value } : {}) };
   }
 
   private record(source: SourceName, outcome: Outcome<unknown>, nowSeconds: number): void {
     const stats: SourceStats = this.view.stats[source] ?? { success: false, durationSeconds: 0, errors: new Map<Reason, number>() };
     if (outcome.ok && stats.errors.size > 0 && !stats.success) {
-      this.logger.info({ source }, 'poll recovered');
+      this.sourceLogs[source].info('poll recovered');
     }
     stats.success = outcome.ok;
     stats.durationSeconds = outcome.durationSeconds;
     if (outcome.ok) stats.lastSuccessSeconds = nowSeconds;
     else stats.errors.set(outcome.error.reason, (stats.errors.get(outcome.error.reason) ?? 0) + 1);
     this.view.stats[source] = stats;
-    if (outcome.ok && this.lastError?.startsWith(`${source}:`)) this.lastError = undefined;
+    if (outcome.ok) delete this.lastErrors[source];
   }
 
   /** Logs checks that start failing or recover (state changes only). */
@@ -181,10 +186,10 @@ export class NodePoller {
     if (!snapshot) return;
     const now = new Map(snapshot.checks.filter((c) => !c.passing).map((c) => [c.name, c.error]));
     for (const [check, error] of now) {
-      if (!this.failingChecks.has(check)) this.logger.warn({ source: 'health', check, error }, 'health check failing');
+      if (!this.failingChecks.has(check)) this.sourceLogs.health.warn({ check, error }, 'health check failing');
     }
     for (const check of this.failingChecks.keys()) {
-      if (!now.has(check)) this.logger.info({ source: 'health', check }, 'health check recovered');
+      if (!now.has(check)) this.sourceLogs.health.info({ check }, 'health check recovered');
     }
     this.failingChecks = now;
   }
@@ -195,12 +200,12 @@ export class NodePoller {
     for (const e of snapshot.endpoints) {
       if (e.state === 'disabled' && !this.indexDisabled.has(e.endpoint)) {
         this.indexDisabled.add(e.endpoint);
-        this.logger.info(
-          { source: 'index', endpoint: e.endpoint },
+        this.sourceLogs.index.info(
+          { endpoint: e.endpoint },
           'index endpoint answers HTTP 404: indexing is off on this node (--index-enabled=false); reported as avalanchego_index_available 0',
         );
       } else if (e.state !== 'disabled' && e.state !== 'failed' && this.indexDisabled.delete(e.endpoint)) {
-        this.logger.info({ source: 'index', endpoint: e.endpoint }, 'index endpoint available again');
+        this.sourceLogs.index.info({ endpoint: e.endpoint }, 'index endpoint available again');
       }
     }
   }

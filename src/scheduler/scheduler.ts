@@ -30,7 +30,6 @@ export function spreadFraction(name: string): number {
 
 export class Scheduler {
   private pollers = new Map<string, NodePoller>();
-  private settings = new Map<string, string>();
   readonly limiter: Limiter;
   private readonly clock: Clock;
 
@@ -55,9 +54,8 @@ export class Scheduler {
     const stopping: Promise<void>[] = [];
     for (const [name, poller] of this.pollers) {
       const target = wanted.get(name);
-      if (!target || this.settings.get(name) !== JSON.stringify(target)) {
+      if (!target || JSON.stringify(poller.target) !== JSON.stringify(target)) {
         this.pollers.delete(name);
-        this.settings.delete(name);
         stopping.push(poller.stop());
         this.deps.logger.info({ node: name }, target ? 'target changed: restarting its polls' : 'target removed');
       }
@@ -74,7 +72,6 @@ export class Scheduler {
       // Secrets in the target (headers, basicAuth, tls.key) are redacted by the logger.
       this.deps.logger.debug({ node: target.name, target }, 'target configured');
       this.pollers.set(target.name, poller);
-      this.settings.set(target.name, JSON.stringify(target));
       poller.start(Math.floor(spreadFraction(target.name) * target.intervalMs));
     }
     await Promise.all(stopping);
@@ -94,7 +91,7 @@ export class Scheduler {
 
   /** Every node's series. No I/O: renders the last snapshots. */
   render(): Buffer {
-    return renderNodes([...this.pollers.values()].map((p) => p.nodeLines));
+    return renderNodes(Array.from(this.pollers.values(), (p) => p.nodeLines));
   }
 
   /** One node's series, or undefined when no target has that name. */

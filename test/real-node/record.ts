@@ -77,6 +77,20 @@ export async function blockchainId(url: string, alias: string): Promise<string> 
   return blockchainID;
 }
 
+/** The health requests recorded from every node profile: GET forms, tags, and the three JSON-RPC methods. */
+function addHealthCases(add: (name: string, request: RawRequest) => void): void {
+  add('health-get', get('/ext/health'));
+  add('health-get-health-path', get('/ext/health/health'));
+  add('health-get-readiness', get('/ext/health/readiness'));
+  add('health-get-liveness', get('/ext/health/liveness'));
+  add('health-get-tag-primary', get(`/ext/health?tag=${PRIMARY_NETWORK_ID}`));
+  add('health-get-tag-unknown', get('/ext/health?tag=no-such-tag'));
+  add('health-rpc-health', rpc('/ext/health', 'health.health'));
+  add('health-rpc-health-tag-primary', rpc('/ext/health', 'health.health', { tags: [PRIMARY_NETWORK_ID] }));
+  add('health-rpc-readiness', rpc('/ext/health', 'health.readiness'));
+  add('health-rpc-liveness', rpc('/ext/health', 'health.liveness'));
+}
+
 /** Every request we record, named. `facts` supplies IDs and indices that exist on this node. */
 export function recordingCases(facts: NodeFacts): RecordingCase[] {
   const cases: RecordingCase[] = [];
@@ -85,22 +99,13 @@ export function recordingCases(facts: NodeFacts): RecordingCase[] {
   };
 
   // Health: GET forms (status 200/503, plain body) and JSON-RPC (always 200, envelope).
-  add('health-get', get('/ext/health'));
-  add('health-get-health-path', get('/ext/health/health'));
-  add('health-get-readiness', get('/ext/health/readiness'));
-  add('health-get-liveness', get('/ext/health/liveness'));
-  add('health-get-tag-primary', get(`/ext/health?tag=${PRIMARY_NETWORK_ID}`));
-  add('health-get-tag-unknown', get('/ext/health?tag=no-such-tag'));
+  addHealthCases(add);
   add('health-get-tag-primary-and-unknown', get(`/ext/health?tag=${PRIMARY_NETWORK_ID}&tag=no-such-tag`));
   add('health-get-health-path-tag-primary', get(`/ext/health/health?tag=${PRIMARY_NETWORK_ID}`));
   add('health-head', { method: 'HEAD', path: '/ext/health' });
   add('health-head-health-path', { method: 'HEAD', path: '/ext/health/health' });
-  add('health-rpc-health', rpc('/ext/health', 'health.health'));
-  add('health-rpc-health-tag-primary', rpc('/ext/health', 'health.health', { tags: [PRIMARY_NETWORK_ID] }));
   add('health-rpc-health-tag-unknown', rpc('/ext/health', 'health.health', { tags: ['no-such-tag'] }));
   add('health-rpc-health-tag-all', rpc('/ext/health', 'health.health', { tags: ['all'] }));
-  add('health-rpc-readiness', rpc('/ext/health', 'health.readiness'));
-  add('health-rpc-liveness', rpc('/ext/health', 'health.liveness'));
   add('health-rpc-to-health-path', rpc('/ext/health/health', 'health.health'));
   add('health-rpc-uppercase-method', rpc('/ext/health', 'health.Health'));
 
@@ -233,16 +238,7 @@ export function bootstrappingCases(): RecordingCase[] {
   const add = (name: string, request: RawRequest): void => {
     cases.push({ name, request });
   };
-  add('health-get', get('/ext/health'));
-  add('health-get-health-path', get('/ext/health/health'));
-  add('health-get-readiness', get('/ext/health/readiness'));
-  add('health-get-liveness', get('/ext/health/liveness'));
-  add('health-get-tag-primary', get(`/ext/health?tag=${PRIMARY_NETWORK_ID}`));
-  add('health-get-tag-unknown', get('/ext/health?tag=no-such-tag'));
-  add('health-rpc-health', rpc('/ext/health', 'health.health'));
-  add('health-rpc-health-tag-primary', rpc('/ext/health', 'health.health', { tags: [PRIMARY_NETWORK_ID] }));
-  add('health-rpc-readiness', rpc('/ext/health', 'health.readiness'));
-  add('health-rpc-liveness', rpc('/ext/health', 'health.liveness'));
+  addHealthCases(add);
   for (const endpoint of INDEX_ENDPOINTS) {
     const path = `/ext/index/${endpoint}`;
     const prefix = `index-${fileSafe(endpoint)}`;
