@@ -6,8 +6,13 @@
 // node API method it comes from. `derivation` documents, for the README, how
 // the value is computed.
 
-export type MetricType = 'gauge' | 'counter';
-export type MetricSource = 'health' | 'index' | 'exporter';
+export type MetricType = 'gauge' | 'counter' | 'histogram';
+/**
+ * The source whose poll produces the series (the `source` label of the poll metrics):
+ * `info` (/ext/info), `platform` (/ext/bc/P) and `admin` (the node posture check) are
+ * the slow sources of the validator and posture issues; `exporter` is the exporter itself.
+ */
+export type MetricSource = 'health' | 'index' | 'exporter' | 'info' | 'platform' | 'admin';
 
 export interface MetricSpec {
   readonly name: string;
@@ -20,6 +25,10 @@ export interface MetricSpec {
 
 const HEALTH = 'Polled from health.health';
 const INDEX = 'Polled from index.getLastAccepted';
+const UPTIME = 'Polled from info.uptime';
+const VALIDATORS = 'Polled from platform.getCurrentValidators (nodeIDs: the node\'s own ID)';
+/** subnet label of the primary network's validator entry. */
+export const PRIMARY_NETWORK_SUBNET_ID = '11111111111111111111111111111111LpoYY';
 
 function spec(
   name: string,
@@ -119,9 +128,10 @@ export const CATALOG = [
   spec('avalanchego_future_upgrade_stake_ratio', 'gauge', ['node'], 'health',
     `Fraction (0..1) of stake announcing the most common upgrade time. ${HEALTH} (futureupgrade.modeUpgradeWeightPercentage / 100).`,
     '`message.modeUpgradeWeightPercentage` of the `futureupgrade` check / 100 (v1.14.1+).'),
-  spec('avalanchego_node_info', 'gauge', ['node', 'node_id'], 'health',
+  // The help text stays as it was (the golden test pins it); the derivation covers both sources.
+  spec('avalanchego_node_info', 'gauge', ['node', 'node_id', 'version', 'network_id'], 'health',
     'The node\'s ID, from the node-id header of its health API answers. Always 1.',
-    '1, labelled with the `node-id` response header of the last successful health poll (absent when the node sends none).'),
+    '1, labelled with `node_id` (`info.getNodeID` `nodeID` when the info source is on, else the `node-id` response header of the last successful health poll), `version` (`info.getNodeVersion` `version` without the `avalanchego/` prefix, e.g. `1.14.2`) and `network_id` (`info.getNetworkID` `networkID`, e.g. `1` Mainnet, `5` Fuji). `version` and `network_id` are absent while the info source is off or has not answered; the series is absent when neither source gives a node ID. Fleet rules join on `network_id` so that only nodes of one network are compared.'),
 
   // --- index API -----------------------------------------------------------
   spec('avalanchego_index_available', 'gauge', ['node', 'endpoint'], 'index',
@@ -136,6 +146,72 @@ export const CATALOG = [
   spec('avalanchego_index_last_accepted_timestamp_seconds', 'gauge', ['node', 'endpoint'], 'index',
     `Unix time this node accepted the last container of the index. ${INDEX} (timestamp).`,
     '`timestamp` of `index.getLastAccepted` as Unix seconds (node-local accept time; the bootstrap time for containers indexed while bootstrapping).'),
+
+  // --- info API (/ext/info), issue 9 ---------------------------------------
+  spec('avalanchego_node_version_number', 'gauge', ['node'], 'info',
+    'The node\'s AvalancheGo version as one comparable number: MAJOR*1e6 + MINOR*1e3 + PATCH (1.14.2 is 1014002). Polled from info.getNodeVersion.',
+    '`version` of `info.getNodeVersion` (`avalanchego/MAJOR.MINOR.PATCH`) as MAJOR × 1,000,000 + MINOR × 1,000 + PATCH, so that rules can compare versions (the `version` label of `avalanchego_node_info` is the same version as text). Absent when the version string does not parse.'),
+  spec('avalanchego_uptime_rewarding_stake_ratio', 'gauge', ['node'], 'info',
+    `Fraction (0..1) of stake that sees this validator's uptime as high enough to reward it. ${UPTIME} (rewardingStakePercentage / 100).`,
+    '`rewardingStakePercentage` of `info.uptime` (a decimal string, 0–100) / 100: the uptime the network perceives, on which rewards are decided. Absent while the node is not a validator (see `avalanchego_info_method_state`).'),
+  spec('avalanchego_uptime_weighted_average_ratio', 'gauge', ['node'], 'info',
+    `Stake-weighted average (0..1) of the uptime other validators observe for this validator. ${UPTIME} (weightedAveragePercentage / 100).`,
+    '`weightedAveragePercentage` of `info.uptime` (a decimal string, 0–100) / 100. Absent while the node is not a validator.'),
+  spec('avalanchego_next_upgrade_timestamp_seconds', 'gauge', ['node'], 'info',
+    'Unix time of the next network upgrade the node\'s version knows about; absent when none is scheduled. Polled from info.upgrades.',
+    'The earliest `*Time` of `info.upgrades` (v1.11.11+) that is still in the future at the poll; times more than 10 years ahead count as unscheduled. Absent when no upgrade is scheduled or the node lacks the method.'),
+  spec('avalanchego_network_peers_by_version', 'gauge', ['node', 'version'], 'info',
+    'Connected peers per AvalancheGo minor version (e.g. 1.14); at most 10 versions, the rest under "other". Polled from info.peers.',
+    'Peers of `info.peers` counted by the MAJOR.MINOR of their `version` (`avalanchego/1.14.2` → `1.14`). The 10 most common minor versions get their own series, the rest are summed under `other`, versions that do not parse under `unknown`: never a series per peer.'),
+  spec('avalanchego_network_peers_newer_version_ratio', 'gauge', ['node'], 'info',
+    'Fraction (0..1) of connected peers running a newer AvalancheGo version than this node. Polled from info.peers and info.getNodeVersion.',
+    'Peers of `info.peers` whose `version` (MAJOR.MINOR.PATCH) is greater than the node\'s own `info.getNodeVersion`, over all peers with a parseable version; absent with no such peer. Above 0.5 the node is behind most of the network.'),
+  spec('avalanchego_info_method_state', 'gauge', ['node', 'method', 'state'], 'info',
+    'State of each info API method the exporter calls: one series per method, for its current state (ok, not_validator, unsupported). Polled from the info API (/ext/info).',
+    '1, one series per method (`info.getNodeID`, `info.getNodeVersion`, `info.getNetworkID`, `info.uptime`, `info.peers`, `info.upgrades`) with its `state` at the last info poll: `ok` (answered), `not_validator` (`info.uptime` answered `node is not a validator`), `unsupported` (the node\'s version lacks the method: `method not found`). These are states of the node, not poll failures; failures are `avalanchego_exporter_poll_errors_total{source="info"}`.'),
+
+  // --- platform API (/ext/bc/P), issue 9 -----------------------------------
+  spec('avalanchego_validator', 'gauge', ['node', 'subnet'], 'platform',
+    `1 when the node is in the current validator set of the subnet, else 0. ${VALIDATORS}.`,
+    '1 when `platform.getCurrentValidators` with `subnetID` and `nodeIDs: [<own node ID>]` lists the node, 0 when the list is empty. `subnet` is the primary network (`11111111111111111111111111111111LpoYY`) and each ID of `platform.subnets`. Absent while the P-Chain is not bootstrapped (HTTP 503) or the node ID is unknown.'),
+  spec('avalanchego_validator_start_timestamp_seconds', 'gauge', ['node', 'subnet'], 'platform',
+    `Unix time the node's current validation period started. ${VALIDATORS} (startTime).`,
+    '`startTime` of the node\'s validator entry (a decimal string of Unix seconds). Stakers that start after the Helicon upgrade need 90% uptime instead of 80%.'),
+  spec('avalanchego_validator_end_timestamp_seconds', 'gauge', ['node', 'subnet'], 'platform',
+    `Unix time the node's current validation period ends. ${VALIDATORS} (endTime).`,
+    '`endTime` of the node\'s validator entry (a decimal string of Unix seconds), for primary network and legacy subnet validators; L1 validators have none.'),
+  spec('avalanchego_validator_weight', 'gauge', ['node', 'subnet'], 'platform',
+    `Weight of the node's validator entry (nAVAX of stake on the primary network). ${VALIDATORS} (weight).`,
+    '`weight` of the node\'s validator entry (a decimal string; nAVAX staked on the primary network, the L1\'s own units on an L1).'),
+  spec('avalanchego_validator_potential_reward_navax', 'gauge', ['node'], 'platform',
+    `Reward in nAVAX the node receives at the end of its primary network validation if its uptime is high enough. ${VALIDATORS} (potentialReward).`,
+    '`potentialReward` of the node\'s primary network validator entry (a decimal string of nAVAX).'),
+  spec('avalanchego_validator_registered_key_match', 'gauge', ['node', 'subnet'], 'platform',
+    `1 when the BLS key registered for the validator equals the node's own key, else 0. ${VALIDATORS} (signer.publicKey) and info.getNodeID (nodePOP.publicKey).`,
+    '1 when the validator entry\'s `signer.publicKey` (`publicKey` on an L1 entry) equals `nodePOP.publicKey` of `info.getNodeID`, 0 when they differ. Absent when either key is missing (a validator registered without a BLS key, or the info source off).'),
+  spec('avalanchego_l1_validator_balance_navax', 'gauge', ['node', 'subnet'], 'platform',
+    `Remaining P-Chain balance in nAVAX of the node's L1 validator (0 = inactive). ${VALIDATORS} (balance).`,
+    '`balance` of the node\'s L1 validator entry (a decimal string of nAVAX); the continuous fee is paid from it, and at 0 the validator is inactive.'),
+  spec('avalanchego_l1_validator_active', 'gauge', ['node', 'subnet'], 'platform',
+    `1 while the node's L1 validator has a balance, 0 when it is inactive (balance 0). ${VALIDATORS} (balance).`,
+    '0 when `balance` of the node\'s L1 validator entry is `"0"` (the validator is inactive and no longer counts toward the L1\'s stake), else 1.'),
+  spec('avalanchego_validator_fee_price_navax_per_second', 'gauge', ['node'], 'platform',
+    'Current continuous fee of one L1 validator, in nAVAX per second. Polled from platform.getValidatorFeeState (price).',
+    '`price` of `platform.getValidatorFeeState` (v1.12.2+): nAVAX per validator per second at the current excess. Runway ≈ balance / price.'),
+  spec('avalanchego_platform_method_state', 'gauge', ['node', 'method', 'state'], 'platform',
+    'State of each platform API method the exporter calls: one series per method, for its current state (ok, not_bootstrapped, unsupported). Polled from the platform API (/ext/bc/P).',
+    '1, one series per method (`platform.getCurrentValidators`, `platform.getValidatorFeeState`) with its `state` at the last platform poll: `ok`, `not_bootstrapped` (HTTP 503 while the P-Chain bootstraps), `unsupported` (the node\'s version lacks the method). States, not poll failures.'),
+
+  // --- node posture (admin API and indexing), issue 12 ---------------------
+  spec('avalanchego_admin_api_enabled', 'gauge', ['node'], 'admin',
+    '1 when the node\'s admin API answers (a security finding on a production node), else 0. Polled from admin.getLoggerLevel (read-only).',
+    '1 when the read-only `admin.getLoggerLevel` on `/ext/admin` answered, 0 when the endpoint is off (HTTP 404 or `method not found`). Posture check, off by default.'),
+  spec('avalanchego_logger_level', 'gauge', ['node', 'output', 'level'], 'admin',
+    'Loggers of the node at each level, for the log file (output="log") and the console (output="display"). Polled from admin.getLoggerLevel.',
+    'Number of loggers of `admin.getLoggerLevel` (`loggerLevels`) whose `logLevel` (`output="log"`) or `displayLevel` (`output="display"`) is `level`, one of the fixed set `off`, `fatal`, `error`, `warn`, `info`, `trace`, `debug`, `verbo` (anything else is `unknown`). Absent while the admin API is off.'),
+  spec('avalanchego_indexing_enabled', 'gauge', ['node'], 'admin',
+    '1 when the node runs with indexing on (its index API answers), else 0. Posture check; polled from index.getLastAccepted.',
+    '1 when the node\'s index API answers, 0 when it answers HTTP 404 (`--index-enabled` off). Posture check, on the posture source\'s interval.'),
 
   // --- the exporter's own view of each poll --------------------------------
   spec('avalanchego_exporter_poll_success', 'gauge', ['node', 'source'], 'exporter',
@@ -172,6 +248,18 @@ export const GLOBAL_CATALOG = [
   spec('avalanchego_exporter_config_last_reload_success_timestamp_seconds', 'gauge', [], 'exporter',
     'Unix time of the last successful configuration load.',
     'Wall-clock time of the start-up load or the last successful reload.'),
+  spec('avalanchego_exporter_shard_index', 'gauge', [], 'exporter',
+    'Index (0-based) of the shard of the targets this replica polls.',
+    'The `--shard.index` (or the ordinal of the StatefulSet pod name with `--shard.from-pod-name`); 0 when not sharded.'),
+  spec('avalanchego_exporter_shard_count', 'gauge', [], 'exporter',
+    'Number of shards the targets are split into.',
+    'The `--shard.count`; 1 when not sharded. Every replica of one deployment must report the same value.'),
+  spec('avalanchego_exporter_poll_start_delay_seconds', 'histogram', [], 'exporter',
+    'How late each poll started compared with when it was due, in seconds.',
+    'Histogram of (start − due time) of every poll of every source (no node label). Grows when the process is over capacity (CPU, the request cap or the event loop); buckets 0.005 … 60 s.'),
+  spec('avalanchego_exporter_file_descriptor_errors_total', 'counter', [], 'exporter',
+    'Connections to nodes that failed because the process ran out of file descriptors (EMFILE, ENFILE).',
+    'Counter, +1 for each connection attempt that failed with EMFILE or ENFILE (the process or the system is out of file descriptors); such polls fail with reason `connect`. Raise `ulimit -n` or lower the socket budget.'),
 ] as const satisfies readonly MetricSpec[];
 
 export type MetricName = (typeof CATALOG)[number]['name'];
