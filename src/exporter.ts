@@ -10,6 +10,7 @@ import { systemClock, type Clock } from './scheduler/poller.js';
 import { createSelfRegistry, type ReloadState } from './metrics/self.js';
 import { createApp } from './server/app.js';
 import { VERSION, REVISION } from './version.js';
+import { NO_SHARDING, splitTargets, type ShardSpec } from './shard.js';
 
 export interface ExporterOptions {
   config: Config;
@@ -17,6 +18,8 @@ export interface ExporterOptions {
   /** HOST:PORT or :PORT (all interfaces). */
   listenAddress: string;
   clock?: Clock;
+  /** This replica's shard: it polls, serves and lists only the targets it owns (default: all). */
+  shard?: ShardSpec;
   /** Loads the config again (SIGHUP, POST /-/reload); absent when running on the built-in default. */
   loadConfig?: () => Config;
 }
@@ -43,8 +46,11 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
   const clock = options.clock ?? systemClock;
   const { host, port } = parseListenAddress(options.listenAddress);
   const dispatchers = new Dispatchers();
+  const shard = options.shard ?? NO_SHARDING;
   let config = options.config;
-  const scheduler = new Scheduler({ dispatchers, logger, clock }, config);
+  // Every replica loads the whole config; the scheduler gets the targets this shard owns.
+  let split = splitTargets(shard, config.targets);
+  const scheduler = new Scheduler({ dispatchers, logger, clock }, { ...config, targets: split.owned });
   const reloadState: ReloadState = { lastReloadSuccessful: true, lastSuccessSeconds: clock.now() / 1000 };
 
   let reloading: Promise<void> | undefined;
@@ -61,11 +67,13 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
         logger.error({ err }, 'config reload failed; the previous configuration stays in force');
         throw err;
       }
-      await scheduler.apply(next);
+      const nextSplit = splitTargets(shard, next.targets);
+      await scheduler.apply({ ...next, targets: nextSplit.owned });
       config = next;
+      split = nextSplit;
       reloadState.lastReloadSuccessful = true;
       reloadState.lastSuccessSeconds = clock.now() / 1000;
-      logger.info({ targets: next.targets.length, origin: next.origin }, 'configuration reloaded');
+      logger.info({ targets: next.targets.length, owned: split.owned.length, origin: next.origin }, 'configuration reloaded');
     })();
     try {
       await reloading;
@@ -74,12 +82,14 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
     }
   };
 
-  const registry = createSelfRegistry({ version: VERSION, revision: REVISION, scheduler: () => scheduler, reload: reloadState });
+  const registry = createSelfRegistry({ version: VERSION, revision: REVISION, scheduler: () => scheduler, reload: reloadState, shard });
   const app = createApp({
     scheduler: () => scheduler,
     registry,
     version: VERSION,
     configOrigin: () => config.origin,
+    shard,
+    ownerOf: (name: string) => split.ownerOf(name),
     ...(options.loadConfig ? { reload } : {}),
   });
   const server: Server = createServer(app);
@@ -96,7 +106,10 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
   const addr = server.address() as AddressInfo;
   const shownHost = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
   const url = `http://${shownHost}:${addr.port}`;
-  logger.info({ address: url, targets: config.targets.length, origin: config.origin, version: VERSION }, 'exporter listening');
+  logger.info(
+    { address: url, targets: config.targets.length, ...(shard.count > 1 ? { shard: shard.index, shards: shard.count, owned: split.owned.length } : {}), origin: config.origin, version: VERSION },
+    'exporter listening',
+  );
 
   return {
     url,

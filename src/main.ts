@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 // avalanchego-exporter: flags, wiring and signals.
+import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { ConfigError, defaultConfig, loadConfigFile } from './config/load.js';
 import type { Config } from './config/schema.js';
 import { startExporter } from './exporter.js';
+import { SHARD_COUNT_ENV, ShardFlagError, resolveShard, type ShardSpec } from './shard.js';
 import { LOG_FORMATS, LOG_LEVELS, createLogger, type LogFormat, type LogLevel } from './log.js';
 import { VERSION } from './version.js';
 
@@ -21,6 +23,12 @@ Flags:
   --config.check               Validate the configuration, print the problems or a summary,
                                exit 1 or 0.
   --web.listen-address=ADDR    Address to serve /metrics on (default ${DEFAULT_LISTEN_ADDRESS}, all interfaces).
+  --shard.count=N              Split the targets over N replicas (default 1): this one polls, serves
+                               and lists only the targets it owns (a stable hash of the name).
+  --shard.index=I              This replica's shard, 0 to N-1.
+  --shard.from-pod-name        Take the shard index from the StatefulSet pod name's ordinal
+                               ($POD_NAME, else the host name: exporter-3 is shard 3), and N from
+                               --shard.count or $${SHARD_COUNT_ENV}.
   --log.level=LEVEL            ${LOG_LEVELS.join(', ')} (default info).
   --log.format=FORMAT          ${LOG_FORMATS.join(' or ')} (default json).
   --version                    Print the version and exit.
@@ -55,6 +63,9 @@ export async function main(argv: string[]): Promise<number> {
         'config.file': { type: 'string' },
         'config.check': { type: 'boolean' },
         'web.listen-address': { type: 'string', default: DEFAULT_LISTEN_ADDRESS },
+        'shard.count': { type: 'string' },
+        'shard.index': { type: 'string' },
+        'shard.from-pod-name': { type: 'boolean' },
         'log.level': { type: 'string', default: 'info' },
         'log.format': { type: 'string', default: 'json' },
         version: { type: 'boolean' },
@@ -76,6 +87,17 @@ export async function main(argv: string[]): Promise<number> {
   if (!LOG_LEVELS.includes(level)) return fail(`--log.level="${level}" is not one of ${LOG_LEVELS.join(', ')}`);
   const format = values['log.format'] as LogFormat;
   if (!LOG_FORMATS.includes(format)) return fail(`--log.format="${format}" is not one of ${LOG_FORMATS.join(', ')}`);
+
+  let shard: ShardSpec;
+  try {
+    shard = resolveShard(
+      { count: values['shard.count'], index: values['shard.index'], fromPodName: values['shard.from-pod-name'] },
+      { podName: process.env['POD_NAME'] || process.env['HOSTNAME'] || hostname() || undefined, countFromEnv: process.env[SHARD_COUNT_ENV] || undefined },
+    );
+  } catch (err) {
+    if (err instanceof ShardFlagError) return fail(err.message);
+    throw err;
+  }
 
   const file = values['config.file'];
   const load = (): Config => (file ? loadConfigFile(file) : defaultConfig());
@@ -99,6 +121,7 @@ export async function main(argv: string[]): Promise<number> {
       config,
       logger,
       listenAddress: values['web.listen-address']!,
+      shard,
       ...(file ? { loadConfig: load } : {}),
     });
   } catch (err) {

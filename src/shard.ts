@@ -78,7 +78,7 @@ export interface ShardFlags {
 }
 
 export interface ShardEnvironment {
-  /** The pod's name: $POD_NAME (downward API), else $HOSTNAME, else the host name. */
+  /** The pod's name: $POD_NAME (downward API), else $HOSTNAME, else the host name (a StatefulSet pod's is its name). */
   podName: string | undefined;
   /** $AVALANCHEGO_EXPORTER_SHARD_COUNT, used by --shard.from-pod-name when --shard.count is absent. */
   countFromEnv: string | undefined;
@@ -114,7 +114,7 @@ export function resolveShard(flags: ShardFlags, env: ShardEnvironment): ShardSpe
   let index: number;
   if (flags.fromPodName) {
     const pod = env.podName;
-    if (!pod) throw new ShardFlagError('--shard.from-pod-name: no pod name found in $POD_NAME or $HOSTNAME; set POD_NAME from the downward API (metadata.name)');
+    if (!pod) throw new ShardFlagError('--shard.from-pod-name: no pod name found in $POD_NAME, $HOSTNAME or the host name; set POD_NAME from the downward API (metadata.name)');
     const ordinal = ordinalFromPodName(pod);
     if (ordinal === undefined) {
       throw new ShardFlagError(`--shard.from-pod-name: the pod name "${pod.slice(0, 253)}" does not end in -<ordinal> as a StatefulSet pod's does (e.g. exporter-2)`);

@@ -3,6 +3,7 @@
 import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { GLOBAL_CATALOG, type GlobalMetricName } from './catalog.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
+import type { ShardSpec } from '../shard.js';
 
 /**
  * prom-client default metrics that break Prometheus naming rules (gauges named
@@ -27,6 +28,7 @@ export interface SelfMetricsOptions {
   revision: string;
   scheduler: () => Scheduler;
   reload: ReloadState;
+  shard?: ShardSpec;
 }
 
 function help(name: GlobalMetricName): string {
@@ -45,6 +47,10 @@ export function createSelfRegistry(options: SelfMetricsOptions): Registry {
     registers: [registry],
   });
   buildInfo.set({ version: options.version, revision: options.revision, nodejs_version: process.version }, 1);
+
+  const shard = options.shard ?? { index: 0, count: 1 };
+  new Gauge({ name: 'avalanchego_exporter_shard_index', help: help('avalanchego_exporter_shard_index'), registers: [registry] }).set(shard.index);
+  new Gauge({ name: 'avalanchego_exporter_shard_count', help: help('avalanchego_exporter_shard_count'), registers: [registry] }).set(shard.count);
 
   new Gauge({
     name: 'avalanchego_exporter_targets',

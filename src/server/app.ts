@@ -5,12 +5,16 @@ import type { Registry } from 'prom-client';
 import type { Scheduler } from '../scheduler/scheduler.js';
 import { CONTENT_TYPE } from '../metrics/render.js';
 import { landingPage } from './landing.js';
+import type { ShardSpec } from '../shard.js';
 
 export interface AppOptions {
   scheduler: () => Scheduler;
   registry: Registry;
   version: string;
   configOrigin: () => string;
+  /** This replica's shard, and the shard that owns a configured target name (undefined: not configured). */
+  shard?: ShardSpec;
+  ownerOf?: (name: string) => number | undefined;
   /** Reloads the config file; rejects with a message when it is invalid (the old config stays). */
   reload?: () => Promise<void>;
 }
@@ -45,6 +49,14 @@ export function createApp(options: AppOptions): express.Express {
       return;
     }
     const body = options.scheduler().renderNode(target);
+    const owner = body === undefined ? options.ownerOf?.(target) : undefined;
+    if (owner !== undefined && options.shard && owner !== options.shard.index) {
+      // A misrouted scrape: the target is configured, and another replica polls it. 421
+      // (Misdirected Request) makes the scrape fail visibly instead of an empty 200.
+      res.status(421).set('X-Shard-Owner', String(owner)).type('text/plain')
+        .send(`target ${JSON.stringify(target)} is polled by shard ${owner} of ${options.shard.count}, not by this replica (shard ${options.shard.index}): scrape /probe on shard ${owner}\n`);
+      return;
+    }
     if (body === undefined) {
       // Only configured names: /probe never fetches an arbitrary URL.
       const shown = target.length > 128 ? `${target.slice(0, 128)}…` : target;
@@ -81,7 +93,7 @@ export function createApp(options: AppOptions): express.Express {
   });
 
   app.all('/', only(['GET']), (_req, res) => {
-    res.type('html').send(landingPage(options.scheduler().summaries(), { version: options.version, configOrigin: options.configOrigin() }));
+    res.type('html').send(landingPage(options.scheduler().summaries(), { version: options.version, configOrigin: options.configOrigin(), ...(options.shard ? { shard: options.shard } : {}) }));
   });
 
   app.use((req, res) => {

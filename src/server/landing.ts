@@ -14,7 +14,7 @@ function state(n: NodeSummary): { rank: number; text: string; cls: string } {
   return { rank: 3, text: 'healthy', cls: 'ok' };
 }
 
-export function landingPage(nodes: NodeSummary[], info: { version: string; configOrigin: string }): string {
+export function landingPage(nodes: NodeSummary[], info: { version: string; configOrigin: string; shard?: { index: number; count: number } }): string {
   const rows = nodes
     .map((n) => ({ n, s: state(n) }))
     .sort((a, b) => a.s.rank - b.s.rank || a.n.name.localeCompare(b.n.name));
@@ -35,7 +35,7 @@ export function landingPage(nodes: NodeSummary[], info: { version: string; confi
 <style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left;vertical-align:top}
 .ok{color:#1a7f37}.warn{color:#9a6700}.bad{color:#cf222e;font-weight:bold}.wait{color:#57606a}</style></head>
 <body><h1>AvalancheGo Exporter</h1>
-<p>Version ${esc(info.version)} · configuration: ${esc(info.configOrigin)}</p>
+<p>Version ${esc(info.version)} · configuration: ${esc(info.configOrigin)}${info.shard && info.shard.count > 1 ? ` · shard ${info.shard.index} of ${info.shard.count}: the nodes below are the ones this replica owns` : ''}</p>
 <ul><li><a href="metrics">/metrics</a>: every node's series and the exporter's own</li>
 <li><code>/probe?target=&lt;name&gt;</code>: one node's series (multi-target scraping)</li>
 <li><a href="-/healthy">/-/healthy</a> · <a href="-/ready">/-/ready</a> · <code>POST /-/reload</code></li></ul>
