@@ -6,6 +6,8 @@ export interface Proc {
   name: string;
   child: ChildProcess;
   output: string[];
+  /** Set when the test stops the process itself: its exit is not a failure. */
+  expectedExit?: boolean;
 }
 
 export class ProcessGroup {
@@ -28,6 +30,7 @@ export class ProcessGroup {
 
   async stop(p: Proc, killAfterMs = 10_000): Promise<void> {
     const { child } = p;
+    p.expectedExit = true;
     if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     process.kill(child.pid, 'SIGTERM');

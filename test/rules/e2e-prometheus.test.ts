@@ -6,13 +6,14 @@
 // alert in /api/v1/alerts, and the alert resolves after the node recovers. Everything listens on 127.0.0.1; every process is
 // started here and stopped by its PID. Conditions are awaited by polling with deadlines.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IN_CI, ROOT, RULES_DIR, allRules, findTool, panelQueries } from './lib.js';
+import { IN_CI, ROOT, allRules, findTool, panelQueries } from './lib.js';
 import { ProcessGroup, type Proc } from '../helpers/processes.js';
 import { freePort } from '../helpers/net.js';
+import { TestPrometheus, speedUpRules, waitFor as waitForCondition } from '../helpers/prometheus.js';
 
 const prometheus = findTool('prometheus', ['--version']);
 const MISSING = 'prometheus not found on PATH (install the Debian package "prometheus")';
@@ -26,55 +27,15 @@ const SPEEDUP = 20;
 // Processes
 
 const group = new ProcessGroup(ROOT);
-const procs = group.procs;
 const start = (name: string, cmd: string, args: string[]): Proc => group.start(name, cmd, args);
-const logs = (): string => group.logs();
+const waitFor = <T>(what: string, timeoutMs: number, check: () => Promise<T | undefined>): Promise<T> => waitForCondition(group, what, timeoutMs, check);
 
-/** Polls `check` until it returns a value other than undefined, or fails at the deadline. */
-async function waitFor<T>(what: string, timeoutMs: number, check: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await check();
-      if (v !== undefined) return v;
-    } catch (err) {
-      last = err;
-    }
-    for (const p of procs) {
-      if (p.child.exitCode !== null) throw new Error(`${p.name} exited (${p.child.exitCode}) while waiting for ${what}\n${logs()}`);
-    }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}\n${logs()}`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
-}
-
-// ---------------------------------------------------------------------------------------
-// Prometheus API
-
-let promUrl = '';
+let prom: TestPrometheus;
 let simUrl = '';
-
-interface Sample { metric: Record<string, string>; value: [number, string] }
-async function query(expr: string): Promise<{ status: string; error?: string; data?: { resultType: string; result: Sample[] | [number, string] } }> {
-  const res = await fetch(`${promUrl}/api/v1/query?${new URLSearchParams({ query: expr })}`);
-  return (await res.json()) as { status: string; error?: string; data?: { resultType: string; result: Sample[] } };
-}
-async function vector(expr: string): Promise<Sample[]> {
-  const r = await query(expr);
-  if (r.status !== 'success') throw new Error(`${expr}: ${r.error}`);
-  return r.data?.result as Sample[];
-}
-
-interface Alert { labels: Record<string, string>; annotations: Record<string, string>; state: string; activeAt: string }
-async function alerts(): Promise<Alert[]> {
-  const res = await fetch(`${promUrl}/api/v1/alerts`);
-  const body = (await res.json()) as { data: { alerts: Alert[] } };
-  return body.data.alerts;
-}
-const firing = async (name: string, node: string, severity?: string) =>
-  (await alerts()).find((a) => a.labels['alertname'] === name && a.labels['node'] === node && a.state === 'firing'
-    && (severity === undefined || a.labels['severity'] === severity));
+const query = (expr: string) => prom.query(expr);
+const vector = (expr: string) => prom.vector(expr);
+const alerts = () => prom.alerts();
+const firing = (name: string, node: string, severity?: string) => prom.firing(name, { node, ...(severity ? { severity } : {}) });
 
 async function setScenario(node: string, scenario: string): Promise<void> {
   const res = await fetch(`${simUrl}/sim/nodes/${node}/scenario`, {
@@ -83,21 +44,6 @@ async function setScenario(node: string, scenario: string): Promise<void> {
     body: JSON.stringify({ scenario }),
   });
   expect(res.status, await res.text()).toBe(200);
-}
-
-// ---------------------------------------------------------------------------------------
-// The rules, sped up
-
-function scaleDuration(value: number, unit: string): string {
-  const seconds = value * ({ s: 1, m: 60, h: 3600, d: 86400 } as Record<string, number>)[unit]!;
-  return `${Math.max(2, Math.round(seconds / SPEEDUP))}s`;
-}
-/** The rule file with every `for:`, range window and offset divided by SPEEDUP. */
-function speedUpRules(text: string): string {
-  return text
-    .replace(/^(\s+for: )(\d+)([smhd])$/gm, (_m, pre: string, n: string, u: string) => pre + scaleDuration(Number(n), u))
-    .replace(/\[(\d+)([smhd])\]/g, (_m, n: string, u: string) => `[${scaleDuration(Number(n), u)}]`)
-    .replace(/\boffset (\d+)([smhd])\b/g, (_m, n: string, u: string) => `offset ${scaleDuration(Number(n), u)}`);
 }
 
 /** Grafana's variables as a user who selects the job and "All" elsewhere would set them. */
@@ -136,7 +82,7 @@ describe('end to end with a real Prometheus', () => {
   });
 
   it('speedUpRules shortens for:, ranges and offsets', () => {
-    expect(speedUpRules('        for: 10m\n  x[10m] offset 10m [6h] [5m]\n        for: 3m')).toBe('        for: 30s\n  x[30s] offset 30s [1080s] [15s]\n        for: 9s');
+    expect(speedUpRules('        for: 10m\n  x[10m] offset 10m [6h] [5m]\n        for: 3m', SPEEDUP)).toBe('        for: 30s\n  x[30s] offset 30s [1080s] [15s]\n        for: 9s');
   });
 
   describe.skipIf(!prometheus.path)(`${prometheus.version}`, () => {
@@ -145,9 +91,8 @@ describe('end to end with a real Prometheus', () => {
     beforeAll(async () => {
       buildIfStale();
       dir = mkdtempSync(join(tmpdir(), 'avalanchego-e2e-'));
-      const [simPort, expPort, promPort] = [await freePort(), await freePort(), await freePort()];
+      const [simPort, expPort] = [await freePort(), await freePort()];
       simUrl = `http://127.0.0.1:${simPort}`;
-      promUrl = `http://127.0.0.1:${promPort}`;
 
       start('simulator', process.execPath, [join(ROOT, 'dist', 'main.js'), 'simulate', `--web.listen-address=127.0.0.1:${simPort}`,
         `--nodes=${NODES.length}`, '--time-scale=10', '--seed=avalanchego-e2e-rules']);
@@ -161,17 +106,7 @@ describe('end to end with a real Prometheus', () => {
         `--web.listen-address=127.0.0.1:${expPort}`]);
       await waitFor('the exporter', 20_000, async () => ((await fetch(`http://127.0.0.1:${expPort}/metrics`)).ok ? true : undefined));
 
-      for (const f of ['avalanchego-recording.yml', 'avalanchego-alerts.yml']) {
-        writeFileSync(join(dir, f), speedUpRules(readFileSync(join(RULES_DIR, f), 'utf8')));
-      }
-      writeFileSync(join(dir, 'prometheus.yml'), [
-        'global:', '  scrape_interval: 1s', '  evaluation_interval: 1s',
-        'rule_files:', '  - avalanchego-recording.yml', '  - avalanchego-alerts.yml',
-        'scrape_configs:', `  - job_name: ${JOB}`, '    static_configs:', `      - targets: ['127.0.0.1:${expPort}']`, '',
-      ].join('\n'));
-      start('prometheus', 'prometheus', [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`,
-        `--web.listen-address=127.0.0.1:${promPort}`, '--log.level=warn']);
-      await waitFor('Prometheus to be ready', 30_000, async () => ((await fetch(`${promUrl}/-/ready`)).ok ? true : undefined));
+      prom = await TestPrometheus.start(group, { dir, job: JOB, targets: [`127.0.0.1:${expPort}`], speedup: SPEEDUP });
       // Data for every node, and the recording rules' rate (needs two samples of a range).
       await waitFor('every node up in Prometheus', 30_000, async () =>
         (await vector(`avalanchego_up{job="${JOB}"} == 1`)).length === NODES.length ? true : undefined);
@@ -185,7 +120,7 @@ describe('end to end with a real Prometheus', () => {
     }, 30_000);
 
     it('loaded every rule group without evaluation errors', async () => {
-      const res = await fetch(`${promUrl}/api/v1/rules`);
+      const res = await fetch(`${prom.url}/api/v1/rules`);
       const body = (await res.json()) as { data: { groups: Array<{ name: string; rules: Array<{ name: string; health: string; lastError?: string }> }> } };
       const rules = body.data.groups.flatMap((g) => g.rules);
       expect(rules.length).toBe(allRules().length);
