@@ -429,3 +429,112 @@ describe.skipIf(!helm.path)(`helm chart (${helm.version})`, () => {
     });
   });
 });
+
+describe.skipIf(!helm.path)('sharding.replicas: a StatefulSet of shards', () => {
+  const SHARDS = 3;
+  const objs = () => template(['--set', `sharding.replicas=${SHARDS}`, '--set', 'serviceMonitor.enabled=true']);
+
+  it('helm lint --strict passes with sharding on', () => {
+    const r = run(HELM, ['lint', '--strict', CHART, ...KUBE, '--set', `sharding.replicas=${SHARDS}`]);
+    expect(r.code, r.output).toBe(0);
+  });
+
+  it('renders a StatefulSet (no Deployment) behind a headless Service, started in parallel', () => {
+    const o = objs();
+    expect(o.filter((x) => x.kind === 'Deployment')).toEqual([]);
+    const sts = one(o, 'StatefulSet');
+    const svc = one(o, 'Service');
+    expect(sts.spec.replicas).toBe(SHARDS);
+    expect(sts.spec.serviceName).toBe(svc.metadata.name);
+    expect(sts.spec.podManagementPolicy).toBe('Parallel');
+    expect(svc.spec.clusterIP).toBe('None');
+    expect(sts.spec.selector.matchLabels).toEqual(svc.spec.selector);
+  });
+
+  it('each pod takes its shard from its own name: --shard.from-pod-name, --shard.count, POD_NAME from the downward API', () => {
+    const c = one(objs(), 'StatefulSet').spec.template.spec.containers[0];
+    expect(c.args).toEqual(expect.arrayContaining(['--shard.from-pod-name', `--shard.count=${SHARDS}`]));
+    expect(c.env).toContainEqual({ name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } });
+  });
+
+  it('the ServiceMonitor selects the headless Service, so every pod is scraped', () => {
+    const o = objs();
+    const selector = one(o, 'ServiceMonitor').spec.selector.matchLabels as Record<string, string>;
+    expect(one(o, 'Service').metadata.labels).toMatchObject(selector);
+    expect(one(o, 'StatefulSet').spec.template.metadata.labels).toMatchObject(one(o, 'Service').spec.selector);
+  });
+
+  it('the default values still render a Deployment and a ClusterIP Service with the same pod template', () => {
+    const plain = template();
+    const sharded = objs();
+    one(plain, 'Deployment');
+    expect(one(plain, 'Service').spec.clusterIP).toBeUndefined();
+    const strip = (c: any) => ({ ...c, args: c.args.filter((a: string) => !a.startsWith('--shard.')), env: (c.env ?? []).filter((e: any) => e.name !== 'POD_NAME') });
+    const c1 = strip(one(plain, 'Deployment').spec.template.spec.containers[0]);
+    const c2 = strip(one(sharded, 'StatefulSet').spec.template.spec.containers[0]);
+    expect({ ...c2, env: c2.env.length ? c2.env : undefined }).toEqual({ ...c1, env: c1.env.length ? c1.env : undefined });
+  });
+
+  it('a negative or non-integer replica count is refused by the schema', () => {
+    for (const bad of ['-1', 'three']) {
+      const r = run(HELM, ['template', 'rel', CHART, ...KUBE, '--set', `sharding.replicas=${bad}`]);
+      expect(r.code, r.output).not.toBe(0);
+    }
+  });
+
+  describe.skipIf(missingDist() !== undefined)('the rendered pods run as processes', () => {
+    const children: ChildProcess[] = [];
+    afterAll(async () => {
+      for (const child of children) {
+        if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
+          const exited = new Promise((r) => child.once('exit', r));
+          process.kill(child.pid, 'SIGTERM');
+          await exited;
+        }
+      }
+    });
+
+    it(`${SHARDS} pods of a ${SHARDS}-shard release poll every target exactly once`, async () => {
+      const simPort = await freePort();
+      const sim = spawn(process.execPath, [MAIN, 'simulate', `--web.listen-address=127.0.0.1:${simPort}`, '--nodes=60', '--seed=helm-shards'], { cwd: ROOT, stdio: 'ignore' });
+      children.push(sim);
+      const simUrl = `http://127.0.0.1:${simPort}`;
+      await waitFor(async () => (await fetch(`${simUrl}/sim/nodes`).catch(() => undefined))?.ok === true, 'the simulator', 20_000);
+      const names = Array.from({ length: 60 }, (_, i) => `node-${i}`);
+      const o = templateWith({
+        sharding: { replicas: SHARDS },
+        config: { defaults: { interval: '2s', timeout: '1s', index: { endpoints: [] } }, targets: names.map((name) => ({ name, url: `${simUrl}/${name}` })) },
+      });
+      const sts = one(o, 'StatefulSet');
+      const pod = sts.spec.template.spec;
+      const c = pod.containers[0];
+      const mountDir = join(tmp, 'etc-sharded');
+      mkdirSync(mountDir, { recursive: true });
+      const mount = c.volumeMounts.find((m: any) => m.name === 'config');
+      const vol = pod.volumes.find((v: any) => v.name === 'config');
+      for (const item of vol.configMap.items) writeFileSync(join(mountDir, item.path), (one(o, 'ConfigMap') as any).data[item.key]);
+      const bases: string[] = [];
+      for (let i = 0; i < SHARDS; i++) {
+        const port = await freePort();
+        const args = (c.args as string[]).map((a) =>
+          a.startsWith('--config.file=') ? `--config.file=${join(mountDir, a.slice('--config.file='.length + mount.mountPath.length + 1))}`
+            : a.startsWith('--web.listen-address=') ? `--web.listen-address=127.0.0.1:${port}` : a);
+        // What the downward API gives the pod: the StatefulSet's name and the ordinal.
+        const env = { ...process.env, POD_NAME: `${sts.metadata.name}-${i}` };
+        const child = spawn(process.execPath, [MAIN, ...args], { cwd: ROOT, env, stdio: 'ignore' });
+        children.push(child);
+        bases.push(`http://127.0.0.1:${port}`);
+      }
+      for (const base of bases) await waitFor(async () => (await fetch(`${base}/-/ready`).catch(() => undefined))?.ok === true, `${base} ready`, 30_000);
+      const polledBy = new Map<string, number[]>();
+      for (const [i, base] of bases.entries()) {
+        const text = await (await fetch(`${base}/metrics`)).text();
+        expect(text).toMatch(new RegExp(`^avalanchego_exporter_shard_index ${i}$`, 'm'));
+        expect(text).toMatch(new RegExp(`^avalanchego_exporter_shard_count ${SHARDS}$`, 'm'));
+        for (const m of text.matchAll(/^avalanchego_up\{node="([^"]+)"\} 1$/gm)) polledBy.set(m[1]!, [...(polledBy.get(m[1]!) ?? []), i]);
+      }
+      expect([...polledBy.keys()].sort()).toEqual([...names].sort());
+      expect([...polledBy].filter(([, shards]) => shards.length !== 1)).toEqual([]);
+    }, 90_000);
+  });
+});
