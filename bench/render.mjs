@@ -3,19 +3,33 @@
 // them as /metrics does. Usage: node bench/render.mjs [--nodes=10000]
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { parseHealth } from '../dist/sources/health.js';
-import { buildNodeLines } from '../dist/metrics/samples.js';
-import { renderNodes } from '../dist/metrics/render.js';
+import { health, parseHealth } from '../dist/sources/health.js';
+import { indexApi } from '../dist/sources/index-api.js';
+import { addPollStats } from '../dist/metrics/samples.js';
+import { LinesBuilder, mergeLines, renderNodes } from '../dist/metrics/render.js';
 
 const { values } = parseArgs({ options: { nodes: { type: 'string', default: '10000' }, rounds: { type: 'string', default: '5' } } });
 const n = Number(values.nodes);
-const snapshot = parseHealth(JSON.parse(readFileSync(new URL('../test/fixtures/health/healthy-v1.14.2.json', import.meta.url), 'utf8')).result);
+const snapshot = parseHealth(
+  JSON.parse(readFileSync(new URL('../test/fixtures/health/healthy-v1.14.2.json', import.meta.url), 'utf8')).result,
+  'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg',
+);
 const index = { endpoints: ['C/block', 'P/block', 'X/block', 'X/tx'].map((endpoint) => ({ endpoint, state: 'ok', lastIndex: 51234566, timestampSeconds: 1795184101.9876542 })) };
 const stats = { success: true, durationSeconds: 0.012345, lastSuccessSeconds: 1795184110.123, errors: new Map() };
 
 let t = performance.now();
 const nodes = [];
-for (let i = 0; i < n; i++) nodes.push(buildNodeLines({ name: `node-${i}`, health: { snapshot, nodeId: 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg' }, index, stats: { health: stats, index: stats } }));
+// As the poller does: each source's lines when its poll ends, then the node's lines merged.
+const sourceLines = (name, source, value) => {
+  const b = new LinesBuilder(name);
+  source.samples(b, value);
+  addPollStats(b, source.name, stats);
+  return b.build();
+};
+for (let i = 0; i < n; i++) {
+  const name = `node-${i}`;
+  nodes.push(mergeLines([sourceLines(name, health, snapshot), sourceLines(name, indexApi, index)]));
+}
 const buildMs = performance.now() - t;
 const times = [];
 let size = 0;

@@ -3,10 +3,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
+import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config/schema.js';
 import { Dispatchers } from './rpc/client.js';
 import { Scheduler } from './scheduler/scheduler.js';
-import { systemClock, type Clock } from './scheduler/poller.js';
 import { createSelfRegistry, type ReloadState } from './metrics/self.js';
 import { createApp } from './server/app.js';
 import { VERSION, REVISION } from './version.js';
@@ -82,7 +82,7 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
     }
   };
 
-  const registry = createSelfRegistry({ version: VERSION, revision: REVISION, scheduler: () => scheduler, reload: reloadState, shard });
+  const registry = createSelfRegistry({ version: VERSION, revision: REVISION, fleet: scheduler, reload: reloadState, shard });
   const app = createApp({
     scheduler: () => scheduler,
     registry,
@@ -110,6 +110,7 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
     { address: url, targets: config.targets.length, ...(shard.count > 1 ? { shard: shard.index, shards: shard.count, owned: split.owned.length } : {}), origin: config.origin, version: VERSION },
     'exporter listening',
   );
+  await scheduler.start();
 
   return {
     url,

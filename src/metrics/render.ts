@@ -51,6 +51,25 @@ export class LinesBuilder {
   }
 }
 
+/**
+ * One node's lines from its sources' lines (each built when that source's poll
+ * ended), family by family in the order given. Done when a poll ends, not per scrape.
+ */
+export function mergeLines(parts: ReadonlyArray<NodeLines>): NodeLines {
+  if (parts.length === 1) return parts[0]!;
+  const merged = new Array<Buffer | undefined>(CATALOG.length);
+  const chunks: Buffer[] = [];
+  for (let i = 0; i < CATALOG.length; i++) {
+    chunks.length = 0;
+    for (const lines of parts) {
+      const chunk = lines[i];
+      if (chunk) chunks.push(chunk);
+    }
+    merged[i] = chunks.length === 0 ? undefined : chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+  }
+  return merged;
+}
+
 /** Renders the catalog families for the given nodes, skipping families without samples. */
 export function renderNodes(list: ReadonlyArray<NodeLines>): Buffer {
   const parts: Buffer[] = [];

@@ -2,7 +2,6 @@
 // concurrency, config reloads, and the process's own metrics.
 import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { GLOBAL_CATALOG, type GlobalMetricName } from './catalog.js';
-import type { Scheduler } from '../scheduler/scheduler.js';
 import type { ShardSpec } from '../shard.js';
 
 /**
@@ -23,11 +22,21 @@ export interface ReloadState {
   lastSuccessSeconds: number;
 }
 
+/** The fleet as the self-metrics read it (the scheduler implements it). */
+export interface FleetView {
+  /** Configured targets. */
+  readonly targetCount: number;
+  /** Requests to nodes in flight now. */
+  readonly requestsInFlight: number;
+  /** Requests waiting for a slot under scheduler.max_concurrent_requests. */
+  readonly requestsQueued: number;
+}
+
 export interface SelfMetricsOptions {
   version: string;
   revision: string;
-  scheduler: () => Scheduler;
-  reload: ReloadState;
+  fleet: FleetView;
+  reload: Readonly<ReloadState>;
   shard?: ShardSpec;
 }
 
@@ -57,7 +66,7 @@ export function createSelfRegistry(options: SelfMetricsOptions): Registry {
     help: help('avalanchego_exporter_targets'),
     registers: [registry],
     collect() {
-      this.set(options.scheduler().targetCount);
+      this.set(options.fleet.targetCount);
     },
   });
   new Gauge({
@@ -65,7 +74,7 @@ export function createSelfRegistry(options: SelfMetricsOptions): Registry {
     help: help('avalanchego_exporter_requests_in_flight'),
     registers: [registry],
     collect() {
-      this.set(options.scheduler().limiter.inFlight);
+      this.set(options.fleet.requestsInFlight);
     },
   });
   new Gauge({
@@ -73,7 +82,7 @@ export function createSelfRegistry(options: SelfMetricsOptions): Registry {
     help: help('avalanchego_exporter_requests_queued'),
     registers: [registry],
     collect() {
-      this.set(options.scheduler().limiter.queued);
+      this.set(options.fleet.requestsQueued);
     },
   });
   new Gauge({

@@ -1,19 +1,28 @@
-// HTTP and JSON-RPC 2.0 toward one node, over a shared undici dispatcher.
-// Every request is bounded by the target's timeout through an AbortSignal that
-// reaches the socket, and by a process-wide cap on requests in flight.
+// HTTP toward one node, over a shared undici dispatcher. Every request is
+// bounded by its poll's deadline through an AbortSignal that reaches the
+// socket, and by a process-wide cap on requests in flight.
+import type { IncomingHttpHeaders } from 'node:http';
 import { Agent, request, type Dispatcher } from 'undici';
 import type { TargetConfig, TlsSettings } from '../config/schema.js';
-import type { Limiter } from '../scheduler/limiter.js';
-import { HttpStatusError, InvalidResponseError, RpcError, classifyError, snippet } from './errors.js';
+import type { Limiter } from './limiter.js';
+import { InvalidResponseError, RequestFailed } from './errors.js';
 
 /** Bodies larger than this are refused: a health report of a node with many L1s is a few hundred KiB. */
 export const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
-export interface HttpAnswer {
+/** An HTTP answer, whatever its status. */
+export interface HttpReply {
+  url: string;
   status: number;
+  headers: IncomingHttpHeaders;
   body: string;
-  /** The node's `node-id` response header, when present. */
-  nodeId?: string;
+}
+
+/** The HTTP answer to a JSON-RPC request, with what decoding it needs (rpc/jsonrpc.ts). */
+export interface RpcReply extends HttpReply {
+  method: string;
+  /** The request's id; the answer must echo it. */
+  id: number;
 }
 
 /**
@@ -58,6 +67,12 @@ export class Dispatchers {
 
 let nextRequestId = 1;
 
+/**
+ * Requests to one node. Every request takes the poll's deadline (`signal`):
+ * the wait for a request slot and the exchange, body included, end with it.
+ * Answers are returned whatever their status; deciding what they mean is the
+ * sources' (their pure parsers) and the poll boundary's (classifyError).
+ */
 export class NodeClient {
   private readonly headers: Record<string, string>;
   private readonly dispatcher: Dispatcher;
@@ -75,67 +90,35 @@ export class NodeClient {
     }
   }
 
-  /** POST a JSON body to `{url}{path}`; resolves with any HTTP status, rejects with a PollError. */
-  async post(path: string, body: unknown): Promise<HttpAnswer> {
+  /**
+   * POST a JSON body to `{url}{path}`. Resolves with any HTTP status; rejects
+   * with RequestFailed (no answer) or InvalidResponseError (a body over MAX_BODY_BYTES).
+   */
+  async post(path: string, body: unknown, signal: AbortSignal): Promise<HttpReply> {
     const url = `${this.target.url}${path}`;
-    const release = await this.limiter.acquire();
-    const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort(new Error(`timeout after ${this.target.timeoutMs} ms`));
-    }, this.target.timeoutMs);
+    let release: () => void;
     try {
-      const res = await request(url, {
-        method: 'POST',
-        dispatcher: this.dispatcher,
-        signal: controller.signal,
-        headers: this.headers,
-        body: JSON.stringify(body),
-      });
-      const text = await readLimited(res.body, url);
-      const nodeId = res.headers['node-id'];
-      return { status: res.statusCode, body: text, ...(typeof nodeId === 'string' ? { nodeId } : {}) };
+      release = await this.limiter.acquire(signal);
     } catch (err) {
-      throw classifyError(err, { url, timeoutMs: this.target.timeoutMs, timedOut });
+      throw new RequestFailed(url, 'slot', signal.aborted, err);
+    }
+    try {
+      const res = await request(url, { method: 'POST', dispatcher: this.dispatcher, signal, headers: this.headers, body: JSON.stringify(body) });
+      const text = await readLimited(res.body, url);
+      return { url, status: res.statusCode, headers: res.headers, body: text };
+    } catch (err) {
+      if (err instanceof InvalidResponseError) throw err;
+      throw new RequestFailed(url, 'exchange', signal.aborted, err);
     } finally {
-      clearTimeout(timer);
       release();
     }
   }
 
-  /**
-   * A JSON-RPC 2.0 call. Resolves with `result`; rejects with HttpStatusError
-   * (non-200), RpcError (an `error` object) or InvalidResponseError.
-   */
-  async call(path: string, method: string, params: object): Promise<{ result: unknown; nodeId?: string }> {
+  /** A JSON-RPC 2.0 request; decode the reply with rpc/jsonrpc.ts. */
+  async rpc(path: string, method: string, params: object, signal: AbortSignal): Promise<RpcReply> {
     const id = nextRequestId++;
-    const answer = await this.post(path, { jsonrpc: '2.0', id, method, params });
-    const url = `${this.target.url}${path}`;
-    if (answer.status !== 200) throw new HttpStatusError(answer.status, answer.body, url);
-    let envelope: unknown;
-    try {
-      envelope = JSON.parse(answer.body);
-    } catch {
-      throw new InvalidResponseError(`${method} at ${url} answered with a body that is not JSON: ${snippet(answer.body)}`);
-    }
-    if (!envelope || typeof envelope !== 'object' || Array.isArray(envelope)) {
-      throw new InvalidResponseError(`${method} at ${url} answered with JSON that is not a JSON-RPC response: ${snippet(answer.body)}`);
-    }
-    const env = envelope as { jsonrpc?: unknown; id?: unknown; result?: unknown; error?: unknown };
-    if (env.error !== undefined && env.error !== null) {
-      const e = env.error as { code?: unknown; message?: unknown };
-      const code = typeof e.code === 'number' ? e.code : 0;
-      const message = typeof e.message === 'string' ? e.message : JSON.stringify(env.error);
-      throw new RpcError(code, message, method);
-    }
-    if (env.jsonrpc !== '2.0' || !('result' in env)) {
-      throw new InvalidResponseError(`${method} at ${url} answered without a JSON-RPC 2.0 result: ${snippet(answer.body)}`);
-    }
-    if (env.id !== id) {
-      throw new InvalidResponseError(`${method} at ${url} answered with id ${JSON.stringify(env.id)}, expected ${id}`);
-    }
-    return { result: env.result, ...(answer.nodeId ? { nodeId: answer.nodeId } : {}) };
+    const reply = await this.post(path, { jsonrpc: '2.0', id, method, params }, signal);
+    return { ...reply, method, id };
   }
 }
 

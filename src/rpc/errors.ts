@@ -1,18 +1,12 @@
-// Typed poll errors. `reason` is a stable code, used as the bounded `reason`
-// label of avalanchego_exporter_poll_errors_total: keep the set small and fixed.
+// What can go wrong talking to a node, and the one function that maps it to a
+// bounded `reason` (the label of avalanchego_exporter_poll_errors_total).
+// The transport and the parsers throw the typed errors below, which only state
+// facts; classifyError, called once at the poll boundary, decides the reason.
 
-export const REASONS = [
-  'timeout',
-  'connect',
-  'tls',
-  'host_rejected',
-  'http_status',
-  'rpc_error',
-  'invalid_response',
-  'internal',
-] as const;
+export const REASONS = ['timeout', 'connect', 'tls', 'host_rejected', 'http_status', 'rpc_error', 'invalid_response', 'internal'] as const;
 export type Reason = (typeof REASONS)[number];
 
+/** A classified poll failure: a bounded reason and a message that says what happened and where. */
 export class PollError extends Error {
   constructor(
     readonly reason: Reason,
@@ -24,37 +18,49 @@ export class PollError extends Error {
   }
 }
 
-export class HttpStatusError extends PollError {
+/** No HTTP answer: the slot wait or the exchange failed (refused, reset, TLS, the poll's deadline …). */
+export class RequestFailed extends Error {
+  constructor(
+    readonly url: string,
+    /** `slot`: still waiting for a request slot (the process-wide cap); `exchange`: talking to the node. */
+    readonly phase: 'slot' | 'exchange',
+    /** The poll's deadline had passed when the request failed. */
+    readonly deadlineExceeded: boolean,
+    cause: unknown,
+  ) {
+    super(`request to ${url} failed`, { cause });
+    this.name = 'RequestFailed';
+  }
+}
+
+/** An HTTP answer with a status the request does not accept. */
+export class HttpStatusError extends Error {
   constructor(
     readonly status: number,
     readonly body: string,
-    url: string,
+    readonly url: string,
   ) {
-    const rejectedHost = status === 403 && body.trim() === 'invalid host specified';
-    super(
-      rejectedHost ? 'host_rejected' : 'http_status',
-      rejectedHost
-        ? `HTTP 403 "invalid host specified" from ${url}: the node rejects this host name; add it to the node's --http-allowed-hosts or address the node by IP`
-        : `HTTP ${status} from ${url}: ${snippet(body)}`,
-    );
+    super(`HTTP ${status} from ${url}: ${snippet(body)}`);
     this.name = 'HttpStatusError';
   }
 }
 
-export class RpcError extends PollError {
+/** A JSON-RPC `error` object in the answer. */
+export class RpcError extends Error {
   constructor(
     readonly code: number,
     readonly rpcMessage: string,
-    method: string,
+    readonly method: string,
   ) {
-    super('rpc_error', `JSON-RPC error ${code} from ${method}: ${rpcMessage}`);
+    super(`JSON-RPC error ${code} from ${method}: ${rpcMessage}`);
     this.name = 'RpcError';
   }
 }
 
-export class InvalidResponseError extends PollError {
+/** An answer that is not what the method returns (not JSON, not JSON-RPC, a result of the wrong shape …). */
+export class InvalidResponseError extends Error {
   constructor(message: string) {
-    super('invalid_response', message);
+    super(message);
     this.name = 'InvalidResponseError';
   }
 }
@@ -77,30 +83,70 @@ const TLS_CODES = new Set([
   'EPROTO',
 ]);
 
-/** Maps anything a poll can throw to a PollError with a reason. */
-export function classifyError(err: unknown, context: { url: string; timeoutMs: number; timedOut: boolean }): PollError {
+const CONNECT_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+]);
+
+const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
+/** What the poll boundary knows about the poll: the node's base URL and the poll's timeout. */
+export interface PollFacts {
+  url: string;
+  timeoutMs: number;
+}
+
+/**
+ * Maps anything a poll can throw to a PollError with a bounded reason. The
+ * only place a reason is decided.
+ */
+export function classifyError(err: unknown, poll: PollFacts): PollError {
   if (err instanceof PollError) return err;
-  if (context.timedOut) {
-    return new PollError('timeout', `no answer from ${context.url} within ${context.timeoutMs} ms`, { cause: err });
+  if (err instanceof HttpStatusError) {
+    // AvalancheGo's answer to a Host header outside --http-allowed-hosts.
+    if (err.status === 403 && err.body.trim() === 'invalid host specified') {
+      return new PollError(
+        'host_rejected',
+        `HTTP 403 "invalid host specified" from ${err.url}: the node rejects this host name; add it to the node's --http-allowed-hosts or address the node by IP`,
+        { cause: err },
+      );
+    }
+    return new PollError('http_status', err.message, { cause: err });
   }
-  const e = err as { code?: string; name?: string; message?: string; cause?: { code?: string; message?: string } };
-  const code = e?.code ?? e?.cause?.code;
+  if (err instanceof RpcError) return new PollError('rpc_error', err.message, { cause: err });
+  if (err instanceof InvalidResponseError) return new PollError('invalid_response', err.message, { cause: err });
+  if (err instanceof RequestFailed) return classifyRequestFailure(err, poll.timeoutMs);
+  const detail = err instanceof Error ? err.message : String(err);
+  return new PollError('internal', `unexpected error polling ${poll.url}: ${detail}`, { cause: err });
+}
+
+function classifyRequestFailure(err: RequestFailed, timeoutMs: number): PollError {
+  const { url } = err;
+  if (err.deadlineExceeded) {
+    return err.phase === 'slot'
+      ? new PollError(
+          'timeout',
+          `no request slot free within the ${timeoutMs} ms timeout for ${url}: scheduler.max_concurrent_requests requests were in flight; raise it or poll less often`,
+          { cause: err },
+        )
+      : new PollError('timeout', `no answer from ${url} within ${timeoutMs} ms`, { cause: err });
+  }
+  const cause = err.cause as { code?: string; name?: string; message?: string; cause?: { code?: string; message?: string } } | undefined;
+  const code = cause?.code ?? cause?.cause?.code;
   // undici repeats the cause's text in its own message: say it once.
-  const detail = e?.cause?.message ?? e?.message ?? String(err);
-  if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-    return new PollError('timeout', `timed out talking to ${context.url}: ${detail}`, { cause: err });
+  const detail = cause?.cause?.message ?? cause?.message ?? String(err.cause);
+  if (code !== undefined && TIMEOUT_CODES.has(code)) return new PollError('timeout', `timed out talking to ${url}: ${detail}`, { cause: err });
+  if (code !== undefined && (TLS_CODES.has(code) || /^ERR_(TLS|SSL|OSSL)/.test(code) || code.includes('CERT'))) {
+    return new PollError('tls', `TLS handshake with ${url} failed (${code}): ${detail}`, { cause: err });
   }
-  if (code && (TLS_CODES.has(code) || code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL') || code.startsWith('ERR_OSSL') || code.includes('CERT'))) {
-    return new PollError('tls', `TLS handshake with ${context.url} failed (${code}): ${detail}`, { cause: err });
-  }
-  if (
-    code &&
-    ['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED'].includes(code)
-  ) {
-    return new PollError('connect', `cannot reach ${context.url}: ${detail}`, { cause: err });
-  }
-  if (e?.name === 'AbortError') {
-    return new PollError('timeout', `request to ${context.url} aborted: ${detail}`, { cause: err });
-  }
-  return new PollError('internal', `unexpected error polling ${context.url}: ${detail}`, { cause: err });
+  if (code !== undefined && CONNECT_CODES.has(code)) return new PollError('connect', `cannot reach ${url}: ${detail}`, { cause: err });
+  if (cause?.name === 'AbortError') return new PollError('timeout', `request to ${url} aborted: ${detail}`, { cause: err });
+  return new PollError('internal', `unexpected error requesting ${url}: ${detail}`, { cause: err });
 }

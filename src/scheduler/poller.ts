@@ -1,25 +1,19 @@
-// One node's poll loop. Each tick polls the node's sources in parallel, builds
-// a complete view and swaps it in; the next tick is scheduled when this one
-// ends, so polls of a node never overlap. A poll never throws past runSource.
+// One node's polls: a loop per enabled source (sources/registry.ts), each on
+// the source's own interval. A source's next poll is scheduled when its last
+// one ends, so a source's polls of a node never overlap. Each poll has one
+// deadline, made when it starts, that bounds its slot waits and requests; a
+// poll never throws past runPoll, which maps any failure to a bounded reason.
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
+import type { Clock } from '../clock.js';
 import type { TargetConfig } from '../config/schema.js';
+import type { Limiter } from '../rpc/limiter.js';
 import { NodeClient, type Dispatchers } from '../rpc/client.js';
-import { PollError, classifyError, type Reason } from '../rpc/errors.js';
-import { pollHealth, type HealthSnapshot } from '../sources/health.js';
-import { pollIndex, type IndexSnapshot } from '../sources/index.js';
-import { buildNodeLines, type NodeView, type SourceName, type SourceStats } from '../metrics/samples.js';
-import type { NodeLines } from '../metrics/render.js';
-import type { Limiter } from './limiter.js';
-
-export interface Clock {
-  /** Wall-clock milliseconds since the Unix epoch. */
-  now(): number;
-}
-
-export const systemClock: Clock = { now: () => Date.now() };
-
-type Outcome<T> = { ok: true; value: T; durationSeconds: number } | { ok: false; error: PollError; durationSeconds: number; value?: T };
+import { classifyError, type PollError, type Reason } from '../rpc/errors.js';
+import { LinesBuilder, mergeLines, type NodeLines } from '../metrics/render.js';
+import { addPollStats, type SourceStats } from '../metrics/samples.js';
+import { health } from '../sources/health.js';
+import type { NodeSnapshots, PollContext, Source, StateWatcher } from '../sources/source.js';
 
 /** A short summary of a node's state, for the landing page and logs. */
 export interface NodeSummary {
@@ -29,184 +23,175 @@ export interface NodeSummary {
   healthy?: boolean;
   failingChecks: string[];
   lastError?: string;
+  /** Polls every enabled source of the node has completed (the least of them). */
   polls: number;
 }
 
-function firstIndexFailure(snapshot: IndexSnapshot): PollError | undefined {
-  for (const e of snapshot.endpoints) if (e.state === 'failed') return e.error;
-  return undefined;
+export interface PollerDeps {
+  dispatchers: Dispatchers;
+  limiter: Limiter;
+  clock: Clock;
+  sources: ReadonlyArray<Source<unknown>>;
 }
 
-export class NodePoller {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = false;
+/** One source of one node: its schedule, what it serves and its poll statistics. */
+interface SourceLoop {
+  readonly source: Source<unknown>;
+  readonly intervalMs: number;
+  readonly log: Logger;
+  readonly watcher: StateWatcher<unknown> | undefined;
+  timer?: NodeJS.Timeout;
+  running?: Promise<void>;
+  polls: number;
+  /** What the source serves now (undefined after a poll that failed without data). */
+  snapshot?: unknown;
+  stats?: SourceStats;
+  lines: NodeLines;
+  /** The last poll's error while it is failing, for the landing page. */
+  lastError?: string;
+}
+
+export class NodePoller implements NodeSnapshots {
+  private readonly loops: SourceLoop[];
   private readonly client: NodeClient;
-  private readonly view: NodeView;
+  private stopped = false;
   private lines: NodeLines = [];
-  private polls = 0;
-  /** The last poll error of each source that is failing now. */
-  private readonly lastErrors: Partial<Record<SourceName, string>> = {};
-  private readonly sourceLogs: Record<SourceName, Logger>;
-  private failingChecks = new Map<string, string | undefined>();
-  private indexDisabled = new Set<string>();
 
   constructor(
     readonly target: TargetConfig,
-    dispatchers: Dispatchers,
-    limiter: Limiter,
+    private readonly deps: PollerDeps,
     private readonly logger: Logger,
-    private readonly clock: Clock,
-    private readonly onPolled: () => void = () => {},
   ) {
-    this.client = new NodeClient(target, dispatchers, limiter);
-    this.sourceLogs = { health: logger.child({ source: 'health' }), index: logger.child({ source: 'index' }) };
-    this.view = { name: target.name, stats: {} };
+    this.client = new NodeClient(target, deps.dispatchers, deps.limiter);
+    this.loops = deps.sources
+      .filter((source) => source.enabled(target))
+      .map((source) => {
+        const log = logger.child({ source: source.name });
+        return { source, intervalMs: source.intervalMs(target), log, watcher: source.watch?.(log), polls: 0, lines: [] };
+      });
   }
 
-  /** Starts the loop; the first poll runs after `initialDelayMs` (spreads a fleet's polls over the interval). */
+  /** Starts each source's loop; the first polls run after `initialDelayMs` (spreads a fleet's polls over the interval). */
   start(initialDelayMs: number): void {
-    this.schedule(initialDelayMs);
+    if (this.loops.length === 0) this.logger.warn('no source is enabled for this target: it is not polled');
+    for (const loop of this.loops) this.schedule(loop, initialDelayMs);
   }
 
-  /** Stops the loop and waits for a poll under way to end (each request is bounded by the timeout). */
+  /** Stops the loops and waits for the polls under way (each is bounded by its deadline). */
   async stop(): Promise<void> {
     this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+    for (const loop of this.loops) clearTimeout(loop.timer);
+    await Promise.all(this.loops.map((loop) => loop.running));
   }
 
+  get polls(): number {
+    return this.loops.length === 0 ? 0 : Math.min(...this.loops.map((l) => l.polls));
+  }
+
+  /** Every enabled source has completed a poll. */
   get hasPolled(): boolean {
-    return this.polls > 0;
+    return this.loops.every((l) => l.polls > 0);
   }
 
   get nodeLines(): NodeLines {
     return this.lines;
   }
 
+  latest<T>(source: Source<T>): T | undefined {
+    return this.loops.find((l) => l.source === source)?.snapshot as T | undefined;
+  }
+
   summary(): NodeSummary {
-    const health = this.view.health;
+    const healthLoop = this.loops.find((l) => l.source === health);
+    const report = this.latest(health);
+    const errors = this.loops.flatMap((l) => (l.lastError ? [l.lastError] : []));
     return {
       name: this.target.name,
       url: this.target.url,
-      ...(health !== undefined ? { up: health !== null } : {}),
-      ...(health ? { healthy: health.snapshot.healthy } : {}),
-      failingChecks: health ? health.snapshot.checks.filter((c) => !c.passing).map((c) => c.name) : [],
-      ...(this.lastErrors.health || this.lastErrors.index
-        ? { lastError: [this.lastErrors.health, this.lastErrors.index].filter(Boolean).join('; ') }
-        : {}),
+      ...(healthLoop && healthLoop.polls > 0 ? { up: report !== undefined } : {}),
+      ...(report ? { healthy: report.healthy } : {}),
+      failingChecks: report ? report.checks.filter((c) => !c.passing).map((c) => c.name) : [],
+      ...(errors.length > 0 ? { lastError: errors.join('; ') } : {}),
       polls: this.polls,
     };
   }
 
-  private schedule(delayMs: number): void {
+  private schedule(loop: SourceLoop, delayMs: number): void {
     if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.tick().finally(() => {
-        this.running = undefined;
+    loop.timer = setTimeout(() => {
+      const started = performance.now();
+      loop.running = this.runPoll(loop).finally(() => {
+        loop.running = undefined;
+        // Keep the cadence: the next poll is due one interval after this one started.
+        const jitter = Math.random() * loop.intervalMs * 0.01;
+        this.schedule(loop, Math.max(0, loop.intervalMs - (performance.now() - started)) + jitter);
       });
     }, delayMs);
   }
 
-  /** One poll of every source; public so tests and /probe-style callers can force one. */
-  async tick(): Promise<void> {
-    const started = performance.now();
-    const [health, index] = await Promise.all([
-      this.target.health.enabled ? this.runSource('health', () => pollHealth(this.client, this.target)) : undefined,
-      this.target.index.endpoints.length > 0
-        ? this.runSource('index', () => pollIndex(this.client, this.target), firstIndexFailure)
-        : undefined,
-    ]);
-    const now = this.clock.now() / 1000;
-    if (health) {
-      this.record('health', health, now);
-      this.view.health = health.ok ? health.value : null;
-      this.noteHealth(health.ok ? health.value.snapshot : undefined);
-    }
-    if (index) {
-      this.record('index', index, now);
-      // Endpoints that answered keep their values even when another failed.
-      this.view.index = index.value;
-      this.noteIndex(index.value);
-    }
-    this.lines = buildNodeLines(this.view);
-    this.polls++;
-    this.onPolled();
-    const elapsed = performance.now() - started;
-    // Keep the cadence: the next poll is due one interval after this one started.
-    const jitter = Math.random() * this.target.intervalMs * 0.01;
-    this.schedule(Math.max(0, this.target.intervalMs - elapsed) + jitter);
-  }
-
   /**
-   * The poll boundary: times the poll, catches everything and maps it to a
-   * PollError with a bounded reason. `failureOf` lets a source that returns
-   * partial data (the index) say the poll failed while keeping the data.
+   * The poll boundary: one deadline for the whole poll, timed, everything
+   * caught and mapped to a PollError with a bounded reason; then the source's
+   * lines and the poll metrics are built once and the node's lines swapped.
    */
-  private async runSource<T>(source: SourceName, poll: () => Promise<T>, failureOf?: (value: T) => PollError | undefined): Promise<Outcome<T>> {
+  private async runPoll(loop: SourceLoop): Promise<void> {
+    const { source, log } = loop;
     const started = performance.now();
-    let value: T | undefined;
-    let error: PollError | undefined;
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(new Error(`poll deadline of ${this.target.timeoutMs} ms passed`)), this.target.timeoutMs);
+    let snapshot: unknown;
+    let failure: { error: unknown } | undefined;
     try {
-      value = await poll();
-      error = failureOf?.(value);
+      snapshot = await source.poll(this.context(deadline.signal));
+      const partial = source.failure?.(snapshot);
+      if (partial !== undefined) failure = { error: partial };
     } catch (err) {
-      error = err instanceof PollError ? err : classifyError(err, { url: this.target.url, timeoutMs: this.target.timeoutMs, timedOut: false });
+      failure = { error: err };
+    } finally {
+      clearTimeout(timer);
     }
     const durationSeconds = Math.round((performance.now() - started) * 1000) / 1e6;
-    const log = this.sourceLogs[source];
-    if (!error) {
-      log.debug({ durationSeconds }, 'poll ok');
-      return { ok: true, value: value as T, durationSeconds };
-    }
-    const previous = this.view.stats[source];
-    // Expected failures are logged by message, not stack; a state change at warn, repeats at debug.
-    if (!previous || previous.success) log.warn({ reason: error.reason, error: error.message }, 'poll failed');
-    else log.debug({ reason: error.reason, error: error.message }, 'poll failed again');
-    if (error.reason === 'internal') log.error({ err: error.cause ?? error }, 'internal error while polling: please report this');
-    this.lastErrors[source] = `${source}: ${error.message}`;
-    return { ok: false, error, durationSeconds, ...(value !== undefined ? { value } : {}) };
+    const error = failure ? classifyError(failure.error, { url: this.target.url, timeoutMs: this.target.timeoutMs }) : undefined;
+    this.record(loop, durationSeconds, error);
+    loop.snapshot = snapshot;
+    loop.watcher?.observe(snapshot);
+    const b = new LinesBuilder(this.target.name);
+    source.samples(b, snapshot);
+    addPollStats(b, source.name, loop.stats!);
+    loop.lines = b.build();
+    loop.polls++;
+    this.lines = mergeLines(this.loops.map((l) => l.lines));
+    if (!error) log.debug({ durationSeconds }, 'poll ok');
   }
 
-  private record(source: SourceName, outcome: Outcome<unknown>, nowSeconds: number): void {
-    const stats: SourceStats = this.view.stats[source] ?? { success: false, durationSeconds: 0, errors: new Map<Reason, number>() };
-    if (outcome.ok && stats.errors.size > 0 && !stats.success) {
-      this.sourceLogs[source].info('poll recovered');
-    }
-    stats.success = outcome.ok;
-    stats.durationSeconds = outcome.durationSeconds;
-    if (outcome.ok) stats.lastSuccessSeconds = nowSeconds;
-    else stats.errors.set(outcome.error.reason, (stats.errors.get(outcome.error.reason) ?? 0) + 1);
-    this.view.stats[source] = stats;
-    if (outcome.ok) delete this.lastErrors[source];
+  private context(signal: AbortSignal): PollContext {
+    return {
+      target: this.target,
+      signal,
+      rpc: (path, method, params) => this.client.rpc(path, method, params, signal),
+      node: this,
+    };
   }
 
-  /** Logs checks that start failing or recover (state changes only). */
-  private noteHealth(snapshot: HealthSnapshot | undefined): void {
-    if (!snapshot) return;
-    const now = new Map(snapshot.checks.filter((c) => !c.passing).map((c) => [c.name, c.error]));
-    for (const [check, error] of now) {
-      if (!this.failingChecks.has(check)) this.sourceLogs.health.warn({ check, error }, 'health check failing');
+  /** Poll statistics and the poll logs: a change of state at warn/info, repeats at debug. */
+  private record(loop: SourceLoop, durationSeconds: number, error: PollError | undefined): void {
+    const { log } = loop;
+    const previous = loop.stats;
+    const stats: SourceStats = previous ?? { success: false, durationSeconds: 0, errors: new Map<Reason, number>() };
+    if (error) {
+      // Expected failures are logged by message, not stack.
+      if (!previous || previous.success) log.warn({ reason: error.reason, error: error.message }, 'poll failed');
+      else log.debug({ reason: error.reason, error: error.message }, 'poll failed again');
+      if (error.reason === 'internal') log.error({ err: error.cause ?? error }, 'internal error while polling: please report this');
+      stats.errors.set(error.reason, (stats.errors.get(error.reason) ?? 0) + 1);
+      loop.lastError = `${loop.source.name}: ${error.message}`;
+    } else {
+      if (previous && !previous.success && previous.errors.size > 0) log.info('poll recovered');
+      stats.lastSuccessSeconds = this.deps.clock.now() / 1000;
+      loop.lastError = undefined;
     }
-    for (const check of this.failingChecks.keys()) {
-      if (!now.has(check)) this.sourceLogs.health.info({ check }, 'health check recovered');
-    }
-    this.failingChecks = now;
-  }
-
-  /** Indexing off (HTTP 404) is logged once per change, not at every poll. */
-  private noteIndex(snapshot: IndexSnapshot | undefined): void {
-    if (!snapshot) return;
-    for (const e of snapshot.endpoints) {
-      if (e.state === 'disabled' && !this.indexDisabled.has(e.endpoint)) {
-        this.indexDisabled.add(e.endpoint);
-        this.sourceLogs.index.info(
-          { endpoint: e.endpoint },
-          'index endpoint answers HTTP 404: indexing is off on this node (--index-enabled=false); reported as avalanchego_index_available 0',
-        );
-      } else if (e.state !== 'disabled' && e.state !== 'failed' && this.indexDisabled.delete(e.endpoint)) {
-        this.sourceLogs.index.info({ endpoint: e.endpoint }, 'index endpoint available again');
-      }
-    }
+    stats.success = !error;
+    stats.durationSeconds = durationSeconds;
+    loop.stats = stats;
   }
 }

@@ -1,15 +1,21 @@
 // The fleet: one NodePoller per configured target, reconciled on reload.
 import type { Logger } from 'pino';
+import { systemClock, type Clock } from '../clock.js';
 import type { Config, TargetConfig } from '../config/schema.js';
 import type { Dispatchers } from '../rpc/client.js';
+import { Limiter } from '../rpc/limiter.js';
 import { renderNodes } from '../metrics/render.js';
-import { Limiter } from './limiter.js';
-import { NodePoller, systemClock, type Clock, type NodeSummary } from './poller.js';
+import type { FleetView } from '../metrics/self.js';
+import { SOURCES } from '../sources/registry.js';
+import type { Source } from '../sources/source.js';
+import { NodePoller, type NodeSummary } from './poller.js';
 
 export interface SchedulerDeps {
   dispatchers: Dispatchers;
   logger: Logger;
   clock?: Clock;
+  /** The sources to poll (default: every source of sources/registry.ts). */
+  sources?: ReadonlyArray<Source<unknown>>;
 }
 
 /** A stable fraction in [0,1) from a name (FNV-1a), so a fleet's first polls spread over the interval. */
@@ -28,25 +34,36 @@ export function spreadFraction(name: string): number {
   return (h >>> 0) / 2 ** 32;
 }
 
-export class Scheduler {
+export class Scheduler implements FleetView {
   private pollers = new Map<string, NodePoller>();
-  readonly limiter: Limiter;
+  private readonly limiter: Limiter;
   private readonly clock: Clock;
+  private readonly sources: ReadonlyArray<Source<unknown>>;
+  private config: Config;
+  private started = false;
 
   constructor(
     private readonly deps: SchedulerDeps,
     config: Config,
   ) {
     this.clock = deps.clock ?? systemClock;
+    this.sources = deps.sources ?? SOURCES;
     this.limiter = new Limiter(config.maxConcurrentRequests);
-    // Nothing to stop on the first reconcile: it starts the loops synchronously.
-    void this.reconcile(config);
+    this.config = config;
+  }
+
+  /** Starts every target's polls. */
+  async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    await this.reconcile(this.config);
   }
 
   /** Applies a (re)loaded config: new targets start, removed ones stop, changed ones restart with fresh state. */
   async apply(config: Config): Promise<void> {
+    this.config = config;
     this.limiter.setMax(config.maxConcurrentRequests);
-    await this.reconcile(config);
+    if (this.started) await this.reconcile(config);
   }
 
   private async reconcile(config: Config): Promise<void> {
@@ -64,10 +81,8 @@ export class Scheduler {
       if (this.pollers.has(target.name)) continue;
       const poller = new NodePoller(
         target,
-        this.deps.dispatchers,
-        this.limiter,
+        { dispatchers: this.deps.dispatchers, limiter: this.limiter, clock: this.clock, sources: this.sources },
         this.deps.logger.child({ node: target.name }),
-        this.clock,
       );
       // Secrets in the target (headers, basicAuth, tls.key) are redacted by the logger.
       this.deps.logger.debug({ node: target.name, target }, 'target configured');
@@ -83,6 +98,14 @@ export class Scheduler {
 
   get targetCount(): number {
     return this.pollers.size;
+  }
+
+  get requestsInFlight(): number {
+    return this.limiter.inFlight;
+  }
+
+  get requestsQueued(): number {
+    return this.limiter.queued;
   }
 
   has(name: string): boolean {

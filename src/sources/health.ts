@@ -1,12 +1,17 @@
-// The health source: health.health over JSON-RPC on {url}/ext/health, and a
-// pure parser from its result to a snapshot. The parser knows every check and
-// message shape of AvalancheGo v1.7.4+ and the older ones it still meets; an
-// unknown check keeps its per-check values, an unparseable field is counted.
+// The health source: health.health over JSON-RPC on {url}/ext/health, a pure
+// parser from its answer to a snapshot, the node's state and health series,
+// and the logs of checks that start failing or recover. The parser knows every
+// check and message shape of AvalancheGo v1.7.4+ and the older ones it still
+// meets; an unknown check keeps its per-check values, an unparseable field is
+// counted.
+import type { Logger } from 'pino';
 import { z } from 'zod';
-import type { TargetConfig } from '../config/schema.js';
+import type { RpcReply } from '../rpc/client.js';
 import { InvalidResponseError } from '../rpc/errors.js';
-import type { NodeClient } from '../rpc/client.js';
+import { header, rpcResult } from '../rpc/jsonrpc.js';
+import type { LinesBuilder } from '../metrics/render.js';
 import { parseGoDuration, parseRfc3339 } from '../util/gotime.js';
+import type { Source, StateWatcher } from './source.js';
 
 export interface CheckSnapshot {
   name: string;
@@ -33,6 +38,8 @@ export interface ChainSnapshot {
 }
 
 export interface HealthSnapshot {
+  /** The node's ID, from the `node-id` header AvalancheGo (v1.11.3+) sets on its answers. */
+  nodeId?: string;
   healthy: boolean;
   checks: CheckSnapshot[];
   chains: ChainSnapshot[];
@@ -70,17 +77,25 @@ const resultSchema = z.object({
 
 export const HEALTH_METHOD = 'health.health';
 
-export async function pollHealth(
-  client: NodeClient,
-  target: TargetConfig,
-): Promise<{ snapshot: HealthSnapshot; nodeId?: string }> {
-  const params = target.health.tags.length > 0 ? { tags: target.health.tags } : {};
-  const { result, nodeId } = await client.call('/ext/health', HEALTH_METHOD, params);
-  return { snapshot: parseHealth(result), ...(nodeId ? { nodeId } : {}) };
+export const health: Source<HealthSnapshot> = {
+  name: 'health',
+  enabled: (target) => target.health.enabled,
+  intervalMs: (target) => target.intervalMs,
+  async poll(ctx) {
+    const tags = ctx.target.health.tags;
+    return parseHealthReply(await ctx.rpc('/ext/health', HEALTH_METHOD, tags.length > 0 ? { tags } : {}));
+  },
+  samples: addHealthLines,
+  watch: watchChecks,
+};
+
+/** Pure: the answer to health.health → snapshot (the report and the `node-id` header). */
+export function parseHealthReply(reply: RpcReply): HealthSnapshot {
+  return parseHealth(rpcResult(reply), header(reply, 'node-id'));
 }
 
 /** Pure: the `result` of health.health → snapshot. Throws InvalidResponseError when it is not a health report. */
-export function parseHealth(result: unknown): HealthSnapshot {
+export function parseHealth(result: unknown, nodeId?: string): HealthSnapshot {
   const parsed = resultSchema.safeParse(result);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -89,6 +104,7 @@ export function parseHealth(result: unknown): HealthSnapshot {
     );
   }
   const snapshot: HealthSnapshot = {
+    ...(nodeId ? { nodeId } : {}),
     healthy: parsed.data.healthy,
     checks: [],
     chains: [],
@@ -289,4 +305,61 @@ function readChain(name: string, message: unknown, f: FieldReader): ChainSnapsho
     if (disconnected) chain.disconnectedValidators = disconnected.length;
   }
   return chain;
+}
+
+/** The node's series: avalanchego_up always (0 after a failed poll), the rest only from a valid report. */
+function addHealthLines(b: LinesBuilder, s: HealthSnapshot | undefined): void {
+  b.add('avalanchego_up', s ? 1 : 0);
+  if (!s) return;
+  b.add('avalanchego_healthy', s.healthy ? 1 : 0);
+  if (s.nodeId) b.add('avalanchego_node_info', 1, { node_id: s.nodeId });
+  for (const c of s.checks) {
+    const labels = { check: c.name };
+    b.add('avalanchego_health_check_passing', c.passing ? 1 : 0, labels);
+    b.add('avalanchego_health_check_contiguous_failures', c.contiguousFailures, labels);
+    b.add('avalanchego_health_check_duration_seconds', c.durationSeconds, labels);
+    b.add('avalanchego_health_check_timestamp_seconds', c.timestampSeconds, labels);
+    b.add('avalanchego_health_check_first_failure_timestamp_seconds', c.firstFailureSeconds, labels);
+    b.add('avalanchego_health_check_unparsed_fields', c.unparsed, labels);
+  }
+  for (const c of s.chains) {
+    const labels = { chain: c.chain };
+    b.add('avalanchego_chain_bootstrapping', c.bootstrapping ? 1 : 0, labels);
+    b.add('avalanchego_chain_last_accepted_height', c.lastAcceptedHeight, labels);
+    b.add('avalanchego_chain_processing_blocks', c.processingBlocks, labels);
+    b.add('avalanchego_chain_longest_processing_block_seconds', c.longestProcessingBlockSeconds, labels);
+    b.add('avalanchego_chain_avg_acceptance_time_seconds', c.avgAcceptanceTimeSeconds, labels);
+    b.add('avalanchego_chain_connected_stake_ratio', c.connectedStakeRatio, labels);
+    b.add('avalanchego_chain_disconnected_validators', c.disconnectedValidators, labels);
+  }
+  b.add('avalanchego_network_connected_peers', s.network.connectedPeers);
+  b.add('avalanchego_network_send_fail_ratio', s.network.sendFailRatio);
+  b.add('avalanchego_network_time_since_last_msg_received_seconds', s.network.timeSinceLastMsgReceivedSeconds);
+  b.add('avalanchego_network_time_since_last_msg_sent_seconds', s.network.timeSinceLastMsgSentSeconds);
+  b.add('avalanchego_network_ingress_connections', s.network.ingressConnections);
+  b.add('avalanchego_router_outstanding_requests', s.router.outstandingRequests);
+  b.add('avalanchego_router_longest_running_request_seconds', s.router.longestRunningRequestSeconds);
+  b.add('avalanchego_disk_available_bytes', s.disk.availableBytes);
+  b.add('avalanchego_disk_available_ratio', s.disk.availableRatio);
+  b.add('avalanchego_bootstrapping_subnets', s.bootstrappingSubnets);
+  b.add('avalanchego_future_upgrade_seconds_until', s.futureUpgrade.secondsUntil);
+  b.add('avalanchego_future_upgrade_stake_ratio', s.futureUpgrade.stakeRatio);
+}
+
+/** Logs checks that start failing or recover (state changes only); a failed poll changes nothing. */
+function watchChecks(log: Logger): StateWatcher<HealthSnapshot> {
+  let failing = new Map<string, string | undefined>();
+  return {
+    observe(snapshot) {
+      if (!snapshot) return;
+      const now = new Map(snapshot.checks.filter((c) => !c.passing).map((c) => [c.name, c.error]));
+      for (const [check, error] of now) {
+        if (!failing.has(check)) log.warn({ check, error }, 'health check failing');
+      }
+      for (const check of failing.keys()) {
+        if (!now.has(check)) log.info({ check }, 'health check recovered');
+      }
+      failing = now;
+    },
+  };
 }

@@ -2,8 +2,8 @@
 // requests in flight holds, first polls spread over the interval, stop waits.
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeNode, waitFor, type FakeNode } from '../helpers/fake-node.js';
-import { startTestExporter, waitForPolls, type TestExporter } from '../helpers/exporter.js';
-import { Limiter } from '../../src/scheduler/limiter.js';
+import { sample, startTestExporter, waitForPolls, type TestExporter } from '../helpers/exporter.js';
+import { Limiter } from '../../src/rpc/limiter.js';
 import { spreadFraction } from '../../src/scheduler/scheduler.js';
 
 let node: FakeNode | undefined;
@@ -24,10 +24,12 @@ function healthRoutes(n: number, delayMs: number, prefix = 'n') {
 
 describe('scheduler', () => {
   it('caps requests in flight across all nodes at scheduler.max_concurrent_requests', async () => {
-    node = await startFakeNode(healthRoutes(12, 80));
+    // 12 requests of 60 ms through 3 slots take 240 ms even when all are due at
+    // once: within the timeout, which counts the wait for a slot.
+    node = await startFakeNode(healthRoutes(12, 60));
     exporter = await startTestExporter(`
 scheduler: { max_concurrent_requests: 3 }
-defaults: { interval: 400ms, timeout: 300ms, index: { endpoints: [] } }
+defaults: { interval: 400ms, timeout: 380ms, index: { endpoints: [] } }
 targets:
 ${targets(12, node.url)}`);
     await waitForPolls(exporter, 2, 15_000);
@@ -50,6 +52,32 @@ ${targets(1, node.url)}`);
     const starts = node.requests.map((r) => r.at);
     const gaps = starts.slice(1).map((t, i) => t - starts[i]!);
     for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(250);
+  });
+
+  it('one deadline per poll: a poll waiting for a request slot ends at its timeout', async () => {
+    // One slot. "hog" takes it first and holds it for its 1 s timeout (its node
+    // answers after 3 s); "waiter" is due ~50 ms later with a 300 ms timeout.
+    expect(spreadFraction('hog')).toBeLessThan(spreadFraction('waiter'));
+    expect((spreadFraction('waiter') - spreadFraction('hog')) * 3000).toBeLessThan(500);
+    node = await startFakeNode({
+      '/hog/ext/health': { fixture: 'health/healthy-v1.14.2.json', delayMs: 3000 },
+      '/waiter/ext/health': { fixture: 'health/healthy-v1.14.2.json' },
+    });
+    exporter = await startTestExporter(`
+scheduler: { max_concurrent_requests: 1 }
+defaults: { interval: 3s, index: { endpoints: [] } }
+targets:
+  - { name: hog, url: '${node.url}/hog', timeout: 1s }
+  - { name: waiter, url: '${node.url}/waiter', timeout: 300ms }`);
+    await waitForPolls(exporter, 1, 15_000);
+    const failed = exporter.logs.filter((l) => l.msg === 'poll failed');
+    expect(failed.find((l) => l.node === 'waiter')).toMatchObject({ reason: 'timeout', error: expect.stringMatching(/^no request slot free within the 300 ms timeout/) });
+    expect(failed.find((l) => l.node === 'hog')).toMatchObject({ reason: 'timeout', error: expect.stringMatching(/^no answer from .*\/hog\/ext\/health within 1000 ms/) });
+    // The waiting poll ended at its deadline, before the slot was free, and never reached the node.
+    expect(node.requests.map((r) => r.path)).toEqual(['/hog/ext/health']);
+    const text = await exporter.metrics();
+    expect(sample(text, 'avalanchego_exporter_poll_duration_seconds{node="waiter",source="health"}')).toBeLessThan(1);
+    expect(sample(text, 'avalanchego_up{node="waiter"}')).toBe(0);
   });
 
   it('spreads first polls over the interval (stable per name)', () => {

@@ -4,7 +4,7 @@ import { pino } from 'pino';
 import { parseConfigText } from '../../src/config/load.js';
 import { startExporter, type RunningExporter } from '../../src/exporter.js';
 import { REDACT_PATHS } from '../../src/log.js';
-import type { Clock } from '../../src/scheduler/poller.js';
+import type { Clock } from '../../src/clock.js';
 import { waitFor } from './fake-node.js';
 
 export interface TestExporter extends RunningExporter {

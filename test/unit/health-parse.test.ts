@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parseHealth, type HealthSnapshot } from '../../src/sources/health.js';
-import { InvalidResponseError } from '../../src/rpc/errors.js';
+import { parseHealth, parseHealthReply, type HealthSnapshot } from '../../src/sources/health.js';
+import { InvalidResponseError, RpcError } from '../../src/rpc/errors.js';
+import type { RpcReply } from '../../src/rpc/client.js';
 
 function fixture(name: string): unknown {
   const text = readFileSync(new URL(`../fixtures/health/${name}`, import.meta.url), 'utf8');
@@ -155,5 +156,32 @@ describe('parseHealth over fixture shapes', () => {
   it('a check result that is not an object is a failing check, counted as unparsed', () => {
     const s = parseHealth({ checks: { weird: 42 }, healthy: true });
     expect(check(s, 'weird')).toMatchObject({ passing: false, unparsed: 1 });
+  });
+});
+
+describe('parseHealthReply: the answer with its headers', () => {
+  const reply = (body: string, headers: RpcReply['headers'] = {}): RpcReply => ({
+    url: 'http://127.0.0.1:9650/ext/health',
+    status: 200,
+    headers,
+    body: body.replace(/"id":\s*\d+(\s*\}\s*)$/, '"id":3$1'),
+    method: 'health.health',
+    id: 3,
+  });
+  const healthy = readFileSync(new URL('../fixtures/health/healthy-v1.14.2.json', import.meta.url), 'utf8');
+
+  it('takes the node ID from the node-id header', () => {
+    expect(parseHealthReply(reply(healthy, { 'node-id': 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg' }))).toMatchObject({
+      nodeId: 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg',
+      healthy: true,
+    });
+  });
+
+  it('has no node ID without the header (nodes before v1.11.3)', () => {
+    expect(parseHealthReply(reply(healthy)).nodeId).toBeUndefined();
+  });
+
+  it('throws a JSON-RPC error as RpcError', () => {
+    expect(() => parseHealthReply(reply('{"jsonrpc":"2.0","error":{"code":-32601,"message":"no service"},"id":3}'))).toThrow(RpcError);
   });
 });

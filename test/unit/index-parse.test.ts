@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parseLastAccepted } from '../../src/sources/index.js';
-import { InvalidResponseError } from '../../src/rpc/errors.js';
+import { EMPTY_INDEX_MESSAGE, parseIndexReply, parseLastAccepted } from '../../src/sources/index-api.js';
+import { HttpStatusError, InvalidResponseError, RpcError } from '../../src/rpc/errors.js';
+import type { RpcReply } from '../../src/rpc/client.js';
 
 const result = (name: string) => (JSON.parse(readFileSync(new URL(`../fixtures/index/${name}`, import.meta.url), 'utf8')) as { result: unknown }).result;
 
@@ -27,5 +28,39 @@ describe('parseLastAccepted', () => {
     ['an array (the outdated docs shape)', [{ id: 'x', timestamp: '2026-11-20T14:14:59Z', index: '1' }]],
   ])('rejects %s', (_name, value) => {
     expect(() => parseLastAccepted('C/block', value)).toThrow(InvalidResponseError);
+  });
+});
+
+describe('parseIndexReply: the endpoint state from the answer', () => {
+  const reply = (status: number, body: string): RpcReply => ({
+    url: 'http://127.0.0.1:9650/ext/index/C/block',
+    status,
+    headers: {},
+    body,
+    method: 'index.getLastAccepted',
+    id: 7,
+  });
+  const rpc = (payload: object) => JSON.stringify({ jsonrpc: '2.0', ...payload, id: 7 });
+
+  it('HTTP 404 is indexing off', () => {
+    expect(parseIndexReply('C/block', reply(404, '404 page not found\n'))).toEqual({ endpoint: 'C/block', state: 'disabled' });
+  });
+
+  it('"no containers have been accepted" is an empty index', () => {
+    expect(parseIndexReply('X/tx', reply(200, rpc({ error: { code: -32000, message: EMPTY_INDEX_MESSAGE } })))).toEqual({ endpoint: 'X/tx', state: 'empty' });
+  });
+
+  it('a container is its last index', () => {
+    const body = rpc({ result: { id: 'x', bytes: '0x00', timestamp: '2026-11-20T14:14:59Z', encoding: 'hex', index: '41' } });
+    expect(parseIndexReply('C/block', reply(200, body))).toMatchObject({ state: 'ok', lastIndex: 41 });
+  });
+
+  it.each([
+    ['another JSON-RPC error', reply(200, rpc({ error: { code: -32601, message: 'rpc: can\'t find method' } })), RpcError],
+    ['another HTTP status', reply(502, 'Bad Gateway'), HttpStatusError],
+    ['a body that is not JSON-RPC', reply(200, '<html></html>'), InvalidResponseError],
+    ['an answer to another request', reply(200, JSON.stringify({ jsonrpc: '2.0', result: {}, id: 8 })), InvalidResponseError],
+  ])('%s is thrown', (_name, r, type) => {
+    expect(() => parseIndexReply('C/block', r)).toThrow(type);
   });
 });

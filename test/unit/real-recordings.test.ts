@@ -4,7 +4,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseHealth } from '../../src/sources/health.js';
-import { EMPTY_INDEX_MESSAGE, parseLastAccepted } from '../../src/sources/index.js';
+import { EMPTY_INDEX_MESSAGE, parseLastAccepted } from '../../src/sources/index-api.js';
 import type { IndexEndpoint } from '../../src/config/schema.js';
 
 interface Recording {

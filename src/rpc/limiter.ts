@@ -1,4 +1,6 @@
-// A counting semaphore: the process-wide cap on requests in flight.
+// A counting semaphore: the process-wide cap on requests in flight. A request
+// waits for a slot under its poll's deadline (the signal), so a saturated
+// process still ends every poll within its timeout.
 export class Limiter {
   private active = 0;
   private readonly waiting: Array<() => void> = [];

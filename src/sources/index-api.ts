@@ -1,0 +1,126 @@
+// The index source: index.getLastAccepted on {url}/ext/index/<endpoint> for
+// each configured endpoint, in parallel. The parser decides each endpoint's
+// state from the answer: HTTP 404 means the node runs with indexing off and
+// "no containers have been accepted" is an empty index (both are answers, not
+// failures). An endpoint that fails keeps the others' values.
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import type { IndexEndpoint, TargetConfig } from '../config/schema.js';
+import type { RpcReply } from '../rpc/client.js';
+import { InvalidResponseError, RpcError } from '../rpc/errors.js';
+import { decodeRpc } from '../rpc/jsonrpc.js';
+import type { LinesBuilder } from '../metrics/render.js';
+import { parseRfc3339 } from '../util/gotime.js';
+import type { Source, StateWatcher } from './source.js';
+
+export const INDEX_METHOD = 'index.getLastAccepted';
+export const EMPTY_INDEX_MESSAGE = 'no containers have been accepted';
+
+export type EndpointSnapshot =
+  | { endpoint: IndexEndpoint; state: 'disabled' }
+  | { endpoint: IndexEndpoint; state: 'empty' }
+  | { endpoint: IndexEndpoint; state: 'ok'; lastIndex: number; timestampSeconds: number }
+  /** No answer, or one that is not an index's: `error` is what the request or the parse threw. */
+  | { endpoint: IndexEndpoint; state: 'failed'; error: unknown };
+
+export interface IndexSnapshot {
+  endpoints: EndpointSnapshot[];
+}
+
+export const indexApi: Source<IndexSnapshot> = {
+  name: 'index',
+  enabled: (target) => target.index.endpoints.length > 0,
+  // index.interval comes with the config (issue 10); until then the target's interval.
+  intervalMs: (target) => (target.index as TargetConfig['index'] & { intervalMs?: number }).intervalMs ?? target.intervalMs,
+  async poll(ctx) {
+    const endpoints = await Promise.all(
+      ctx.target.index.endpoints.map(async (endpoint): Promise<EndpointSnapshot> => {
+        try {
+          return parseIndexReply(endpoint, await ctx.rpc(`/ext/index/${endpoint}`, INDEX_METHOD, { encoding: 'hex' }));
+        } catch (error) {
+          return { endpoint, state: 'failed', error };
+        }
+      }),
+    );
+    return { endpoints };
+  },
+  failure: (snapshot) => snapshot.endpoints.find((e) => e.state === 'failed')?.error,
+  samples: addIndexLines,
+  watch: watchIndexing,
+};
+
+/** Pure: the answer of one endpoint → its state. Throws (rpc/errors.ts types) when it is neither an index's answer nor a known state. */
+export function parseIndexReply(endpoint: IndexEndpoint, reply: RpcReply): EndpointSnapshot {
+  if (reply.status === 404) return { endpoint, state: 'disabled' };
+  const outcome = decodeRpc(reply);
+  if (outcome.ok) return parseLastAccepted(endpoint, outcome.result);
+  if (outcome.message === EMPTY_INDEX_MESSAGE) return { endpoint, state: 'empty' };
+  throw new RpcError(outcome.code, outcome.message, reply.method);
+}
+
+const containerSchema = z.object({
+  id: z.string(),
+  timestamp: z.string(),
+  // json.Uint64: a decimal string on the wire; accept a number as the node's decoder does.
+  index: z.union([z.string().regex(/^\d+$/, 'expected a decimal string'), z.number().int().nonnegative()]),
+});
+
+/** Pure: the `result` of index.getLastAccepted → last index and accept time. */
+export function parseLastAccepted(endpoint: IndexEndpoint, result: unknown): EndpointSnapshot {
+  const parsed = containerSchema.safeParse(result);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new InvalidResponseError(`${INDEX_METHOD} on ${endpoint} returned no container: ${issue.path.join('.') || 'result'}: ${issue.message}`);
+  }
+  const time = parseRfc3339(parsed.data.timestamp);
+  if (!time) {
+    throw new InvalidResponseError(`${INDEX_METHOD} on ${endpoint} returned a timestamp that is not RFC 3339: ${JSON.stringify(parsed.data.timestamp)}`);
+  }
+  return { endpoint, state: 'ok', lastIndex: Number(parsed.data.index), timestampSeconds: time.seconds };
+}
+
+function addIndexLines(b: LinesBuilder, s: IndexSnapshot | undefined): void {
+  if (!s) return;
+  for (const e of s.endpoints) {
+    const labels = { endpoint: e.endpoint };
+    switch (e.state) {
+      case 'disabled':
+        b.add('avalanchego_index_available', 0, labels);
+        break;
+      case 'empty':
+        b.add('avalanchego_index_available', 1, labels);
+        b.add('avalanchego_index_accepted_containers', 0, labels);
+        break;
+      case 'ok':
+        b.add('avalanchego_index_available', 1, labels);
+        b.add('avalanchego_index_accepted_containers', e.lastIndex + 1, labels);
+        b.add('avalanchego_index_last_accepted_index', e.lastIndex, labels);
+        b.add('avalanchego_index_last_accepted_timestamp_seconds', e.timestampSeconds, labels);
+        break;
+      case 'failed':
+        // No data for an endpoint whose request failed: the poll metrics say why.
+        break;
+    }
+  }
+}
+
+/** Indexing off (HTTP 404) is logged once per change, not at every poll. */
+function watchIndexing(log: Logger): StateWatcher<IndexSnapshot> {
+  const disabled = new Set<string>();
+  return {
+    observe(snapshot) {
+      if (!snapshot) return;
+      for (const e of snapshot.endpoints) {
+        if (e.state === 'disabled' && !disabled.has(e.endpoint)) {
+          disabled.add(e.endpoint);
+          log.info(
+            { endpoint: e.endpoint },
+            'index endpoint answers HTTP 404: indexing is off on this node (--index-enabled=false); reported as avalanchego_index_available 0',
+          );
+        } else if (e.state !== 'disabled' && e.state !== 'failed' && disabled.delete(e.endpoint)) {
+          log.info({ endpoint: e.endpoint }, 'index endpoint available again');
+        }
+      }
+    },
+  };
+}

@@ -1,0 +1,8 @@
+// Every source the exporter polls, in the order their series and poll metrics
+// are rendered. Adding a source: one module implementing Source (source.ts),
+// one line here.
+import { health } from './health.js';
+import { indexApi } from './index-api.js';
+import type { Source } from './source.js';
+
+export const SOURCES: ReadonlyArray<Source<unknown>> = [health, indexApi];

@@ -1,0 +1,77 @@
+// The Source contract: what a data source of a node is, for the poller. One
+// module per source (health.ts, index-api.ts …), listed in registry.ts.
+//
+// A source owns its name (the `source` label and its logger's), its
+// request(s), a pure parse from the answers to a snapshot (exported, no I/O,
+// no clock, so tests run tables over fixtures), the sample lines it
+// contributes, and the logs of its state changes. The poller owns the rest:
+// the schedule, the poll's deadline, timing, the mapping of a failure to its
+// reason (rpc/errors.ts classifyError), the poll metrics and the poll logs.
+import type { Logger } from 'pino';
+import type { TargetConfig } from '../config/schema.js';
+import type { RpcReply } from '../rpc/client.js';
+import type { LinesBuilder } from '../metrics/render.js';
+
+export interface Source<S> {
+  /** The `source` label of the poll metrics and the logger's `source` field; unique, lowercase. */
+  readonly name: string;
+
+  /** Whether the target polls this source. */
+  enabled(target: TargetConfig): boolean;
+
+  /** How often the source is polled for the target; a source's polls of one node never overlap. */
+  intervalMs(target: TargetConfig): number;
+
+  /**
+   * One poll: the request(s) through `ctx`, then the source's pure parse.
+   * Rejects with whatever the transport or the parse throws (rpc/errors.ts
+   * types); the poller maps it to a reason.
+   */
+  poll(ctx: PollContext): Promise<S>;
+
+  /**
+   * For a source that keeps partial data (some requests answered, some not):
+   * the failure that makes the poll fail, or undefined when it succeeded. The
+   * snapshot is still served.
+   */
+  failure?(snapshot: S): unknown;
+
+  /**
+   * The source's sample lines for the node, built once when a poll ends.
+   * `snapshot` is undefined after a poll that failed without data: a source
+   * then adds what says so (health: avalanchego_up 0) and no data series.
+   */
+  samples(lines: LinesBuilder, snapshot: S | undefined): void;
+
+  /**
+   * Makes the node's state-change logger for this source (one per node, with
+   * its own memory); see StateWatcher.
+   */
+  watch?(log: Logger): StateWatcher<S>;
+}
+
+/** Logs a source's state changes for one node (ok → failing → ok) at info/warn, never every poll. */
+export interface StateWatcher<S> {
+  /** Called after every poll with the snapshot the source serves now. */
+  observe(snapshot: S | undefined): void;
+}
+
+/** What a poll gets: the target, the deadline, requests bounded by it, and the node's other sources. */
+export interface PollContext {
+  readonly target: TargetConfig;
+  /** The poll's deadline (the target's timeout from the start of the poll, slot waits included). */
+  readonly signal: AbortSignal;
+  /** A JSON-RPC 2.0 request to `{url}{path}` under the poll's deadline; decode the reply with rpc/jsonrpc.ts. */
+  rpc(path: string, method: string, params: object): Promise<RpcReply>;
+  /** The node's latest snapshots of its other sources. */
+  readonly node: NodeSnapshots;
+}
+
+/** Read-only: the snapshot each source of this node serves now. */
+export interface NodeSnapshots {
+  /**
+   * The snapshot `source` serves for this node: undefined before its first
+   * poll, after a poll that failed without data, or when it is not enabled.
+   */
+  latest<T>(source: Source<T>): T | undefined;
+}
