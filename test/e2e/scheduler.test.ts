@@ -25,11 +25,13 @@ function healthRoutes(n: number, delayMs: number, prefix = 'n') {
 describe('scheduler', () => {
   it('caps requests in flight across all nodes at scheduler.max_concurrent_requests', async () => {
     // 12 requests of 60 ms through 3 slots take 240 ms even when all are due at
-    // once: within the timeout, which counts the wait for a slot.
+    // once: well within the timeout, which counts the wait for a slot. (A request
+    // that timed out leaves the exporter's count at once but the node's a little
+    // later, so a timeout would let the node see one more.)
     node = await startFakeNode(healthRoutes(12, 60));
     exporter = await startTestExporter(`
 scheduler: { max_concurrent_requests: 3 }
-defaults: { interval: 400ms, timeout: 380ms, index: { endpoints: [] } }
+defaults: { interval: 1s, timeout: 900ms, index: { endpoints: [] } }
 targets:
 ${targets(12, node.url)}`);
     await waitForPolls(exporter, 2, 15_000);
