@@ -5,9 +5,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { IN_CI, ROOT, RUNBOOK, RUNBOOK_BASE, alertRules, findTool, run, type Rule } from './lib.js';
+import { CATALOG } from '../../src/metrics/catalog.js';
+import { IN_CI, ROOT, RUNBOOK, RUNBOOK_BASE, alertRules, findTool, parsePromQL, run, type Rule } from './lib.js';
 
 const runbook = readFileSync(RUNBOOK, 'utf8');
+const PER_NODE = new Set<string>(CATALOG.map((m) => m.name));
 const alerts = alertRules();
 const names = [...new Set(alerts.map((a) => a.alert as string))];
 
@@ -43,7 +45,11 @@ describe.each(alerts.map((a) => [`${a.alert} (${a.labels?.severity})`, a] as [st
   it('templates the description with the subject of the alert', () => {
     const d = a.annotations?.description ?? '';
     const selectorLabels = (label: string) => new RegExp(`\\b${label}\\b`).test(a.expr);
-    if (a.alert !== 'AvalancheGoExporterAbsent' && a.alert !== 'AvalancheGoExporterConfigReloadFailed') expect(d).toContain('{{ $labels.node }}');
+    // An alert about a node names it; an alert about the exporter (only process-wide series,
+    // no node label) names the exporter or its job instead.
+    const perNode = parsePromQL(a.expr).selectors.some((s) => s.metric !== undefined && (PER_NODE.has(s.metric) || /^node(_\w+)?:/.test(s.metric)));
+    if (perNode) expect(d).toContain('{{ $labels.node }}');
+    else if (a.alert !== 'AvalancheGoExporterAbsent') expect(d).toMatch(/\{\{ \$labels\.(instance|job) \}\}/);
     if (selectorLabels('chain') && a.alert !== 'AvalancheGoNodeUnhealthy') expect(d).toContain('{{ $labels.chain }}');
     if (/check="/.test(a.expr) === false && /health_check_/.test(a.expr) && a.alert !== 'AvalancheGoNodeUnhealthy') {
       expect(d).toContain('{{ $labels.check }}');
