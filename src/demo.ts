@@ -17,7 +17,23 @@ export const DEMO_SCENARIOS: readonly ScenarioName[] = [
   'peers-dropping',
   'flapping',
   'down',
+  // Validators losing money: appended so the names above stay as they were.
+  'uptime-dropping',
+  'stake-expiring',
+  'l1-balance-draining',
+  'node-id-changed',
+  'version-behind',
 ];
+
+/** Primary-network validators: every third node (the simulator's default) and the validator scenarios. */
+export function demoValidator(i: number): boolean {
+  return i % 3 === 0 || ['uptime-dropping', 'stake-expiring', 'node-id-changed', 'version-behind'].includes(DEMO_SCENARIOS[i]!);
+}
+
+/** L1 validators (ACP-77, with a balance): healthy-1, which validates only the L1, and the draining one. */
+export function demoL1Validator(i: number): boolean {
+  return i === 1 || DEMO_SCENARIOS[i] === 'l1-balance-draining' || DEMO_SCENARIOS[i] === 'node-id-changed';
+}
 
 const USAGE = `Usage: avalanchego-exporter demo [flags]
 
@@ -60,7 +76,14 @@ export async function runDemo(argv: string[]): Promise<number> {
   }
   const logger = createLogger({ level, format });
 
-  const simulator = await startSimulator({ nodes: DEMO_SCENARIOS.length, scenario: (i) => DEMO_SCENARIOS[i]!, timeScale: 10 });
+  const simulator = await startSimulator({
+    nodes: DEMO_SCENARIOS.length,
+    scenario: (i) => DEMO_SCENARIOS[i]!,
+    timeScale: 10,
+    validator: demoValidator,
+    trackL1: demoL1Validator,
+    l1Validator: demoL1Validator,
+  });
   const raw: RawConfig = {
     defaults: { interval: 5_000, timeout: 2_000 },
     targets: simulator.nodes.map((n, i) => ({ name: `${DEMO_SCENARIOS[i]}-${i}`, url: n.baseUrl })),

@@ -4,7 +4,7 @@
 
 import { CHAIN_ORDER, CHAINS, type ChainSpec } from './chain.js';
 import { goQuote } from './gojson.js';
-import { base58Decode, cb58Decode, sha256, cb58Encode } from './ids.js';
+import { PRIMARY_NETWORK_ID, base58Decode, cb58Decode, sha256, cb58Encode } from './ids.js';
 import type { NodeVersion } from './scenarios.js';
 
 /** Go's path.Clean. */
@@ -40,7 +40,9 @@ export interface Route {
 
 /** The routes a node registers at start, by version and enabled APIs. */
 export function routesFor(version: NodeVersion, admin: boolean, index: boolean): Route[] {
-  const routes: Route[] = [{ base: '/ext/health', endpoint: '' }];
+  const routes: Route[] = [{ base: '/ext/health', endpoint: '' }, { base: '/ext/info', endpoint: '' }];
+  // The P-Chain's service under its chain ID; reset() adds its aliases (/ext/bc/P, /ext/bc/platform).
+  routes.push({ base: `/ext/bc/${PRIMARY_NETWORK_ID}`, endpoint: '' });
   // The GET-only health routes arrived with readiness and liveness in v1.7.4.
   if (version !== 'v1.7') {
     for (const ep of ['/health', '/readiness', '/liveness']) routes.push({ base: '/ext/health', endpoint: ep });
@@ -114,6 +116,11 @@ export class AdminState {
       this.loggers.set(list[0]!, { logLevel: 'INFO', displayLevel: 'INFO' });
     }
     for (const name of ['main', 'vm-factory']) this.loggers.set(name, { logLevel: 'INFO', displayLevel: 'INFO' });
+    // The chain manager serves each chain's handlers under every alias of the chain.
+    for (const spec of specs) {
+      if (!this.endpointsByBase.has(extJoin(`bc/${spec.chainId}`))) continue;
+      for (const alias of spec.aliases) this.addAlias(`bc/${spec.chainId}`, `bc/${alias}`);
+    }
     this.cpuProfiling = false;
     this.vmsLoaded = false;
   }
@@ -146,6 +153,11 @@ export class AdminState {
       error ??= inner;
     }
     return error;
+  }
+
+  /** The chain manager's Lookup: a chain ID for an alias or ID, undefined when unknown. */
+  lookupChain(alias: string): string | undefined {
+    return this.dealias.get(alias);
   }
 
   /** admin.aliasChain after the length check. */

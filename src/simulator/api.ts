@@ -6,7 +6,9 @@ import { formatRfc3339Nano } from '../util/gotime.js';
 import { cleanPath } from './admin.js';
 import { type ChainIndex, type IndexName } from './chain.js';
 import { goJson, goQuote } from './gojson.js';
-import { hexNoChecksum, hexWithChecksum } from './ids.js';
+import { PRIMARY_NETWORK_ID, hexNoChecksum, hexWithChecksum } from './ids.js';
+import { infoServices } from './info-api.js';
+import { platformServices } from './platform-api.js';
 import type { SimNode } from './node.js';
 import { RpcServiceError, serveJsonRpc, type Encoding, type HttpReply, type MethodSpec, type Services } from './rpc.js';
 
@@ -37,11 +39,27 @@ export function muxCleanPath(p: string): string {
   return np;
 }
 
+const P_CHAIN_BASE = `/ext/bc/${PRIMARY_NETWORK_ID}`;
+
 export function handleNodeRequest(node: SimNode, req: NodeRequest): HttpReply {
   const route = node.admin.routes.get(req.path);
   if (!route) return notFound();
   if (route.base === '/ext/health') return handleHealth(node, route.endpoint, req);
   if (route.base === '/ext/admin') return serveJsonRpc(req.method, req.contentType, req.body, adminServices(node));
+  if (route.base === '/ext/info') return serveJsonRpc(req.method, req.contentType, req.body, infoServices(node));
+  if (route.base === P_CHAIN_BASE) {
+    // The chain is created once the node has started: before that, nothing answers there.
+    if (node.scenario === 'starting') return notFound();
+    // api/server rejectMiddleware: http.Error while the chain bootstraps.
+    if (!node.chainsBootstrapped()) {
+      return {
+        status: 503,
+        headers: { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' },
+        body: 'API call rejected because chain is not done bootstrapping\n',
+      };
+    }
+    return serveJsonRpc(req.method, req.contentType, req.body, platformServices(node));
+  }
   const name = `${route.base.slice('/ext/index/'.length)}${route.endpoint}` as IndexName;
   const index = node.indexes.get(name);
   if (!index) return notFound();

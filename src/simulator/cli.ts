@@ -7,8 +7,8 @@ import { isScenario } from './scenarios.js';
 
 export const SIMULATE_USAGE = `Usage: avalanchego-exporter simulate [flags]
 
-Runs simulated AvalancheGo nodes that answer the health, index and admin APIs
-like AvalancheGo v1.14.2, each in a scenario that can be switched at runtime
+Runs simulated AvalancheGo nodes that answer the health, index, admin, info and
+P-Chain APIs like AvalancheGo v1.14.2, each in a scenario that can be switched at runtime
 (see docs/simulator.md).
 
 Flags:
@@ -26,8 +26,11 @@ Flags:
   --no-index                      do not serve /ext/index/…
   --fresh-index                   indexing starts with the simulator: indexes start
                                   empty, X/vtx stays empty (default: full history)
-  --track-l1                      every node also validates an L1 (a chain check keyed by
-                                  its chain ID, tagged with its subnet ID)
+  --track-l1                      every node also tracks and validates an L1 (a chain check
+                                  keyed by its chain ID, tagged with its subnet ID; an
+                                  ACP-77 validator entry with a balance)
+  --validators=WHICH              which nodes validate the primary network: every-third
+                                  (default: node-0, node-3 …), all or none
   --http-allowed-hosts=H[,H…]     host names accepted besides IP literals, or *
                                   (default localhost)
   --port-per-node                 give each node its own port (HOST:PORT+1+i); needed
@@ -67,7 +70,7 @@ export function parseSimulateArgs(argv: string[]): { help: boolean; options: Sim
     }
     const valued = [
       '--web.listen-address', '--nodes', '--scenario', '--check-frequency', '--time-scale', '--http-allowed-hosts',
-      '--down-mode', '--garbage-mode', '--slow-response', '--seed',
+      '--down-mode', '--garbage-mode', '--slow-response', '--seed', '--validators',
     ];
     if (!booleans.has(name) && !valued.includes(name)) {
       throw new UsageError(name.startsWith('-') ? `unknown flag ${name}` : `unexpected argument ${JSON.stringify(arg)}`);
@@ -151,6 +154,11 @@ export function parseSimulateArgs(argv: string[]): { help: boolean; options: Sim
         break;
       case '--seed':
         options.seed = v;
+        break;
+      case '--validators':
+        if (v === 'all') options.validator = true;
+        else if (v === 'none') options.validator = false;
+        else if (v !== 'every-third') throw new UsageError('--validators: one of every-third, all, none');
         break;
       default:
         throw new UsageError(`unknown flag ${name}`);

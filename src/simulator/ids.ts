@@ -91,3 +91,60 @@ export const PRIMARY_NETWORK_ID = '11111111111111111111111111111111LpoYY';
 export function nodeIdFor(seed: string): string {
   return `NodeID-${cb58Encode(sha256(`node:${seed}`).subarray(0, 20))}`;
 }
+
+/** ids.NodeIDFromString: `NodeID-` + cb58 of 20 bytes; undefined when invalid. */
+export function parseNodeId(text: string): Buffer | undefined {
+  if (!text.startsWith('NodeID-')) return undefined;
+  const bytes = cb58Decode(text.slice('NodeID-'.length));
+  return bytes && bytes.length === 20 ? bytes : undefined;
+}
+
+// bech32 (BIP 173), for the P-Chain addresses (`P-avax1…`) of reward and balance owners.
+const BECH32 = 'qpzry9x8gf2tvdw0s3jn54khce6mua7l';
+
+function polymod(values: number[]): number {
+  const gen = [0x3b6a57b2, 0x26508e6d, 0x1ea119fa, 0x3d4233dd, 0x2a1462b3];
+  let chk = 1;
+  for (const v of values) {
+    const top = chk >>> 25;
+    chk = (((chk & 0x1ffffff) << 5) ^ v) >>> 0;
+    for (let i = 0; i < 5; i++) if ((top >>> i) & 1) chk = (chk ^ gen[i]!) >>> 0;
+  }
+  return chk;
+}
+
+export function bech32Encode(hrp: string, data: Uint8Array): string {
+  const words: number[] = [];
+  let acc = 0;
+  let bits = 0;
+  for (const b of data) {
+    acc = (acc << 8) | b;
+    bits += 8;
+    while (bits >= 5) {
+      bits -= 5;
+      words.push((acc >>> bits) & 31);
+    }
+  }
+  if (bits > 0) words.push((acc << (5 - bits)) & 31);
+  const expanded = [...[...hrp].map((c) => c.charCodeAt(0) >>> 5), 0, ...[...hrp].map((c) => c.charCodeAt(0) & 31)];
+  const mod = polymod([...expanded, ...words, 0, 0, 0, 0, 0, 0]) ^ 1;
+  const checksum = Array.from({ length: 6 }, (_, i) => (mod >>> (5 * (5 - i))) & 31);
+  return `${hrp}1${[...words, ...checksum].map((w) => BECH32[w]).join('')}`;
+}
+
+/** A mainnet P-Chain address for a seed. */
+export function pChainAddressFor(seed: string): string {
+  return `P-${bech32Encode('avax', sha256(`address:${seed}`).subarray(0, 20))}`;
+}
+
+/**
+ * Bytes shaped like a compressed BLS12-381 point (48 bytes for a public key,
+ * 96 for a signature): the compression flag set, as real keys have. Not a
+ * real key: nothing here verifies proofs of possession.
+ */
+export function blsPointFor(seed: string, length: 48 | 96): Buffer {
+  const out = Buffer.alloc(length);
+  for (let off = 0, i = 0; off < length; off += 32, i++) sha256(`bls:${seed}:${i}`).copy(out, off, 0, Math.min(32, length - off));
+  out[0] = (out[0]! & 0x3f) | 0x80;
+  return out;
+}

@@ -1,6 +1,6 @@
 // The AvalancheGo API simulator: a fleet of fake nodes that answer the
-// health, index and admin APIs byte for byte like AvalancheGo v1.14.2 (or an
-// older version), driven by scenarios switchable at runtime.
+// health, index, admin, info and P-Chain APIs byte for byte like AvalancheGo
+// v1.14.2 (or an older version), driven by scenarios switchable at runtime.
 // See docs/simulator.md.
 
 import { SimClock } from './clock.js';
@@ -33,8 +33,12 @@ export interface SimulatorOptions {
   index?: boolean;
   /** Indexing began when the simulator started: indexes start empty and X/vtx stays empty; default false (complete history). */
   freshIndex?: boolean | ((index: number) => boolean);
-  /** The node also validates an L1 (a subnet-evm chain keyed by its chain ID, tagged with its subnet ID); default false. */
+  /** The node also tracks an L1 (a subnet-evm chain keyed by its chain ID, tagged with its subnet ID); default false. */
   trackL1?: boolean | ((index: number) => boolean);
+  /** The node validates the primary network (info.uptime, platform.getCurrentValidators); default every third node (index % 3 === 0). */
+  validator?: boolean | ((index: number) => boolean);
+  /** A node that tracks the L1 is also one of its ACP-77 validators, with a balance; default true. */
+  l1Validator?: boolean | ((index: number) => boolean);
   /** --http-allowed-hosts: host names accepted besides IP literals, or '*'; default ['localhost']. */
   allowedHosts?: string[] | '*';
   /** Give every node its own port (needed for downMode 'refused'); default false. */
@@ -51,7 +55,8 @@ export interface SimulatedNodeInfo {
   name: string;
   /** What an exporter target's `url` should be. */
   baseUrl: string;
-  nodeId: string;
+  /** The node ID now (it changes while the node is in node-id-changed). */
+  readonly nodeId: string;
 }
 
 export interface RunningSimulator {
@@ -102,6 +107,8 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
         adminEnabled: opts.admin ?? true,
         indexEnabled: opts.index ?? true,
         trackL1: typeof opts.trackL1 === 'function' ? opts.trackL1(i) : (opts.trackL1 ?? false),
+        validator: typeof opts.validator === 'function' ? opts.validator(i) : (opts.validator ?? i % 3 === 0),
+        l1Validator: typeof opts.l1Validator === 'function' ? opts.l1Validator(i) : (opts.l1Validator ?? true),
         freshIndex: typeof opts.freshIndex === 'function' ? opts.freshIndex(i) : (opts.freshIndex ?? false),
       }),
     );
@@ -146,7 +153,16 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
 }
 
 function validateTimings(t: ScenarioTimings): void {
-  const positive: Array<keyof ScenarioTimings> = ['stallPileupPerSecond', 'peersDropSeconds', 'diskFillSeconds', 'routerOverloadSeconds', 'flapTicks'];
+  const positive: Array<keyof ScenarioTimings> = [
+    'stallPileupPerSecond',
+    'peersDropSeconds',
+    'diskFillSeconds',
+    'routerOverloadSeconds',
+    'flapTicks',
+    'uptimeDropSeconds',
+    'stakeExpirySeconds',
+    'l1DrainSeconds',
+  ];
   for (const key of positive) {
     const v = t[key];
     if (typeof v !== 'number' || !(v > 0) || !Number.isFinite(v)) throw new Error(`timings.${key} must be a positive number`);

@@ -8,7 +8,8 @@ import { CHAIN_ORDER, CHAINS, ChainIndex, INDEX_NAMES, L1_CHAIN, L1_SUBNET_ID, N
 import type { SimClock } from './clock.js';
 import { HealthWorker, type CheckOutcome, type ResultDialect } from './health.js';
 import { PRIMARY_NETWORK_ID, nodeIdFor, sha256 } from './ids.js';
-import { THRESHOLDS, versionOf, type NodeVersion, type ScenarioName, type ScenarioTimings } from './scenarios.js';
+import { THRESHOLDS, releaseOf, versionOf, type NodeVersion, type Release, type ScenarioName, type ScenarioTimings } from './scenarios.js';
+import { Staking } from './validator.js';
 
 export interface NodeOptions {
   index: number;
@@ -23,8 +24,12 @@ export interface NodeOptions {
   indexEnabled: boolean;
   /** Indexing was turned on when the simulator started: indexes start empty (X/vtx stays so). */
   freshIndex: boolean;
-  /** The node also validates an L1 (L1_CHAIN): one more chain check, tagged with its subnet ID. */
+  /** The node also tracks an L1 (L1_CHAIN): one more chain check, tagged with its subnet ID. */
   trackL1: boolean;
+  /** The node validates the primary network (a current stake under its node ID). */
+  validator: boolean;
+  /** The node validates the L1 (an ACP-77 L1 validator with a balance); needs trackL1. */
+  l1Validator: boolean;
 }
 
 /** mulberry32: a small deterministic PRNG so every run of a seed looks alike. */
@@ -67,7 +72,8 @@ const TYPICAL_DURATION_NS: Record<string, number> = {
 };
 
 export class SimNode {
-  readonly nodeId: string;
+  /** Identity, stake, L1 validation and the uptime the network perceives. */
+  readonly staking: Staking;
   readonly chains: Record<ChainAlias, NodeChain>;
   /** The tracked L1's chain, when the node tracks one. */
   readonly l1: NodeChain | undefined;
@@ -92,14 +98,22 @@ export class SimNode {
     diskTotal: number;
     diskFraction: number;
     ingress: number;
-    validator: boolean;
     avgAcceptanceNs: Record<string, number>;
     upgradeWeight: number;
   };
   private readonly seedNum: number;
 
   constructor(private readonly opts: NodeOptions) {
-    this.nodeId = nodeIdFor(`${opts.seed}:${opts.index}`);
+    this.staking = new Staking({
+      // The identity's seed gives the node ID the simulator has always given this node.
+      seed: `${opts.seed}:${opts.index}`,
+      clock: opts.clock,
+      timings: opts.timings,
+      primary: opts.validator,
+      l1: opts.l1Validator && opts.trackL1,
+    });
+    // A node may start in a validator scenario (a changed certificate, an expiring stake …).
+    this.staking.scenarioChanged('healthy', opts.scenario, opts.clock.simMs());
     this.seedNum = sha256(`${opts.seed}:${opts.name}`).readUInt32BE(0);
     const r = prng(this.seedNum);
     this.base = {
@@ -108,7 +122,6 @@ export class SimNode {
       diskTotal: 2 ** 40 * (2 + Math.floor(r() * 3)),
       diskFraction: 0.3 + r() * 0.15,
       ingress: 10 + Math.floor(r() * 25),
-      validator: opts.index % 3 === 0,
       avgAcceptanceNs: { C: 1.1e9 + Math.floor(r() * 8e8), P: 1.6e9 + Math.floor(r() * 6e8), X: 1.3e9 + Math.floor(r() * 6e8) },
       upgradeWeight: 98.5 + r() * 1.2,
     };
@@ -155,6 +168,28 @@ export class SimNode {
 
   get name(): string {
     return this.opts.name;
+  }
+  /** The node ID of the running staking certificate (changes in node-id-changed). */
+  get nodeId(): string {
+    return this.staking.identity.nodeId;
+  }
+  get seed(): string {
+    return this.opts.seed;
+  }
+  get clock(): SimClock {
+    return this.opts.clock;
+  }
+  /** The release the node runs (info.getNodeVersion, available methods). */
+  get release(): Release {
+    return releaseOf(this.scenarioName);
+  }
+  /** Connected peers now (the network check's connectedPeers, info.peers' numPeers). */
+  peerCount(): number {
+    return this.connectivity(this.opts.clock.simMs()).peers;
+  }
+  /** Every chain is done bootstrapping (info.isBootstrapped; the P-Chain API answers). */
+  chainsBootstrapped(): boolean {
+    return this.scenarioName !== 'starting' && this.scenarioName !== 'bootstrapping';
   }
   get index(): number {
     return this.opts.index;
@@ -205,11 +240,13 @@ export class SimNode {
     const previous = this.scenarioName;
     const now = this.opts.clock.simMs();
     for (const chain of this.allChains()) chain.resume();
+    const previousId = this.nodeId;
+    this.staking.scenarioChanged(previous, next, now);
     this.scenarioName = next;
     this.scenarioStartMs = now;
     this.ticksInScenario = 0;
-    if (versionOf(previous) !== versionOf(next)) {
-      // A different binary: the node restarted, its checks were registered anew.
+    if (releaseOf(previous) !== releaseOf(next) || this.nodeId !== previousId) {
+      // A different binary or staking certificate: the node restarted, its checks were registered anew.
       this.install(versionOf(next));
       this.restartAt(now);
     } else if (next === 'starting' || next === 'bootstrapping') {
@@ -339,7 +376,7 @@ export class SimNode {
       case 'network.validators.heartbeat':
         return { message: { heartbeat: Math.floor(Number(this.opts.clock.nowNs() / 1_000_000_000n)) - 2 } };
       case 'bls':
-        return { message: this.base.validator ? 'node has the correct BLS key' : 'node is not a validator' };
+        return { message: this.staking.isPrimaryValidator() ? 'node has the correct BLS key' : 'node is not a validator' };
       case 'futureupgrade':
         if (this.scenarioName === 'starting') return { error: 'no validators in the current validator set' };
         return {
@@ -481,8 +518,9 @@ export class SimNode {
       const uptimeMs = nowMs - this.uptimeStartMs;
       if (version === 'v1.14' && uptimeMs >= THRESHOLDS.ingressGraceMs) {
         const ingress = Math.max(0, Math.round(this.base.ingress * (peers / this.base.peers)));
-        message['primary network validator health'] = { ingressConnectionCount: ingress, primaryNetworkValidator: this.base.validator };
-        if (this.base.validator && ingress === 0) reasons.push('primary network validator has no inbound connections');
+        const validator = this.staking.isPrimaryValidator();
+        message['primary network validator health'] = { ingressConnectionCount: ingress, primaryNetworkValidator: validator };
+        if (validator && ingress === 0) reasons.push('primary network validator has no inbound connections');
       }
     }
     return { message, error: reasons.length > 0 ? `network layer is unhealthy reason: ${reasons.join(', ')}` : undefined };
@@ -516,6 +554,15 @@ export class SimNode {
     const heights: Record<string, number> = {};
     for (const alias of CHAIN_ORDER) heights[alias] = this.chains[alias].height(now);
     if (this.l1) heights[L1_CHAIN.alias] = this.l1.height(now);
-    return { scenario: this.scenarioName, version: this.version, utcOffsetMinutes: this.opts.offsetMinutes, heights };
+    return {
+      scenario: this.scenarioName,
+      version: this.version,
+      release: this.release.version,
+      utcOffsetMinutes: this.opts.offsetMinutes,
+      heights,
+      // Staking roles now: the primary-network stake under the running node ID, the L1 validation.
+      validator: this.staking.isPrimaryValidator(),
+      l1Validator: this.staking.isL1Validator(),
+    };
   }
 }

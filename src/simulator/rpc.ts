@@ -3,7 +3,7 @@
 // does so in the same order and with the same bytes as the node.
 
 import { GoJsonError, compactRaw, goQuote, goString, member, parseGoJson, type JsonNode } from './gojson.js';
-import { parseId } from './ids.js';
+import { cb58Encode, parseId, parseNodeId } from './ids.js';
 
 export const INVALID_ARG =
   "couldn't unmarshal an argument. Ensure arguments are valid and properly formatted. See documentation for example calls";
@@ -14,7 +14,7 @@ export class RpcServiceError extends Error {}
 /** A failure while decoding params into the method's args (hidden behind INVALID_ARG). */
 class ArgsError extends Error {}
 
-export type FieldKind = 'string' | 'uint64' | 'id' | 'encoding' | 'level' | 'strings';
+export type FieldKind = 'string' | 'uint64' | 'id' | 'encoding' | 'level' | 'strings' | 'nodeIDs';
 export type Encoding = 'hex' | 'hexc' | 'hexnc' | 'json';
 
 export interface MethodSpec {
@@ -196,10 +196,12 @@ function zeroValue(kind: FieldKind): unknown {
     case 'level':
       return undefined;
     case 'strings':
+    case 'nodeIDs':
       return [];
   }
 }
 
+const EMPTY_NODE_ID = `NodeID-${cb58Encode(Buffer.alloc(20))}`;
 const LEVELS = ['OFF', 'FATAL', 'ERROR', 'WARN', 'INFO', 'TRACE', 'DEBUG', 'VERBO'];
 const MAX_UINT64 = 18_446_744_073_709_551_615n;
 
@@ -229,6 +231,19 @@ function decodeField(kind: FieldKind, node: JsonNode, text: string, current: unk
       if (v > MAX_UINT64) throw new ArgsError();
       return v;
     }
+    case 'nodeIDs':
+      // []ids.NodeID: each element through NodeID.UnmarshalJSON (null leaves the empty ID).
+      if (node.kind === 'null') return [];
+      if (node.kind !== 'array') throw new ArgsError();
+      return node.items.map((item) => {
+        const itemRaw = text.slice(item.start, item.end);
+        if (itemRaw === 'null') return EMPTY_NODE_ID;
+        if (itemRaw.length <= 2 + 'NodeID-'.length || !itemRaw.startsWith('"') || !itemRaw.endsWith('"')) throw new ArgsError();
+        // The raw text between the quotes, not unescaped, as the node reads it.
+        const idText = itemRaw.slice(1, -1);
+        if (!parseNodeId(idText)) throw new ArgsError();
+        return idText;
+      });
     case 'id': {
       if (raw === 'null') return current;
       if (!raw.startsWith('"') || !raw.endsWith('"') || raw.length < 2) throw new ArgsError();

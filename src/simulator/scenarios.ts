@@ -16,6 +16,11 @@ export const SCENARIOS = [
   'garbage',
   'old-version',
   'old-version-v1.7',
+  'uptime-dropping',
+  'stake-expiring',
+  'l1-balance-draining',
+  'node-id-changed',
+  'version-behind',
 ] as const;
 
 export type ScenarioName = (typeof SCENARIOS)[number];
@@ -51,6 +56,15 @@ export interface ScenarioTimings {
   downMode?: DownMode;
   /** garbage: which kind of garbage. */
   garbageMode: GarbageMode;
+  /** uptime-dropping: seconds for the uptime the network perceives to fall from its start to 55 %. */
+  uptimeDropSeconds: number;
+  /**
+   * stake-expiring: WALL-CLOCK seconds from the switch to the stake's endTime (endTime is
+   * compared with the wall clock by whoever reads it); at endTime the node leaves the validator set.
+   */
+  stakeExpirySeconds: number;
+  /** l1-balance-draining: seconds for the L1 validator's balance to fall from six days of fees to 0. */
+  l1DrainSeconds: number;
 }
 
 export const DEFAULT_TIMINGS: ScenarioTimings = {
@@ -62,6 +76,9 @@ export const DEFAULT_TIMINGS: ScenarioTimings = {
   flapTicks: 2,
   slowResponseMs: 4_000,
   garbageMode: 'rotate',
+  uptimeDropSeconds: 120,
+  stakeExpirySeconds: 1_800,
+  l1DrainSeconds: 120,
 };
 
 /** Node-side thresholds (AvalancheGo defaults) the scenarios cross. */
@@ -86,4 +103,35 @@ export function versionOf(scenario: ScenarioName): NodeVersion {
   if (scenario === 'old-version') return 'v1.10';
   if (scenario === 'old-version-v1.7') return 'v1.7';
   return 'v1.14';
+}
+
+/** The release a scenario runs: what info.getNodeVersion reports and which methods exist. */
+export interface Release {
+  /** MAJOR.MINOR.PATCH */
+  version: string;
+  /** The application name before the slash: `avalanche` until v1.8, then `avalanchego`. */
+  client: 'avalanche' | 'avalanchego';
+  /** version.RPCChainVMProtocol; getNodeVersion has no rpcProtocolVersion before v1.7.? (absent here for v1.7.3). */
+  rpcProtocol: number | undefined;
+  /** The C-Chain VM's version (coreth), as vmVersions.evm shows it. */
+  evm: string;
+  gitCommit: string;
+  /** info.upgrades (v1.11.11+) and the upgrade names its Config has. */
+  upgrades: 'v1.14' | 'v1.13' | undefined;
+  /** platform.getValidatorFeeState and L1 validators (v1.12.2+). */
+  l1: boolean;
+  /** getNodeID has nodePOP (v1.8.6+). */
+  nodePop: boolean;
+}
+
+const RELEASES: Record<'v1.14' | 'behind' | 'v1.10' | 'v1.7', Release> = {
+  'v1.14': { version: '1.14.2', client: 'avalanchego', rpcProtocol: 45, evm: 'v1.14.2', gitCommit: '5b0d3b3a0f2a7d0c2b0e0bcbe6a3a1ad4fb4c8a1', upgrades: 'v1.14', l1: true, nodePop: true },
+  behind: { version: '1.13.5', client: 'avalanchego', rpcProtocol: 43, evm: 'v0.15.4', gitCommit: '9c1f3a4e0d7b2c6a8e5f1d3b7a9c0e2f4b6d8a1c', upgrades: 'v1.13', l1: true, nodePop: true },
+  'v1.10': { version: '1.10.19', client: 'avalanchego', rpcProtocol: 31, evm: 'v0.12.11', gitCommit: '3e1f2d5c7b9a0e4d6c8b1a3f5e7d9c0b2a4f6e8d', upgrades: undefined, l1: false, nodePop: true },
+  'v1.7': { version: '1.7.3', client: 'avalanche', rpcProtocol: undefined, evm: 'v0.8.3', gitCommit: '7a2c4e6b8d0f1a3c5e7b9d2f4a6c8e0b1d3f5a7c', upgrades: undefined, l1: false, nodePop: false },
+};
+
+export function releaseOf(scenario: ScenarioName): Release {
+  if (scenario === 'version-behind') return RELEASES.behind;
+  return RELEASES[versionOf(scenario)];
 }

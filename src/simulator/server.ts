@@ -91,8 +91,14 @@ export class FleetServer {
     }
   }
 
-  nodeInfo(): Array<{ name: string; baseUrl: string; nodeId: string }> {
-    return [...this.slots.values()].map((s) => ({ name: s.node.name, baseUrl: s.baseUrl, nodeId: s.node.nodeId }));
+  nodeInfo(): Array<{ name: string; baseUrl: string; readonly nodeId: string }> {
+    return [...this.slots.values()].map((s) => ({
+      name: s.node.name,
+      baseUrl: s.baseUrl,
+      get nodeId() {
+        return s.node.nodeId;
+      },
+    }));
   }
 
   setScenario(name: string, scenario: ScenarioName, overrides: ScenarioOverrides = {}): void {

@@ -56,6 +56,13 @@ describe('parseSimulateArgs', () => {
     expect(parseSimulateArgs(['--http-allowed-hosts=*']).options.allowedHosts).toBe('*');
   });
 
+  it('--validators picks which nodes validate the primary network', () => {
+    expect(parseSimulateArgs([]).options.validator).toBeUndefined();
+    expect(parseSimulateArgs(['--validators=every-third']).options.validator).toBeUndefined();
+    expect(parseSimulateArgs(['--validators=all']).options.validator).toBe(true);
+    expect(parseSimulateArgs(['--validators=none']).options.validator).toBe(false);
+  });
+
   it.each([
     [['--nodes=0'], /--nodes/],
     [['--nodes=abc'], /--nodes/],
@@ -67,6 +74,7 @@ describe('parseSimulateArgs', () => {
     [['--down-mode=sideways'], /refused, hang, reset/],
     [['--down-mode=refused'], /needs --port-per-node/],
     [['--garbage-mode=x'], /rotate/],
+    [['--validators=some'], /every-third, all, none/],
     [['--what'], /unknown flag --what/],
     [['--nodes'], /needs a value/],
     [['--no-admin=yes'], /takes no value/],

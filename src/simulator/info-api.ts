@@ -1,0 +1,247 @@
+// The info API (/ext/info, api/info/service.go) of a simulated node: identity,
+// version, network, uptime as the network perceives it, peers and the
+// upgrade schedule, with the methods and shapes of the node's release.
+
+import { formatRfc3339Nano } from '../util/gotime.js';
+import { byteOrder, goJson } from './gojson.js';
+import { hexNoChecksum, nodeIdFor, sha256 } from './ids.js';
+import type { SimNode } from './node.js';
+import { RpcServiceError, type MethodSpec, type Services } from './rpc.js';
+import type { Release } from './scenarios.js';
+
+export const MAINNET_ID = 1;
+
+const MAINNET_UPGRADES_V1_13: Array<[string, string | number]> = [
+  ['apricotPhase1Time', '2021-03-31T14:00:00Z'],
+  ['apricotPhase2Time', '2021-05-10T11:00:00Z'],
+  ['apricotPhase3Time', '2021-08-24T14:00:00Z'],
+  ['apricotPhase4Time', '2021-09-22T21:00:00Z'],
+  ['apricotPhase4MinPChainHeight', 793005],
+  ['apricotPhase5Time', '2021-12-02T18:00:00Z'],
+  ['apricotPhasePre6Time', '2022-09-05T01:30:00Z'],
+  ['apricotPhase6Time', '2022-09-06T20:00:00Z'],
+  ['apricotPhasePost6Time', '2022-09-07T03:00:00Z'],
+  ['banffTime', '2022-10-18T16:00:00Z'],
+  ['cortinaTime', '2023-04-25T15:00:00Z'],
+  ['cortinaXChainStopVertexID', 'jrGWDh5Po9FMj54depyunNixpia5PN4aAYxfmNzU8n752Rjga'],
+  ['durangoTime', '2024-03-06T16:00:00Z'],
+  ['etnaTime', '2024-12-16T17:00:00Z'],
+  ['fortunaTime', '2025-04-08T15:00:00Z'],
+  // v1.13.x does not know Granite's date yet: upgrade.UnscheduledActivationTime.
+  ['graniteTime', '9999-12-01T00:00:00Z'],
+];
+
+/** upgrade.Mainnet of the node's release, in struct field order. */
+function upgradesJson(kind: 'v1.14' | 'v1.13'): string {
+  const fields = new Map(MAINNET_UPGRADES_V1_13);
+  if (kind === 'v1.14') {
+    fields.set('graniteTime', '2025-11-19T16:00:00Z');
+    fields.set('graniteEpochDuration', 300_000_000_000);
+    fields.set('heliconTime', '9999-12-01T00:00:00Z');
+  }
+  return goJson(Object.fromEntries(fields));
+}
+
+/** constants.CurrentACPs of each release (info.acps lists them even without votes). */
+function currentAcps(release: Release): number[] {
+  if (release.version.startsWith('1.10.')) return [23, 24, 25, 30, 31, 41, 62];
+  if (release.version.startsWith('1.13.')) return [176];
+  return [];
+}
+
+/** Total primary-network stake the node sees, in nAVAX (about 250 M AVAX, mainnet). */
+const TOTAL_STAKE = 250_000_000_000_000_000n;
+
+/** The versions a node's peers run, by share: most current, a tail behind. */
+const PEER_VERSIONS: Array<[number, string, number]> = [
+  // [cumulative share, version, upgradeTime the peer announces]
+  [0.8, '1.14.2', 1763568000],
+  [0.92, '1.14.1', 1763568000],
+  [0.98, '1.13.5', 1744124400],
+  [1, '1.12.2', 1744124400],
+];
+
+/** Deterministic public IPv4 for a seed (not in reserved ranges' first octets). */
+function ipFor(seed: string): string {
+  const h = sha256(`ip:${seed}`);
+  return `${11 + (h[0]! % 180)}.${h[1]}.${h[2]}.${1 + (h[3]! % 254)}:9651`;
+}
+
+export function nodeIpOf(node: SimNode): string {
+  return ipFor(node.nodeId);
+}
+
+interface NetworkPeer {
+  nodeId: string;
+  version: string;
+  upgradeTime: number;
+  ip: string;
+  sentAgoNs: bigint;
+  receivedAgoNs: bigint;
+}
+/** The network's peers per seed, derived once (hashing thousands of IDs per call would dominate). */
+const networkPeers = new Map<string, NetworkPeer[]>();
+
+function peersOfNetwork(seed: string, count: number): NetworkPeer[] {
+  let list = networkPeers.get(seed);
+  if (!list) networkPeers.set(seed, (list = []));
+  for (let i = list.length; i < count; i++) {
+    const nodeId = nodeIdFor(`peer:${seed}:${i}`);
+    const h = sha256(`peer-version:${seed}:${i}`);
+    const u = h.readUInt32BE(0) / 4294967296;
+    const [, version, upgradeTime] = PEER_VERSIONS.find(([share]) => u < share)!;
+    list.push({
+      nodeId,
+      version,
+      upgradeTime,
+      ip: ipFor(nodeId),
+      sentAgoNs: BigInt(h.readUInt32BE(4) % 2_000_000_000),
+      receivedAgoNs: BigInt(h.readUInt32BE(8) % 2_000_000_000),
+    });
+  }
+  return list;
+}
+
+interface PeerCache {
+  key: string;
+  entries: Array<{ nodeId: string; json: string }>;
+}
+const peerCaches = new WeakMap<SimNode, PeerCache>();
+
+/** The node's peers as info.peers lists them; rebuilt at most once per wall second. */
+function peerEntries(node: SimNode, release: Release): Array<{ nodeId: string; json: string }> {
+  const count = node.peerCount();
+  const nowNs = node.clock.nowNs();
+  const second = nowNs / 1_000_000_000n;
+  const key = `${count}:${release.version}:${second}:${node.nodeId}:${node.scenario}`;
+  const cached = peerCaches.get(node);
+  if (cached?.key === key) return cached.entries;
+  const nowMs = node.clock.simMs();
+  const entries: Array<{ nodeId: string; json: string }> = [];
+  const all = peersOfNetwork(node.seed, count);
+  for (let i = 0; i < count; i++) {
+    const { nodeId, version, upgradeTime, ip, sentAgoNs, receivedAgoNs } = all[i]!;
+    const sentNs = nowNs - sentAgoNs;
+    const receivedNs = nowNs - receivedAgoNs;
+    const lastSent = formatRfc3339Nano(sentNs, node.offsetMinutes);
+    const lastReceived = formatRfc3339Nano(receivedNs, node.offsetMinutes);
+    const observed = String(node.staking.observedUptime(i, nowMs));
+    let json: string;
+    if (release.version === '1.7.3') {
+      // network.PeerInfo of v1.7.3: benched before observedUptime, a Uint8.
+      json = goJson({ ip, publicIP: ip, nodeID: nodeId, version: `avalanche/${version === '1.14.2' ? '1.7.3' : '1.7.2'}`, lastSent, lastReceived, benched: [], observedUptime: observed });
+    } else if (release.version.startsWith('1.10.')) {
+      json = goJson({
+        ip,
+        publicIP: ip,
+        nodeID: nodeId,
+        version: `avalanchego/${version === '1.14.2' ? '1.10.19' : '1.10.18'}`,
+        lastSent,
+        lastReceived,
+        observedUptime: observed,
+        observedSubnetUptimes: {},
+        trackedSubnets: [],
+        supportedACPs: [],
+        objectedACPs: [],
+        benched: [],
+      });
+    } else {
+      json = goJson({
+        ip,
+        publicIP: ip,
+        nodeID: nodeId,
+        version: `avalanchego/${version}`,
+        upgradeTime,
+        lastSent,
+        lastReceived,
+        observedUptime: observed,
+        trackedSubnets: [],
+        supportedACPs: [],
+        objectedACPs: [],
+        benched: [],
+      });
+    }
+    entries.push({ nodeId, json });
+  }
+  peerCaches.set(node, { key, entries });
+  return entries;
+}
+
+export function infoServices(node: SimNode): Services {
+  const release = node.release;
+  const none = (call: () => string): MethodSpec => ({ args: {}, call });
+  const info: Record<string, MethodSpec> = {
+    GetNodeVersion: none(() => {
+      const v = `v${release.version}`;
+      const vms: Record<string, string> = { avm: v, evm: release.evm, platform: v };
+      if (node.l1 && release.l1) vms['subnet-evm'] = 'v0.8.0';
+      const reply: Record<string, unknown> = { version: `${release.client}/${release.version}`, databaseVersion: 'v1.4.5' };
+      if (release.rpcProtocol !== undefined) reply.rpcProtocolVersion = String(release.rpcProtocol);
+      reply.gitCommit = release.gitCommit;
+      reply.vmVersions = Object.fromEntries(Object.entries(vms).sort(([a], [b]) => byteOrder(a, b)));
+      return goJson(reply);
+    }),
+    GetNodeID: none(() => {
+      const id = node.staking.identity;
+      if (!release.nodePop) return goJson({ nodeID: id.nodeId });
+      return goJson({ nodeID: id.nodeId, nodePOP: { publicKey: hexNoChecksum(id.publicKey), proofOfPossession: hexNoChecksum(id.proofOfPossession) } });
+    }),
+    GetNodeIP: none(() => goJson({ ip: nodeIpOf(node) })),
+    GetNetworkID: none(() => goJson({ networkID: String(MAINNET_ID) })),
+    GetNetworkName: none(() => goJson({ networkName: 'mainnet' })),
+    GetBlockchainID: {
+      args: { alias: 'string' },
+      call: (a) => {
+        const id = node.admin.lookupChain(a.alias as string);
+        if (id === undefined) throw new RpcServiceError(`there is no ID with alias: ${a.alias as string}`);
+        return goJson({ blockchainID: id });
+      },
+    },
+    IsBootstrapped: {
+      args: { chain: 'string' },
+      call: (a) => {
+        const chain = a.chain as string;
+        if (chain === '') throw new RpcServiceError("argument 'chain' not given");
+        if (node.admin.lookupChain(chain) === undefined) throw new RpcServiceError(`there is no chain with alias/ID '${chain}'`);
+        return goJson({ isBootstrapped: node.chainsBootstrapped() });
+      },
+    },
+    Peers: {
+      args: { nodeIDs: 'nodeIDs' },
+      call: (a) => {
+        const wanted = new Set(a.nodeIDs as string[]);
+        let entries = peerEntries(node, release);
+        if (wanted.size > 0) entries = entries.filter((e) => wanted.has(e.nodeId));
+        return `{"numPeers":"${entries.length}","peers":[${entries.map((e) => e.json).join(',')}]}`;
+      },
+    },
+    Uptime: {
+      // v1.11.12 dropped the optional subnetID.
+      args: release.version.startsWith('1.10.') ? { subnetID: 'id' } : {},
+      call: (a) => {
+        const subnet = a.subnetID as Buffer | undefined;
+        const primary = subnet === undefined || subnet.equals(Buffer.alloc(32));
+        // Until the chains are created (starting) the validator set is empty.
+        const u = primary && node.scenario !== 'starting' ? node.staking.uptime(node.clock.simMs()) : undefined;
+        if (!u) {
+          throw new RpcServiceError(release.version === '1.7.3' ? 'this is not a validator node' : 'couldn\'t get node uptime: node is not a validator');
+        }
+        return `{"rewardingStakePercentage":"${u.rewardingStake.toFixed(4)}","weightedAveragePercentage":"${u.weightedAverage.toFixed(4)}"}`;
+      },
+    },
+  };
+  if (release.version !== '1.7.3') {
+    info.Acps = none(() => {
+      const acps = currentAcps(release)
+        .map(String)
+        .sort(byteOrder)
+        .map((n) => `"${n}":{"supportWeight":"0","supporters":[],"objectWeight":"0","objectors":[],"abstainWeight":"${TOTAL_STAKE}"}`);
+      return `{"acps":{${acps.join(',')}}}`;
+    });
+  }
+  if (release.upgrades) {
+    const kind = release.upgrades;
+    info.Upgrades = none(() => upgradesJson(kind));
+  }
+  return { info };
+}

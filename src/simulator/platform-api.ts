@@ -1,0 +1,175 @@
+// The P-Chain API (/ext/bc/P, vms/platformvm/service.go) of a simulated node:
+// current validators of the primary network and of the simulated L1, the
+// validator fee state and the height, with the shapes of the node's release.
+
+import { formatRfc3339Nano } from '../util/gotime.js';
+import { L1_SUBNET_ID } from './chain.js';
+import { byteOrder, goJson } from './gojson.js';
+import { PRIMARY_NETWORK_ID, cb58Encode, hexNoChecksum } from './ids.js';
+import type { SimNode } from './node.js';
+import { RpcServiceError, type Services } from './rpc.js';
+import { FEE_STATE, Staking, identityFor, type L1Validation, type PrimaryStake } from './validator.js';
+
+/** How many other validators a call without nodeIDs lists besides the node itself. */
+const OTHER_VALIDATORS = 4;
+
+const owner = (address: string) => ({ locktime: '0', threshold: '1', addresses: [address] });
+const float32Text = (x: number) => Math.fround(x).toFixed(4);
+
+/** platformapi.PermissionlessValidator (v1.11+), PermissionlessValidator with stakeAmount/rewardOwner (v1.10), APIPrimaryValidator (v1.7). */
+function primaryJson(node: SimNode, s: PrimaryStake, withDelegators: boolean, own: boolean): string {
+  const version = node.release.version;
+  const delegators = [...s.delegators].sort((a, b) => a.endS - b.endS || byteOrder(a.txId, b.txId));
+  const delegatorWeight = delegators.reduce((sum, d) => sum + d.weight, 0n);
+  // The node's own view: itself and the other validators connected; its stake under an
+  // old node ID (after node-id-changed) belongs to a node nobody reaches any more.
+  const connected = own || s !== node.staking.stake;
+  const uptime = s.ownUptime;
+  if (version === '1.7.3') {
+    return goJson({
+      txID: s.txId,
+      startTime: String(s.startS),
+      endTime: String(s.endS),
+      stakeAmount: String(s.weight),
+      nodeID: s.nodeId,
+      rewardOwner: owner(s.rewardAddress),
+      potentialReward: String(s.potentialReward),
+      delegationFee: float32Text(s.delegationFee),
+      // v1.7 reports the uptime as a fraction.
+      uptime: float32Text(uptime / 100),
+      connected,
+      delegators:
+        delegators.length === 0
+          ? null
+          : delegators.map((d) => ({
+              txID: d.txId,
+              startTime: String(d.startS),
+              endTime: String(d.endS),
+              stakeAmount: String(d.weight),
+              nodeID: s.nodeId,
+              rewardOwner: owner(d.rewardAddress),
+              potentialReward: String(d.potentialReward),
+            })),
+    });
+  }
+  const legacy = version.startsWith('1.10.');
+  const reply: Record<string, unknown> = {
+    txID: s.txId,
+    startTime: String(s.startS),
+    endTime: String(s.endS),
+    weight: String(s.weight),
+    nodeID: s.nodeId,
+  };
+  if (legacy) {
+    reply.stakeAmount = String(s.weight);
+    reply.rewardOwner = owner(s.rewardAddress);
+  }
+  Object.assign(reply, {
+    validationRewardOwner: owner(s.rewardAddress),
+    delegationRewardOwner: owner(s.rewardAddress),
+    potentialReward: String(s.potentialReward),
+    accruedDelegateeReward: String(s.accruedDelegateeReward),
+    delegationFee: float32Text(s.delegationFee),
+    uptime: float32Text(uptime),
+    connected,
+  });
+  if (s.signer) reply.signer = { publicKey: hexNoChecksum(s.signer.publicKey), proofOfPossession: hexNoChecksum(s.signer.proofOfPossession) };
+  reply.delegatorCount = String(delegators.length);
+  reply.delegatorWeight = String(delegatorWeight);
+  if (withDelegators) {
+    reply.delegators = delegators.map((d) => {
+      const entry: Record<string, unknown> = { txID: d.txId, startTime: String(d.startS), endTime: String(d.endS), weight: String(d.weight), nodeID: s.nodeId };
+      if (legacy) entry.stakeAmount = String(d.weight);
+      entry.rewardOwner = owner(d.rewardAddress);
+      entry.potentialReward = String(d.potentialReward);
+      return entry;
+    });
+  }
+  return goJson(reply);
+}
+
+/** platformapi.APIL1Validator. */
+function l1Json(v: L1Validation, balance: bigint): string {
+  return goJson({
+    nodeID: v.nodeId,
+    weight: String(v.weight),
+    startTime: String(v.startS),
+    validationID: v.validationId,
+    publicKey: hexNoChecksum(v.publicKey),
+    remainingBalanceOwner: owner(v.ownerAddress),
+    deactivationOwner: owner(v.ownerAddress),
+    minNonce: '0',
+    balance: String(balance),
+  });
+}
+
+/** Other L1 validators, for calls without nodeIDs. */
+function otherL1Validators(seed: string): L1Validation[] {
+  return [0, 1].map((i) => {
+    const id = identityFor(`other-l1-validator:${seed}:${i}`, 0);
+    return {
+      nodeId: id.nodeId,
+      validationId: cb58Encode(Buffer.from(id.publicKey.subarray(0, 32))),
+      weight: 20n,
+      startS: 1_735_000_000 + i * 86_400,
+      publicKey: id.publicKey,
+      ownerAddress: `P-avax1${'q'.repeat(38)}`,
+    };
+  });
+}
+
+export function platformServices(node: SimNode): Services {
+  const release = node.release;
+  const wallS = () => Number(node.clock.nowNs() / 1_000_000_000n);
+  const platform: Services['platform'] = {
+    GetHeight: { args: {}, call: () => `{"height":"${node.chains.P.height()}"}` },
+    GetCurrentValidators: {
+      args: { subnetID: 'id', nodeIDs: 'nodeIDs' },
+      call: (a) => {
+        const subnetId = cb58Encode(a.subnetID as Buffer);
+        const asked = [...new Set(a.nodeIDs as string[])];
+        const fetchAll = asked.length === 0;
+        const staking = node.staking;
+        const ownId = staking.identity.nodeId;
+        const nowMs = node.clock.simMs();
+        if (subnetId === L1_SUBNET_ID && release.l1) {
+          const all: L1Validation[] = [...(staking.l1 ? [staking.l1] : []), ...otherL1Validators(node.seed)];
+          const chosen = fetchAll ? all : all.filter((v) => asked.includes(v.nodeId));
+          const balanceOf = (v: L1Validation) => (v === staking.l1 ? staking.l1Balance(nowMs) : 1_990_656_000n);
+          return `{"validators":[${chosen.map((v) => l1Json(v, balanceOf(v))).join(',')}]}`;
+        }
+        if (subnetId !== PRIMARY_NETWORK_ID) return '{"validators":[]}';
+        const mine = staking.currentStake();
+        const all: PrimaryStake[] = [...(mine ? [mine] : []), ...Staking.others(node.seed, wallS(), OTHER_VALIDATORS)];
+        let chosen: PrimaryStake[];
+        if (fetchAll) chosen = all.sort((x, y) => x.endS - y.endS || byteOrder(x.txId, y.txId));
+        else chosen = asked.flatMap((id) => all.filter((s) => s.nodeId === id));
+        // v1.11+ list the delegators only when exactly one node ID was asked; v1.7 always.
+        const withDelegators = asked.length === 1;
+        return `{"validators":[${chosen.map((s) => primaryJson(node, s, withDelegators, s.nodeId === ownId)).join(',')}]}`;
+      },
+    },
+  };
+  if (release.l1) {
+    platform.GetValidatorFeeState = {
+      args: {},
+      call: () => {
+        const p = node.chains.P;
+        // The chain time is the last accepted block's timestamp (whole seconds), in the node's zone.
+        const blockNs = (p.acceptedAtNs(p.height()) / 1_000_000_000n) * 1_000_000_000n;
+        return `{"excess":${FEE_STATE.excess},"price":${FEE_STATE.price},"timestamp":"${formatRfc3339Nano(blockNs, node.offsetMinutes)}"}`;
+      },
+    };
+    platform.GetL1Validator = {
+      args: { validationID: 'id' },
+      call: (a) => {
+        const id = cb58Encode(a.validationID as Buffer);
+        const l1 = node.staking.l1;
+        if (!l1 || l1.validationId !== id) throw new RpcServiceError(`fetching L1 validator "${id}" failed: not found`);
+        const body = l1Json(l1, node.staking.l1Balance(node.clock.simMs()));
+        return `${body.slice(0, -1)},"subnetID":"${L1_SUBNET_ID}","height":"${node.chains.P.height()}"}`;
+      },
+    };
+  }
+  return { platform };
+}

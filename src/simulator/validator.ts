@@ -1,0 +1,281 @@
+// The staking side of a simulated node: its identity (node ID and BLS key),
+// its primary-network stake, its L1 validation, the uptime the network
+// perceives of it, and the L1 validator fee state, as the P-Chain and the
+// network layer of a node would report them. Values derive from the clocks,
+// so nothing is stored per block or per second.
+
+import type { SimClock } from './clock.js';
+import { blsPointFor, cb58Encode, nodeIdFor, pChainAddressFor, sha256 } from './ids.js';
+import type { ScenarioName, ScenarioTimings } from './scenarios.js';
+
+const DAY_S = 86_400;
+const YEAR_S = 365 * DAY_S;
+const NAVAX_PER_AVAX = 1_000_000_000n;
+
+/** The validator fee state: mainnet's minimum price at zero excess (fewer L1 validators than the target). */
+export const FEE_STATE = { excess: 0, price: 512 } as const;
+/** A healthy L1 validator holds this many days of fees. */
+const HEALTHY_RUNWAY_DAYS = 45;
+/** l1-balance-draining starts from this many days of fees. */
+const DRAINING_RUNWAY_DAYS = 6;
+/** uptime-dropping: where the weighted average ends. */
+const UPTIME_FLOOR = 55;
+/** The mainnet reward threshold (uptime-requirement 0.8). */
+export const UPTIME_REQUIREMENT = 80;
+
+export interface Identity {
+  nodeId: string;
+  /** Compressed BLS public key (48 bytes). */
+  publicKey: Buffer;
+  /** Proof of possession (96 bytes). */
+  proofOfPossession: Buffer;
+}
+
+export interface PrimaryStake {
+  nodeId: string;
+  txId: string;
+  startS: number;
+  endS: number;
+  weight: bigint;
+  potentialReward: bigint;
+  accruedDelegateeReward: bigint;
+  /** Percent, a float32 on the wire. */
+  delegationFee: number;
+  delegators: Delegation[];
+  rewardAddress: string;
+  /** The BLS key registered with the stake; undefined for stakes added before Banff's signer. */
+  signer: Identity | undefined;
+  /** The node's own view of its uptime (0–100). */
+  ownUptime: number;
+}
+
+export interface Delegation {
+  txId: string;
+  startS: number;
+  endS: number;
+  weight: bigint;
+  potentialReward: bigint;
+  rewardAddress: string;
+}
+
+export interface L1Validation {
+  nodeId: string;
+  validationId: string;
+  weight: bigint;
+  startS: number;
+  publicKey: Buffer;
+  ownerAddress: string;
+}
+
+/** mulberry32 over a string seed. */
+function rand(seed: string): () => number {
+  let a = sha256(seed).readUInt32BE(0);
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export function identityFor(seed: string, generation: number): Identity {
+  // Generation 0 keeps the node ID the simulator always gave this node.
+  const key = generation === 0 ? seed : `${seed}:cert${generation}`;
+  return {
+    nodeId: nodeIdFor(key),
+    publicKey: blsPointFor(`pk:${key}`, 48),
+    proofOfPossession: blsPointFor(`pop:${key}`, 96),
+  };
+}
+
+/** A stake of `weight` nAVAX from startS to endS, with the reward a 7 % yearly rate would give. */
+function newStake(identity: Identity, seed: string, startS: number, endS: number, r: () => number): PrimaryStake {
+  const weight = (2_000n + BigInt(Math.floor(r() * 400_000))) * NAVAX_PER_AVAX;
+  const duration = BigInt(endS - startS);
+  const potentialReward = (weight * 7n * duration) / (100n * BigInt(YEAR_S));
+  const delegators: Delegation[] = [];
+  for (let i = Math.floor(r() * 6); i > 0; i--) {
+    // A delegation lies within the validation period.
+    const dStart = startS + Math.floor(r() * (endS - startS) * 0.3);
+    const dEnd = Math.max(dStart + 14 * DAY_S, endS - Math.floor(r() * (endS - startS) * 0.3));
+    const dWeight = (25n + BigInt(Math.floor(r() * 5_000))) * NAVAX_PER_AVAX;
+    delegators.push({
+      txId: cb58Encode(sha256(`delegation:${seed}:${startS}:${i}`)),
+      startS: dStart,
+      endS: Math.min(dEnd, endS),
+      weight: dWeight,
+      potentialReward: (dWeight * 7n * BigInt(Math.min(dEnd, endS) - dStart) * 98n) / (100n * BigInt(YEAR_S) * 100n),
+      rewardAddress: pChainAddressFor(`delegator:${seed}:${i}`),
+    });
+  }
+  return {
+    nodeId: identity.nodeId,
+    txId: cb58Encode(sha256(`stake:${seed}:${identity.nodeId}:${startS}`)),
+    startS,
+    endS,
+    weight,
+    potentialReward,
+    accruedDelegateeReward: delegators.length > 0 ? BigInt(Math.floor(r() * 5e9)) : 0n,
+    delegationFee: [2, 2, 2, 5, 10][Math.floor(r() * 5)]!,
+    delegators,
+    rewardAddress: pChainAddressFor(`reward:${seed}`),
+    signer: identity,
+    ownUptime: 99.5 + Math.floor(r() * 4_900) / 10_000,
+  };
+}
+
+export interface StakingOptions {
+  seed: string;
+  clock: SimClock;
+  timings: ScenarioTimings;
+  /** Validates the primary network. */
+  primary: boolean;
+  /** Validates the simulated L1 (L1_SUBNET_ID). */
+  l1: boolean;
+}
+
+export class Staking {
+  private generation = 0;
+  identity: Identity;
+  /** The stake on the primary network, registered to the identity it was made with. */
+  stake: PrimaryStake | undefined;
+  readonly l1: L1Validation | undefined;
+  /** The L1 balance at `balanceWallS` (wall seconds), paying FEE_STATE.price per second since. */
+  private balanceBase = 0n;
+  private balanceWallS = 0;
+  private drainStartMs: number | undefined;
+  private uptimeDropStartMs: number | undefined;
+  private readonly baseUptime: number;
+  private readonly r: () => number;
+
+  constructor(private readonly opts: StakingOptions) {
+    this.r = rand(`staking:${opts.seed}`);
+    this.identity = identityFor(opts.seed, 0);
+    const nowS = this.wallS();
+    this.baseUptime = 99.2 + Math.floor(this.r() * 7_500) / 10_000;
+    if (opts.primary) {
+      // Staked 10 to 100 days ago for 180 to 365 days: at least 80 days left.
+      const startS = nowS - Math.floor((10 + this.r() * 90) * DAY_S);
+      const endS = startS + Math.floor((180 + this.r() * 185) * DAY_S);
+      this.stake = newStake(this.identity, opts.seed, startS, endS, this.r);
+    }
+    if (opts.l1) {
+      this.l1 = {
+        nodeId: this.identity.nodeId,
+        validationId: cb58Encode(sha256(`validation:${opts.seed}`)),
+        weight: 20n + BigInt(Math.floor(this.r() * 80)),
+        startS: nowS - Math.floor((5 + this.r() * 60) * DAY_S),
+        publicKey: this.identity.publicKey,
+        ownerAddress: pChainAddressFor(`l1-owner:${opts.seed}`),
+      };
+      this.topUp();
+    }
+  }
+
+  private wallS(): number {
+    return Number(this.opts.clock.nowNs() / 1_000_000_000n);
+  }
+
+  /** The node is in the primary network's current validator set under its running node ID. */
+  isPrimaryValidator(): boolean {
+    const s = this.stake;
+    return s !== undefined && s.nodeId === this.identity.nodeId && this.wallS() < s.endS;
+  }
+
+  isL1Validator(): boolean {
+    return this.l1 !== undefined && this.l1.nodeId === this.identity.nodeId;
+  }
+
+  /** Current primary-network stakers: the node's stake until its end time (the P-Chain then removes it). */
+  currentStake(): PrimaryStake | undefined {
+    const s = this.stake;
+    return s !== undefined && this.wallS() < s.endS ? s : undefined;
+  }
+
+  /** info.uptime's figures (0–100), or undefined when the node is not a primary validator. */
+  uptime(nowMs: number): { rewardingStake: number; weightedAverage: number } | undefined {
+    if (!this.isPrimaryValidator()) return undefined;
+    let avg = this.baseUptime;
+    if (this.uptimeDropStartMs !== undefined) {
+      const progress = Math.min(1, Math.max(0, (nowMs - this.uptimeDropStartMs) / 1000 / this.opts.timings.uptimeDropSeconds));
+      avg = this.baseUptime - (this.baseUptime - UPTIME_FLOOR) * progress;
+    }
+    // Peers' views spread ±10 points around the average: the share of stake that sees the node above the requirement.
+    const share = Math.min(1, Math.max(0, (avg + 10 - UPTIME_REQUIREMENT) / 20));
+    return { rewardingStake: round4(share * 100), weightedAverage: round4(avg) };
+  }
+
+  /** The uptime (0–100) a peer reports having observed of this node. */
+  observedUptime(peerIndex: number, nowMs: number): number {
+    const u = this.uptime(nowMs);
+    if (!u) return 0;
+    const spread = ((peerIndex * 2654435761) % 1000) / 50 - 10;
+    return Math.max(0, Math.min(100, Math.round(u.weightedAverage + spread)));
+  }
+
+  /** The L1 validator's balance in nAVAX now (0 = inactive). */
+  l1Balance(nowMs: number): bigint {
+    if (!this.l1) return 0n;
+    const price = BigInt(FEE_STATE.price);
+    if (this.drainStartMs !== undefined) {
+      const start = BigInt(DRAINING_RUNWAY_DAYS * DAY_S) * price;
+      const progress = Math.min(1, Math.max(0, (nowMs - this.drainStartMs) / 1000 / this.opts.timings.l1DrainSeconds));
+      return BigInt(Math.floor(Number(start) * (1 - progress)));
+    }
+    const paid = BigInt(Math.max(0, this.wallS() - this.balanceWallS)) * price;
+    return this.balanceBase > paid ? this.balanceBase - paid : 0n;
+  }
+
+  private topUp(): void {
+    this.balanceBase = BigInt(HEALTHY_RUNWAY_DAYS * DAY_S) * BigInt(FEE_STATE.price);
+    this.balanceWallS = this.wallS();
+  }
+
+  /** Applies what a scenario change means for the stake, the L1 balance, the identity and the perceived uptime. */
+  scenarioChanged(previous: ScenarioName, next: ScenarioName, nowMs: number): void {
+    const nowS = this.wallS();
+    if (previous === 'stake-expiring' && next !== 'stake-expiring' && this.stake) {
+      // The operator re-stakes: a new validator transaction from now, for a year.
+      this.stake = newStake(this.identity, this.opts.seed, nowS, nowS + YEAR_S, this.r);
+    }
+    if (next === 'stake-expiring' && this.isPrimaryValidator()) {
+      this.stake = { ...this.stake!, endS: nowS + this.opts.timings.stakeExpirySeconds };
+    }
+    if (next === 'node-id-changed' && previous !== 'node-id-changed') {
+      // A new staking certificate (and BLS key): the registered stake stays with the old node ID.
+      this.generation++;
+      this.identity = identityFor(this.opts.seed, this.generation);
+    } else if (previous === 'node-id-changed' && next !== 'node-id-changed') {
+      // The original certificate is restored.
+      this.generation = 0;
+      this.identity = identityFor(this.opts.seed, 0);
+    }
+    if (next === 'l1-balance-draining') this.drainStartMs = nowMs;
+    else if (previous === 'l1-balance-draining') {
+      // Topped up with an IncreaseL1ValidatorBalanceTx.
+      this.drainStartMs = undefined;
+      if (this.l1) this.topUp();
+    }
+    this.uptimeDropStartMs = next === 'uptime-dropping' ? nowMs : undefined;
+  }
+
+  /** Other validators of the network, for calls without a nodeIDs filter (a handful, not the whole set). */
+  static others(seed: string, nowS: number, count: number): PrimaryStake[] {
+    const out: PrimaryStake[] = [];
+    for (let i = 0; i < count; i++) {
+      const r = rand(`other:${seed}:${i}`);
+      const identity = identityFor(`other-validator:${seed}:${i}`, 0);
+      // Anchored to the day so every call (and every node) lists the same stakes.
+      const day = Math.floor(nowS / DAY_S) * DAY_S;
+      const startS = day - Math.floor((20 + r() * 200) * DAY_S);
+      out.push(newStake(identity, `other:${seed}:${i}`, startS, startS + YEAR_S, r));
+    }
+    return out;
+  }
+}
+
+/** Rounds to four decimals, so Go's and JavaScript's fixed-point text agree (no ties). */
+function round4(x: number): number {
+  return Math.round(x * 10_000) / 10_000;
+}

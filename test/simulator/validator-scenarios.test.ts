@@ -1,0 +1,150 @@
+// The validator scenarios: each develops in the info and P-Chain answers
+// within its (scaled) time and clears after recovery. Time runs 60 times
+// faster than real time; every wait has a deadline.
+
+import { describe, expect, it } from 'vitest';
+import { L1_SUBNET_ID } from '../../src/simulator/index.js';
+import { http, post, report, result, rpc, serviceError, simulator, waitFor } from './helpers.js';
+
+const FAST = { timeScale: 60, checkFrequencyMs: 40 };
+const NOT_A_VALIDATOR = serviceError("couldn't get node uptime: node is not a validator");
+
+const info = (base: string) => `${base}/ext/info`;
+const pchain = (base: string) => `${base}/ext/bc/P`;
+const uptime = async (base: string) => {
+  const r = await result(info(base), 'info.uptime');
+  return { rewarding: Number(r.rewardingStakePercentage), average: Number(r.weightedAveragePercentage) };
+};
+const own = async (base: string, nodeId: string, subnetID?: string) =>
+  (await result(pchain(base), 'platform.getCurrentValidators', { nodeIDs: [nodeId], ...(subnetID ? { subnetID } : {}) })).validators;
+
+describe('uptime-dropping', () => {
+  it('the uptime the network perceives falls below the reward threshold, then the rewarding stake; recovery restores both', async () => {
+    const sim = await simulator({ ...FAST, timings: { uptimeDropSeconds: 60 } });
+    const base = sim.url;
+    const before = await uptime(base);
+    expect(before.average).toBeGreaterThan(99);
+    expect(before.rewarding).toBe(100);
+    sim.setScenario('node-0', 'uptime-dropping');
+    const below = await waitFor(() => uptime(base), (u) => u.average < 80, 5_000, 'weighted average below 80 %');
+    expect(below.rewarding).toBeLessThan(100);
+    const floor = await waitFor(() => uptime(base), (u) => u.average === 55, 5_000, 'the floor');
+    expect(floor.rewarding).toBe(0);
+    // Peers report what they observed: mostly below the requirement now.
+    const peers = (await result(info(base), 'info.peers')).peers as Array<{ observedUptime: string }>;
+    expect(peers.filter((p) => Number(p.observedUptime) < 80).length / peers.length).toBeGreaterThan(0.9);
+    // Still a validator: the stake is untouched.
+    expect(await own(base, sim.nodes[0]!.nodeId)).toHaveLength(1);
+    sim.setScenario('node-0', 'healthy');
+    expect(await uptime(base)).toEqual(before);
+  });
+});
+
+describe('stake-expiring', () => {
+  it('moves endTime close, drops the node from the set at endTime, and a re-stake resolves it', async () => {
+    const sim = await simulator({ ...FAST, timings: { stakeExpirySeconds: 2 } });
+    const base = sim.url;
+    const nodeId = sim.nodes[0]!.nodeId;
+    const [before] = await own(base, nodeId);
+    expect(Number(before.endTime) - Date.now() / 1000).toBeGreaterThan(30 * 86_400);
+    sim.setScenario('node-0', 'stake-expiring');
+    const [expiring] = await own(base, nodeId);
+    const left = Number(expiring.endTime) - Date.now() / 1000;
+    expect(left).toBeGreaterThan(0);
+    expect(left).toBeLessThanOrEqual(2);
+    expect(expiring.txID).toBe(before.txID);
+    // At endTime the P-Chain removes the staker: an empty list, and the node is no validator.
+    await waitFor(() => own(base, nodeId), (v) => v.length === 0, 5_000, 'the stake to expire');
+    expect((await rpc(info(base), 'info.uptime')).body).toBe(NOT_A_VALIDATOR);
+    await waitFor(
+      async () => report((await http(`${base}/ext/health`)).body).checks.bls.message,
+      (m) => m === 'node is not a validator',
+      5_000,
+      'the bls check to notice',
+    );
+    sim.setScenario('node-0', 'healthy');
+    const [restaked] = await own(base, nodeId);
+    expect(restaked.txID).not.toBe(before.txID);
+    expect(Number(restaked.endTime) - Date.now() / 1000).toBeGreaterThan(364 * 86_400);
+    expect(Number(restaked.startTime)).toBeGreaterThanOrEqual(Math.floor(Date.now() / 1000) - 5);
+    expect((await uptime(base)).average).toBeGreaterThan(99);
+  });
+});
+
+describe('l1-balance-draining', () => {
+  it('drains the L1 validator’s balance from six days of fees to 0 (inactive); a top-up restores it', async () => {
+    const sim = await simulator({ ...FAST, trackL1: true, timings: { l1DrainSeconds: 60 } });
+    const base = sim.url;
+    const nodeId = sim.nodes[0]!.nodeId;
+    const price = (await result(pchain(base), 'platform.getValidatorFeeState')).price as number;
+    const balance = async () => BigInt((await own(base, nodeId, L1_SUBNET_ID))[0].balance);
+    const healthy = await balance();
+    expect(healthy / BigInt(price)).toBeGreaterThan(30n * 86_400n);
+    sim.setScenario('node-0', 'l1-balance-draining');
+    const first = await balance();
+    expect(first / BigInt(price)).toBeLessThanOrEqual(6n * 86_400n);
+    const lower = await waitFor(balance, (b) => b < first, 5_000, 'the balance to fall');
+    expect(lower).toBeGreaterThan(0n);
+    await waitFor(balance, (b) => b === 0n, 5_000, 'the balance to reach 0');
+    // An inactive L1 validator is still listed, with balance "0".
+    const [inactive] = await own(base, nodeId, L1_SUBNET_ID);
+    expect(inactive.balance).toBe('0');
+    // The primary-network stake is untouched.
+    expect(await own(base, nodeId)).toHaveLength(1);
+    sim.setScenario('node-0', 'healthy');
+    expect((await balance()) / BigInt(price)).toBeGreaterThan(44n * 86_400n);
+  });
+});
+
+describe('node-id-changed', () => {
+  it('restarts under a new node ID and BLS key: healthy but no longer a validator; the old ID keeps the stake; restoring the certificate resolves it', async () => {
+    const sim = await simulator({ ...FAST, trackL1: true });
+    const base = sim.url;
+    const original = sim.nodes[0]!.nodeId;
+    const originalKey = (await result(info(base), 'info.getNodeID')).nodePOP.publicKey;
+    sim.setScenario('node-0', 'node-id-changed');
+    const changed = sim.nodes[0]!.nodeId;
+    expect(changed).not.toBe(original);
+    const id = await result(info(base), 'info.getNodeID');
+    expect(id.nodeID).toBe(changed);
+    expect(id.nodePOP.publicKey).not.toBe(originalKey);
+    expect((await http(`${base}/ext/health/liveness`)).headers['node-id']).toBe(changed);
+    expect((await rpc(info(base), 'info.uptime')).body).toBe(NOT_A_VALIDATOR);
+    expect(await own(base, changed)).toEqual([]);
+    expect(await own(base, changed, L1_SUBNET_ID)).toEqual([]);
+    // The stake stays registered to the old node ID, with its old key, and nobody is connected to it.
+    const [old] = await own(base, original);
+    expect(old.connected).toBe(false);
+    expect(old.signer.publicKey).toBe(originalKey);
+    // Healthy otherwise, once the restarted node's checks have run.
+    const h = await waitFor(async () => http(`${base}/ext/health`), (r) => r.status === 200, 5_000, 'a healthy report');
+    expect(report(h.body).checks.bls.message).toBe('node is not a validator');
+    const control = JSON.parse((await http(`${sim.url}/sim/nodes/node-0`)).body);
+    expect([control.nodeId, control.validator, control.l1Validator]).toEqual([changed, false, false]);
+
+    sim.setScenario('node-0', 'healthy');
+    expect(sim.nodes[0]!.nodeId).toBe(original);
+    expect((await result(info(base), 'info.getNodeID')).nodePOP.publicKey).toBe(originalKey);
+    expect((await own(base, original))[0].connected).toBe(true);
+    expect((await uptime(base)).average).toBeGreaterThan(99);
+  });
+});
+
+describe('version-behind', () => {
+  it('restarts into v1.13.5: most peers run a newer version; Granite unknown to it; recovery returns to v1.14.2', async () => {
+    const sim = await simulator(FAST);
+    const base = sim.url;
+    const switched = await post(`${sim.url}/sim/nodes/node-0/scenario`, '{"scenario":"version-behind"}');
+    expect(switched.status).toBe(200);
+    expect((await result(info(base), 'info.getNodeVersion')).version).toBe('avalanchego/1.13.5');
+    const peers = (await result(info(base), 'info.peers')).peers as Array<{ version: string }>;
+    const newer = peers.filter((p) => /^avalanchego\/1\.14\./.test(p.version)).length;
+    expect(newer / peers.length).toBeGreaterThan(0.5);
+    expect((await result(info(base), 'info.upgrades')).graniteTime).toBe('9999-12-01T00:00:00Z');
+    // Still validating.
+    expect((await uptime(base)).average).toBeGreaterThan(99);
+    sim.setScenario('node-0', 'healthy');
+    expect((await result(info(base), 'info.getNodeVersion')).version).toBe('avalanchego/1.14.2');
+    expect((await result(info(base), 'info.upgrades')).graniteTime).toBe('2025-11-19T16:00:00Z');
+  });
+});
