@@ -1,8 +1,7 @@
 // `avalanchego-exporter demo`: a small simulated fleet in mixed states and the
 // exporter polling it, for a first look. Ctrl-C stops both.
 import { parseArgs } from 'node:util';
-import { resolveConfig } from './config/load.js';
-import type { RawConfig } from './config/schema.js';
+import { configFromValue } from './config/load.js';
 import { startExporter } from './exporter.js';
 import { LOG_FORMATS, LOG_LEVELS, createLogger, type LogFormat, type LogLevel } from './log.js';
 import { startSimulator, type ScenarioName } from './simulator/index.js';
@@ -84,11 +83,13 @@ export async function runDemo(argv: string[]): Promise<number> {
     trackL1: demoL1Validator,
     l1Validator: demoL1Validator,
   });
-  const raw: RawConfig = {
-    defaults: { interval: 5_000, timeout: 2_000 },
-    targets: simulator.nodes.map((n, i) => ({ name: `${DEMO_SCENARIOS[i]}-${i}`, url: n.baseUrl })),
-  } as RawConfig;
-  const config = resolveConfig(raw, `demo fleet of ${simulator.nodes.length} simulated nodes at ${simulator.url}`);
+  const config = configFromValue(
+    {
+      defaults: { interval: '5s', timeout: '2s' },
+      targets: simulator.nodes.map((n, i) => ({ name: `${DEMO_SCENARIOS[i]}-${i}`, url: n.baseUrl })),
+    },
+    `demo fleet of ${simulator.nodes.length} simulated nodes at ${simulator.url}`,
+  );
   let exporter;
   try {
     exporter = await startExporter({ config, logger, listenAddress: values['web.listen-address']! });

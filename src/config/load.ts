@@ -1,31 +1,22 @@
-// Loading the YAML config: parse, interpolate ${VAR}, validate with the zod
-// schema, resolve per-target settings, and report every problem with the YAML
-// path, the line, and how to fix it.
-import { readFileSync } from 'node:fs';
-import { createSecureContext } from 'node:tls';
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
+// The one way into the config: a file, the built-in default and the demo's fleet
+// all pass the same schema and the same resolution. Every problem is reported
+// with the file, line and column, the YAML path, and how to fix it.
+import { dirname, resolve } from 'node:path';
 import type { z } from 'zod';
-import {
-  BUILTIN_DEFAULTS,
-  DEFAULT_MAX_CONCURRENT_REQUESTS,
-  DEFAULT_NODE_URL,
-  configSchema,
-  type Config,
-  type RawConfig,
-  type RawSettings,
-  type TargetConfig,
-  type TlsSettings,
-} from './schema.js';
-import { parsePromDuration } from './duration.js';
+import { interpolate, parseYaml, type ConfigProblem, type Env, type Locate } from './document.js';
+import { FileReadError, MAX_CONFIG_BYTES, readBoundedFile } from './files.js';
+import { formatPath, type ConfigPath } from './path.js';
+import { isSecretPath, quote } from './redact.js';
+import { resolveConfig } from './resolve.js';
+import { DEFAULT_CONFIG, configSchema, type Config } from './schema.js';
+import { keysAt } from './walk.js';
 
-export type ConfigPath = ReadonlyArray<string | number>;
+export type { ConfigPath } from './path.js';
+export type { ConfigProblem, Env } from './document.js';
+export { formatPath } from './path.js';
 
-export interface ConfigProblem {
-  path: ConfigPath;
-  message: string;
-  line?: number;
-  column?: number;
-}
+/** More problems than this are counted, not listed: the first ones are what to fix first. */
+const MAX_PROBLEMS = 20;
 
 export class ConfigError extends Error {
   constructor(
@@ -37,101 +28,60 @@ export class ConfigError extends Error {
   }
 }
 
-/** `targets[1].health.tags` */
-export function formatPath(path: ConfigPath): string {
-  let out = '';
-  for (const part of path) {
-    if (typeof part === 'number') out += `[${part}]`;
-    else out += out ? `.${part}` : part;
-  }
-  return out || '(top level)';
-}
-
 function formatProblems(origin: string, problems: ConfigProblem[]): string {
-  const lines = problems.map((p) => {
+  const lines = problems.slice(0, MAX_PROBLEMS).map((p) => {
     const where = p.line !== undefined ? `${origin}:${p.line}:${p.column ?? 1}` : origin;
     return `  ${where}: ${formatPath(p.path)}: ${p.message}`;
   });
+  if (problems.length > MAX_PROBLEMS) lines.push(`  … and ${problems.length - MAX_PROBLEMS} more: fix these first, then check again`);
   return `invalid configuration (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n${lines.join('\n')}`;
 }
 
-export type Env = Readonly<Record<string, string | undefined>>;
+const noLocation: Locate = () => ({});
 
 /** The config used when no --config.file is given: one node at the default address. */
 export function defaultConfig(): Config {
-  return resolveConfig({ targets: [{ name: 'local', url: DEFAULT_NODE_URL }] } as RawConfig, 'built-in default (one node at http://127.0.0.1:9650)');
+  return configFromValue(DEFAULT_CONFIG, `built-in default (one node at ${DEFAULT_CONFIG.targets[0].url})`);
+}
+
+/** A config given as a value (the built-in default, the demo's fleet): the same checks as a file. */
+export function configFromValue(value: unknown, origin: string, baseDir = process.cwd()): Config {
+  return checkConfig(value, origin, noLocation, baseDir);
 }
 
 export function loadConfigFile(file: string, env: Env = process.env): Config {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readBoundedFile(file, MAX_CONFIG_BYTES);
   } catch (err) {
-    throw new ConfigError(file, [{ path: [], message: `cannot read the file: ${(err as Error).message}` }]);
+    if (!(err instanceof FileReadError)) throw err;
+    throw new ConfigError(file, [{ path: [], message: `cannot read the file: ${err.message}` }]);
   }
-  return parseConfigText(text, file, env);
+  // Files the config names are relative to its folder (under systemd the working directory is /).
+  return parseConfigText(text, file, env, dirname(resolve(file)));
 }
 
-export function parseConfigText(text: string, origin: string, env: Env = process.env): Config {
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
-  if (doc.errors.length > 0) {
-    throw new ConfigError(
-      origin,
-      doc.errors.map((e) => {
-        const pos = e.linePos?.[0];
-        return { path: [], message: `YAML syntax: ${e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`, line: pos?.line, column: pos?.col };
-      }),
-    );
-  }
-  const locate = (path: ConfigPath): Pick<ConfigProblem, 'line' | 'column'> => locateInDocument(doc, lineCounter, path);
+/** `baseDir`: the folder relative file paths in the config are read from. */
+export function parseConfigText(text: string, origin: string, env: Env = process.env, baseDir = process.cwd()): Config {
+  const parsed = parseYaml(text);
+  if ('problems' in parsed) throw new ConfigError(origin, parsed.problems);
   const problems: ConfigProblem[] = [];
-  const raw = interpolate(doc.toJS() ?? {}, [], env, problems);
-  if (problems.length > 0) throw new ConfigError(origin, problems.map((p) => ({ ...p, ...locate(p.path) })));
-
-  const parsed = configSchema.safeParse(raw);
-  if (!parsed.success) {
-    throw new ConfigError(origin, parsed.error.issues.map((issue) => problemFromIssue(issue, raw, locate)));
-  }
-  const config = parsed.data;
-  checkCrossField(config, problems);
-  if (problems.length > 0) throw new ConfigError(origin, problems.map((p) => ({ ...p, ...locate(p.path) })));
-  try {
-    return resolveConfig(config, origin);
-  } catch (err) {
-    if (err instanceof ResolveError) throw new ConfigError(origin, [{ path: err.path, message: err.message, ...locate(err.path) }]);
-    throw err;
-  }
+  const value = interpolate(parsed.value, env, problems);
+  if (problems.length > 0) throw new ConfigError(origin, problems.map((p) => ({ ...p, ...parsed.locate(p.path) })));
+  return checkConfig(value, origin, parsed.locate, baseDir);
 }
 
-const VAR_RE = /\$\$|\$\{([^}]*)\}/g;
-const BUILTIN_INTERVAL_MS = parsePromDuration(BUILTIN_DEFAULTS.interval)!;
-const BUILTIN_TIMEOUT_MS = parsePromDuration(BUILTIN_DEFAULTS.timeout)!;
-
-/** Replaces ${VAR} in every string value; `$$` stands for a literal `$`. A missing variable is an error. */
-function interpolate(value: unknown, path: (string | number)[], env: Env, problems: ConfigProblem[]): unknown {
-  if (typeof value === 'string') {
-    return value.replace(VAR_RE, (whole, name: string | undefined) => {
-      if (whole === '$$') return '$';
-      if (!name || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
-        problems.push({ path, message: `"${whole}" is not a valid variable reference: write \${NAME} with letters, digits and _ (and $$ for a literal $)` });
-        return whole;
-      }
-      const v = env[name];
-      if (v === undefined) {
-        problems.push({ path, message: `environment variable ${name} is not set: export it before starting the exporter, or write $\${${name}} for a literal text` });
-        return whole;
-      }
-      return v;
-    });
+function checkConfig(value: unknown, origin: string, locate: Locate, baseDir: string): Config {
+  const parsed = configSchema.safeParse(value);
+  if (!parsed.success) {
+    throw new ConfigError(origin, parsed.error.issues.slice(0, MAX_PROBLEMS).map((issue) => problemFromIssue(issue, value, locate)).concat(
+      // Counted, so that the total is right; not located (which costs a walk each).
+      parsed.error.issues.slice(MAX_PROBLEMS).map((issue) => ({ path: issue.path as ConfigPath, message: issue.message })),
+    ));
   }
-  if (Array.isArray(value)) return value.map((v, i) => interpolate(v, [...path, i], env, problems));
-  if (value && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = interpolate(v, [...path, k], env, problems);
-    return out;
-  }
-  return value;
+  const resolved = resolveConfig(parsed.data, baseDir);
+  if ('problems' in resolved) throw new ConfigError(origin, resolved.problems.map((p, i) => (i < MAX_PROBLEMS ? { ...p, ...locate(p.path) } : p)));
+  return { ...resolved.config, origin };
 }
 
 function valueAt(root: unknown, path: ConfigPath): unknown {
@@ -143,61 +93,41 @@ function valueAt(root: unknown, path: ConfigPath): unknown {
   return v;
 }
 
-function describeValue(v: unknown): string {
+/** What a wrong value was, for "expected …, got …": never a secret's value. */
+function describeValue(v: unknown, path: ConfigPath): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'a list';
   if (typeof v === 'object') return 'a map';
-  return `${typeof v} ${JSON.stringify(v)}`;
+  if (isSecretPath(path)) return `a ${typeof v} (not shown: it is a secret)`;
+  return `${typeof v} ${typeof v === 'string' ? quote(v) : quote(String(v)).slice(1, -1)}`;
 }
 
-function problemFromIssue(
-  issue: z.core.$ZodIssue,
-  raw: unknown,
-  locate: (p: ConfigPath) => Pick<ConfigProblem, 'line' | 'column'>,
-): ConfigProblem {
+const MAX_KEYS_LISTED = 5;
+
+function problemFromIssue(issue: z.core.$ZodIssue, raw: unknown, locate: Locate): ConfigProblem {
   const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
   let message = issue.message;
   if (issue.code === 'unrecognized_keys') {
-    const known = knownKeysAt(path);
-    const parts = issue.keys.map((key) => {
+    const known = keysAt(configSchema, path);
+    const parts = issue.keys.slice(0, MAX_KEYS_LISTED).map((key) => {
       const guess = closest(key, known);
-      return guess ? `unknown key "${key}" (did you mean "${guess}"?)` : `unknown key "${key}"`;
+      return `unknown key ${quote(key)}${guess ? ` (did you mean "${guess}"?)` : ''}`;
     });
+    if (issue.keys.length > MAX_KEYS_LISTED) parts.push(`and ${issue.keys.length - MAX_KEYS_LISTED} more unknown key${issue.keys.length - MAX_KEYS_LISTED === 1 ? '' : 's'}`);
     message = `${parts.join(', ')}; known keys here: ${known.join(', ')}`;
     // Point at the first unknown key itself.
     return { path, message, ...locate([...path, issue.keys[0]!]) };
   }
   if (issue.code === 'invalid_type') {
     const value = valueAt(raw, path);
-    message = value === undefined ? `required key is missing: ${issue.message}` : `${issue.message}, got ${describeValue(value)}`;
+    message = value === undefined ? `required key is missing: ${issue.message}` : `${issue.message}, got ${describeValue(value, path)}`;
   }
   return { path, message, ...locate(path) };
 }
 
-/** Keys the schema allows at a path, read from the schema itself. */
-function knownKeysAt(path: ConfigPath): string[] {
-  let schema: any = configSchema;
-  const unwrap = (s: any): any => {
-    for (;;) {
-      const def = s?._zod?.def;
-      if (!def) return s;
-      if (def.type === 'optional' || def.type === 'default' || def.type === 'nullable') s = def.innerType;
-      else if (def.type === 'pipe') s = def.in;
-      else return s;
-    }
-  };
-  for (const part of path) {
-    schema = unwrap(schema);
-    const def = schema?._zod?.def;
-    if (typeof part === 'number' && def?.type === 'array') schema = def.element;
-    else if (typeof part === 'string' && def?.type === 'object') schema = def.shape[part];
-    else return [];
-  }
-  const def = unwrap(schema)?._zod?.def;
-  return def?.type === 'object' ? Object.keys(def.shape) : [];
-}
-
 function closest(word: string, candidates: string[]): string | undefined {
+  // Long unknown keys are not typos of the short known ones (and would cost a large table).
+  if (word.length > 64) return undefined;
   let best: string | undefined;
   let bestDistance = Math.max(2, Math.floor(word.length / 3)) + 1;
   for (const c of candidates) {
@@ -220,126 +150,4 @@ function levenshtein(a: string, b: string): number {
     prev = cur;
   }
   return prev[b.length]!;
-}
-
-function checkCrossField(config: RawConfig, problems: ConfigProblem[]): void {
-  const seen = new Map<string, number>();
-  config.targets.forEach((target, i) => {
-    const first = seen.get(target.name);
-    if (first !== undefined) {
-      problems.push({ path: ['targets', i, 'name'], message: `duplicate name "${target.name}" (also targets[${first}]): names must be unique, they become the node label` });
-    } else seen.set(target.name, i);
-
-    const interval = target.interval ?? config.defaults?.interval ?? BUILTIN_INTERVAL_MS;
-    const timeout = target.timeout ?? config.defaults?.timeout ?? BUILTIN_TIMEOUT_MS;
-    if (timeout >= interval) {
-      // Point at the setting that made the pair wrong, preferring the target's own.
-      const path =
-        target.timeout !== undefined ? ['targets', i, 'timeout']
-        : target.interval !== undefined ? ['targets', i, 'interval']
-        : config.defaults?.timeout !== undefined ? ['defaults', 'timeout']
-        : ['defaults', 'interval'];
-      problems.push({
-        path,
-        message: `timeout (${timeout} ms) must be shorter than interval (${interval} ms) for target "${target.name}": polls must finish before the next one is due`,
-      });
-    }
-  });
-}
-
-class ResolveError extends Error {
-  constructor(
-    readonly path: ConfigPath,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-function readFileAt(path: ConfigPath, file: string): string {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new ResolveError(path, `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}: check the path and the exporter's permissions`);
-  }
-}
-
-export function resolveConfig(config: RawConfig, origin: string): Config {
-  const defaults: RawSettings = config.defaults ?? {};
-  const targets = config.targets.map((t, i): TargetConfig => {
-    // Where a nested setting came from, for errors about files it names.
-    const from = (key: keyof RawSettings): ConfigPath => (t[key] !== undefined ? ['targets', i, key] : ['defaults', key]);
-    const tlsRaw = t.tls ?? defaults.tls;
-    let tls: TlsSettings | undefined;
-    if (tlsRaw) {
-      tls = { insecureSkipVerify: tlsRaw.insecure_skip_verify ?? false };
-      if (tlsRaw.ca_file) {
-        tls.ca = readFileAt([...from('tls'), 'ca_file'], tlsRaw.ca_file);
-        if (!tls.ca.includes('-----BEGIN CERTIFICATE-----')) {
-          throw new ResolveError([...from('tls'), 'ca_file'], `${tlsRaw.ca_file} holds no PEM certificate (-----BEGIN CERTIFICATE-----): give the CA certificate(s) in PEM form`);
-        }
-      }
-      if (tlsRaw.cert_file) tls.cert = readFileAt([...from('tls'), 'cert_file'], tlsRaw.cert_file);
-      if (tlsRaw.key_file) tls.key = readFileAt([...from('tls'), 'key_file'], tlsRaw.key_file);
-      if (tlsRaw.server_name) tls.serverName = tlsRaw.server_name;
-      // Fail at load, not at every poll, when the PEM files cannot be used.
-      try {
-        createSecureContext({ ...(tls.ca ? { ca: tls.ca } : {}), ...(tls.cert ? { cert: tls.cert, key: tls.key } : {}) });
-      } catch (err) {
-        throw new ResolveError(from('tls'), `cannot use the TLS files: ${(err as Error).message}: give PEM files (ca_file: CA certificates; cert_file and key_file: a matching certificate and private key)`);
-      }
-    }
-    const authRaw = t.basic_auth ?? defaults.basic_auth;
-    let basicAuth: TargetConfig['basicAuth'];
-    if (authRaw) {
-      const password =
-        authRaw.password_file !== undefined
-          ? readFileAt([...from('basic_auth'), 'password_file'], authRaw.password_file).replace(/\r?\n$/, '')
-          : (authRaw.password ?? '');
-      basicAuth = { username: authRaw.username, password };
-    }
-    return {
-      name: t.name,
-      url: t.url,
-      intervalMs: t.interval ?? defaults.interval ?? BUILTIN_INTERVAL_MS,
-      timeoutMs: t.timeout ?? defaults.timeout ?? BUILTIN_TIMEOUT_MS,
-      health: {
-        enabled: t.health?.enabled ?? defaults.health?.enabled ?? true,
-        tags: t.health?.tags ?? defaults.health?.tags ?? [...BUILTIN_DEFAULTS.health.tags],
-      },
-      index: { endpoints: t.index?.endpoints ?? defaults.index?.endpoints ?? [...BUILTIN_DEFAULTS.index.endpoints] },
-      headers: { ...defaults.headers, ...t.headers },
-      ...(tls ? { tls } : {}),
-      ...(basicAuth ? { basicAuth } : {}),
-    };
-  });
-  return {
-    targets,
-    maxConcurrentRequests: config.scheduler?.max_concurrent_requests ?? DEFAULT_MAX_CONCURRENT_REQUESTS,
-    origin,
-  };
-}
-
-/** Line and column of the YAML node at a path (or its nearest existing parent). */
-function locateInDocument(doc: Document, lineCounter: LineCounter, path: ConfigPath): Pick<ConfigProblem, 'line' | 'column'> {
-  let node: unknown = doc.contents;
-  let found: unknown = node;
-  for (const part of path) {
-    if (isMap(node)) {
-      const pair = node.items.find((p) => isScalar(p.key) && p.key.value === part);
-      if (!pair) break;
-      // Point at the key for a missing or wrong value: it is what the user looks for.
-      found = pair.key;
-      node = pair.value;
-      if (node) found = node;
-    } else if (isSeq(node) && typeof part === 'number') {
-      node = node.items[part];
-      if (!node) break;
-      found = node;
-    } else break;
-  }
-  const range = (found as { range?: [number, number, number] } | null)?.range;
-  if (!range) return {};
-  const pos = lineCounter.linePos(range[0]);
-  return { line: pos.line, column: pos.col };
 }

@@ -2,7 +2,8 @@
 // config schema (the single sources of truth). `npm run docs` writes them into
 // the README; a test fails when the README is out of date.
 import { CATALOG, GLOBAL_CATALOG, type MetricSpec } from '../metrics/catalog.js';
-import { configSchema } from '../config/schema.js';
+import { BUILTIN_DEFAULTS, BUILTIN_SCHEDULER, DERIVED_DEFAULTS, configSchema } from '../config/schema.js';
+import { walkSchema } from '../config/walk.js';
 
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
@@ -16,60 +17,34 @@ export function metricsTable(): string {
   ].join('\n');
 }
 
-type AnySchema = { _zod: { def: Record<string, any> }; description?: string };
-
-function unwrap(schema: AnySchema): { inner: AnySchema; description: string | undefined } {
-  let s = schema;
-  let description = s.description;
-  for (;;) {
-    const def = s._zod.def;
-    if (def.type === 'optional' || def.type === 'default' || def.type === 'nullable') s = def.innerType;
-    else if (def.type === 'pipe') {
-      // Our durations and URLs are string → transform pipes: describe the input.
-      s = def.in;
-    } else break;
-    description ??= s.description;
-  }
-  return { inner: s, description: description ?? s.description };
+/** A built-in default as the config would write it. */
+function defaultText(settingKey: string, value: unknown): string {
+  const derived = DERIVED_DEFAULTS[settingKey];
+  if (derived !== undefined) return `same as \`${derived}\``;
+  if (value === undefined || (typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length > 0)) return '';
+  if (Array.isArray(value)) return `\`[${value.join(', ')}]\``;
+  if (typeof value === 'object') return '`{}`';
+  return `\`${String(value)}\``;
 }
 
-function typeName(schema: AnySchema, path: string): string {
-  const def = schema._zod.def;
-  if (/(^|\.)(interval|timeout)$/.test(path)) return 'duration';
-  switch (def.type) {
-    case 'array': {
-      const el = unwrap(def.element).inner._zod.def;
-      return el.type === 'enum' ? `list of ${Object.values(el.entries).join(' \\| ')}` : `list of ${el.type === 'object' ? 'maps' : `${el.type}s`}`;
-    }
-    case 'record':
-      return 'map of string';
-    case 'object':
-      return 'map';
-    default:
-      return def.type;
-  }
-}
-
-function rows(schema: AnySchema, prefix: string, out: string[]): void {
-  const { inner, description } = unwrap(schema);
-  const def = inner._zod.def;
-  if (prefix) out.push(`| \`${prefix}\` | ${typeName(inner, prefix)} | ${cell(description ?? '')} |`);
-  if (def.type === 'object') {
-    for (const [key, child] of Object.entries(def.shape as Record<string, AnySchema>)) {
-      // A target takes the same settings as `defaults`: list them once, under defaults.
-      if (prefix === 'targets[]' && key !== 'name' && key !== 'url') continue;
-      rows(child, prefix ? `${prefix}.${key}` : key, out);
-    }
-  } else if (def.type === 'array') {
-    const el = unwrap(def.element).inner;
-    if (el._zod.def.type === 'object') rows(el, `${prefix}[]`, out);
-  }
-}
+const lookup = (root: unknown, dotted: string): unknown =>
+  dotted.split('.').reduce<unknown>((v, k) => (v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined), root);
 
 export function configTable(): string {
-  const out: string[] = ['| key | type | meaning |', '|---|---|---|'];
-  rows(configSchema as unknown as AnySchema, '', out);
-  out.push('| `targets[].<any key of defaults>` | | Overrides that setting for this target. |');
+  const out: string[] = ['| key | type | default | meaning |', '|---|---|---|---|'];
+  walkSchema(configSchema, (path, node) => {
+    // A target takes the same settings as `defaults`: list them once, under defaults.
+    const m = /^targets\[\]\.(.+)$/.exec(path);
+    if (m && m[1] !== 'name' && m[1] !== 'url') return false;
+    const setting = /^defaults\.(.+)$/.exec(path)?.[1];
+    const fallback =
+      setting !== undefined ? defaultText(setting, lookup(BUILTIN_DEFAULTS, setting))
+      : path.startsWith('scheduler.') ? defaultText('', lookup(BUILTIN_SCHEDULER, path.slice('scheduler.'.length)))
+      : '';
+    out.push(`| \`${path}\` | ${cell(node.typeName)} | ${cell(fallback)} | ${cell(node.description ?? '')} |`);
+    return true;
+  });
+  out.push('| `targets[].<any key of defaults>` | | | Overrides that setting for this target. |');
   return out.join('\n');
 }
 

@@ -1,6 +1,8 @@
-import { readdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, defaultConfig, loadConfigFile, parseConfigText } from '../../src/config/load.js';
+import { ConfigError, configFromValue, defaultConfig, loadConfigFile, parseConfigText } from '../../src/config/load.js';
 import { parsePromDuration, formatPromDuration } from '../../src/config/duration.js';
 
 const INVALID_DIR = 'test/fixtures/config/invalid';
@@ -14,23 +16,66 @@ const INVALID_CASES: Array<[string, string[]]> = [
   ["cert-without-key", ["5:7: targets[0].tls: cert_file and key_file go together: set both or neither"]],
   ["duplicate-names", ["6:11: targets[2].name: duplicate name \"a\" (also targets[0]): names must be unique, they become the node label"]],
   ["duration-not-string", ["2:13: defaults.interval: expected a duration string such as 15s, got number 15"]],
+  // Node.js timers overflow above 2^31-1 ms: 100d would poll 500 times a second.
+  ["duration-too-long", ["2:13: defaults.interval: \"100d\" is longer than 24d: Node.js timers cannot wait more than 2^31-1 ms (24.8 days) and would fire at once; use at most 24d"]],
+  ["header-line-break", ["5:22: targets[0].headers.Authorization: the value holds a line break or another control character, which would break every request: remove it (a ${VAR} read from a file often ends with a newline)"]],
+  ["index-interval-not-above-timeout", ["7:17: targets[0].index.interval: timeout (5s, from defaults) must be shorter than index.interval (5s) for target \"a\": a poll must end before the next one is due; shorten timeout or lengthen index.interval"]],
+  // A built-in source interval below a long timeout blames the timeout, once for all targets.
+  ["info-interval-default-below-timeout", ["3:12: defaults.timeout: timeout (40s, from defaults) must be shorter than info.interval (30s, built-in default) for target \"a\": a poll must end before the next one is due; shorten timeout or lengthen info.interval"]],
+  ["limits-out-of-range", ["3:26: defaults.limits.max_series_per_node: must be at least 100", "4:23: defaults.limits.max_label_length: expected a whole number, got number 1.5"]],
   ["missing-env", ["5:22: targets[0].headers.Authorization: environment variable AVAXEXP_TEST_UNSET_TOKEN is not set: export it before starting the exporter, or write $${AVAXEXP_TEST_UNSET_TOKEN} for a literal text"]],
   ["missing-targets", ["1:1: targets: required key is missing: expected a list of targets"]],
   ["missing-url", ["2:5: targets[0].url: required key is missing: expected the node's base URL as a string, e.g. http://10.0.0.5:9650"]],
   ["no-targets", ["1:10: targets: list at least one target under targets"]],
   ["password-and-file", ["5:7: targets[0].basic_auth: set password or password_file, not both"]],
+  ["password-file-device", ["6:22: targets[0].basic_auth.password_file: cannot read /dev/zero: it is a character device: give the path of a regular file"]],
+  // The value (9876543210123) is a secret: never echoed.
+  ["password-number", ["6:17: targets[0].basic_auth.password: expected the password as a string (quote it), got a number (not shown: it is a secret)"]],
+  ["subnet-not-cb58", [
+    "5:17: targets[0].platform.subnets[0]: \"2v3qLBtRK4VHC1W1JJMgKYPrSzsXEc83DuWBrhhLKRJXJbiRVB\" is not a subnet ID (CB58, e.g. 2v3qLBtRK4VHC1W1JJMgKYPrSzsXEc83DuWBrhhLKRJXJbiRVA): its checksum does not match (a character is wrong or missing); copy the ID from platform.getSubnets or the explorer",
+    "5:69: targets[0].platform.subnets[1]: \"not-an-id\" is not a subnet ID (CB58, e.g. 2v3qLBtRK4VHC1W1JJMgKYPrSzsXEc83DuWBrhhLKRJXJbiRVA): \"-\" is not a base58 character (0, O, I and l are not used); copy the ID from platform.getSubnets or the explorer",
+    "5:80: targets[0].platform.subnets[2]: 11111111111111111111111111111111LpoYY is the primary network, which is always checked: remove it from the list",
+  ]],
   ["tags-not-a-list", ["5:13: targets[0].health.tags: expected a list of tags, e.g. [11111111111111111111111111111111LpoYY], got string \"primary\""]],
-  ["target-interval-below-default-timeout", ["4:15: targets[0].interval: timeout (5000 ms) must be shorter than interval (2000 ms) for target \"a\": polls must finish before the next one is due"]],
-  ["timeout-not-below-interval", ["3:12: defaults.timeout: timeout (10000 ms) must be shorter than interval (10000 ms) for target \"a\": polls must finish before the next one is due"]],
-  ["tls-not-pem", ["5:16: targets[0].tls.ca_file: test/fixtures/config/invalid/tls-not-pem.yaml holds no PEM certificate (-----BEGIN CERTIFICATE-----): give the CA certificate(s) in PEM form"]],
+  ["target-interval-below-default-timeout", ["4:15: targets[0].interval: timeout (5s, built-in default) must be shorter than interval (2s) for target \"a\": a poll must end before the next one is due; shorten timeout or lengthen interval"]],
+  ["timeout-not-below-interval", ["3:12: defaults.timeout: timeout (10s, from defaults) must be shorter than interval (10s, from defaults) for target \"a\": a poll must end before the next one is due; shorten timeout or lengthen interval"]],
+  ["timeout-too-long", [
+    "4:15: targets[0].interval: \"30d\" is longer than 24d: Node.js timers cannot wait more than 2^31-1 ms (24.8 days) and would fire at once; use at most 24d",
+    "5:14: targets[0].timeout: \"25d\" is longer than 24d: Node.js timers cannot wait more than 2^31-1 ms (24.8 days) and would fire at once; use at most 24d",
+  ]],
+  // Relative to the config file's folder, not the working directory.
+  ["tls-not-pem", [`5:16: targets[0].tls.ca_file: tls-not-pem.yaml (${resolve(INVALID_DIR, 'tls-not-pem.yaml')}) holds no PEM certificate (-----BEGIN CERTIFICATE-----): give the CA certificate(s) in PEM form`]],
   ["tls-missing-file", ["5:16: targets[0].tls.ca_file: cannot read /nonexistent/ca.pem: ENOENT: check the path and the exporter's permissions"]],
-  ["unknown-key", ["4:16: targets[0]: unknown key \"intervall\" (did you mean \"interval\"?); known keys here: name, url, interval, timeout, health, index, headers, tls, basic_auth"]],
-  ["url-with-credentials", ["3:10: targets[0].url: \"http://user:***@10.0.0.5:9650/\" carries credentials: move them to basic_auth so they are not logged"]],
+  ["unknown-key", ["4:16: targets[0]: unknown key \"intervall\" (did you mean \"interval\"?); known keys here: name, url, interval, timeout, health, index, info, platform, admin, limits, headers, tls, basic_auth"]],
+  ["unknown-keys-many", ["4:15: targets[0]: unknown key \"platfrom\" (did you mean \"platform\"?), unknown key \"k1\", unknown key \"k2\", unknown key \"k3\", unknown key \"k4\", and 1 more unknown key; known keys here: name, url, interval, timeout, health, index, info, platform, admin, limits, headers, tls, basic_auth"]],
+  // Credentials (and query, fragment) masked whatever else is wrong with the URL.
+  ["url-credentials-and-query", [
+    "3:10: targets[0].url: \"http://***@10.0.0.5:9650/?***\" carries credentials: move them to basic_auth so they are not logged",
+    "5:10: targets[1].url: \"http://***@10.0.0.5:99999/\" is not a URL: write the node's base URL, e.g. http://10.0.0.5:9650",
+    "7:10: targets[2].url: \"ftp://***@10.0.0.5/\" carries credentials: move them to basic_auth so they are not logged",
+    "9:10: targets[3].url: \"http://***@10.0.0.5:9650/#***\" carries credentials: move them to basic_auth so they are not logged",
+    "11:10: targets[4].url: \"http://10.0.0.5:9650/?***\" must not have a query or fragment: give the base URL, the exporter adds /ext/health and /ext/index/…",
+    "13:10: targets[5].url: \"http://***@10.0.0.5:9650/\" is not a URL: write the node's base URL, e.g. http://10.0.0.5:9650",
+  ]],
+  ["url-with-credentials", ["3:10: targets[0].url: \"http://***@10.0.0.5:9650\" carries credentials: move them to basic_auth so they are not logged"]],
   ["url-without-scheme", ["3:10: targets[0].url: \"10.0.0.5:9650\" is not a URL: write the node's base URL, e.g. http://10.0.0.5:9650"]],
-  ["yaml-duplicate-key", ["4:5: (top level): YAML syntax: Map keys must be unique"]],
+  ["yaml-alias-bomb", ["(top level): YAML aliases (*name) expand to too many copies of their anchors (&name), as in a \"billion laughs\" attack: write the values out, or use fewer aliases"]],
+  ["yaml-duplicate-key", ["4:5: targets[0]: duplicate key \"name\" (first at line 2): a key may appear once in a map; remove one"]],
   ["yaml-syntax", ["4:1: (top level): YAML syntax: Sequence item without - indicator", "5:1: (top level): YAML syntax: Flow sequence in block collection must be sufficiently indented and end with a ]"]],
   ["zero-concurrency", ["2:28: scheduler.max_concurrent_requests: must be at least 1"]],
 ];
+
+/** The problem lines of the error a file gives, without the file name. */
+function problemsOf(file: string, env: Record<string, string> = {}): string[] {
+  let error: unknown;
+  try {
+    loadConfigFile(file, env);
+  } catch (err) {
+    error = err;
+  }
+  expect(error).toBeInstanceOf(ConfigError);
+  return (error as ConfigError).message.split('\n').slice(1).map((l) => l.replace(`  ${file}:`, '').trimStart());
+}
 
 describe('config: invalid files', () => {
   it('has a table row for every file in the folder', () => {
@@ -39,16 +84,7 @@ describe('config: invalid files', () => {
   });
 
   it.each(INVALID_CASES)('%s', (name, expected) => {
-    const file = `${INVALID_DIR}/${name}.yaml`;
-    let error: unknown;
-    try {
-      loadConfigFile(file, {});
-    } catch (err) {
-      error = err;
-    }
-    expect(error).toBeInstanceOf(ConfigError);
-    const lines = (error as ConfigError).message.split('\n').slice(1).map((l) => l.replace(`  ${file}:`, ''));
-    expect(lines).toEqual(expected);
+    expect(problemsOf(`${INVALID_DIR}/${name}.yaml`)).toEqual(expected);
   });
 });
 
@@ -62,7 +98,7 @@ describe('config: valid files', () => {
     expect(config.maxConcurrentRequests).toBe(512);
   });
 
-  it('merges built-in defaults, defaults and per-target overrides; interpolates; reads files', () => {
+  it('merges built-in defaults, defaults and per-target overrides; interpolates; reads files relative to the config', () => {
     const config = loadConfigFile('test/fixtures/config/valid/full.yaml', { AVAXEXP_TEST_TOKEN: 'abc' });
     const [a, b] = config.targets;
     expect(a).toEqual({
@@ -71,32 +107,73 @@ describe('config: valid files', () => {
       intervalMs: 30_000,
       timeoutMs: 3_000,
       health: { enabled: true, tags: ['11111111111111111111111111111111LpoYY'] },
-      index: { endpoints: ['C/block'] },
-      headers: { 'X-Team': 'infra' },
+      index: { endpoints: ['C/block'], intervalMs: 30_000 },
+      info: { enabled: true, intervalMs: 45_000 },
+      platform: { enabled: true, intervalMs: 60_000, subnets: ['2v3qLBtRK4VHC1W1JJMgKYPrSzsXEc83DuWBrhhLKRJXJbiRVA'] },
+      admin: { enabled: true, intervalMs: 300_000 },
+      limits: { maxSeriesPerNode: 2000, maxLabelLength: 256 },
+      headers: { 'X-Team': 'infra', Authorization: 'Bearer from-defaults' },
     });
-    expect(b).toMatchObject({
+    expect(b).toEqual({
+      name: 'b',
       url: 'https://proxy.example.internal/nodes/b',
       intervalMs: 60_000,
       timeoutMs: 3_000,
-      index: { endpoints: [] },
-      headers: { 'X-Team': 'infra', Authorization: 'Bearer abc', 'X-Price': '$5' },
+      health: { enabled: true, tags: ['11111111111111111111111111111111LpoYY'] },
+      index: { endpoints: [], intervalMs: 120_000 },
+      info: { enabled: false, intervalMs: 45_000 },
+      platform: { enabled: true, intervalMs: 300_000, subnets: ['2v3qLBtRK4VHC1W1JJMgKYPrSzsXEc83DuWBrhhLKRJXJbiRVA'] },
+      admin: { enabled: true, intervalMs: 300_000 },
+      limits: { maxSeriesPerNode: 2000, maxLabelLength: 128 },
+      headers: { 'X-Team': 'infra', authorization: 'Bearer abc', 'X-Price': '$5' },
       basicAuth: { username: 'monitor', password: 'secret-from-file' },
     });
     expect(config.maxConcurrentRequests).toBe(64);
   });
 
+  const BUILTIN_TARGET = {
+    intervalMs: 15_000,
+    timeoutMs: 5_000,
+    health: { enabled: true, tags: [] },
+    index: { endpoints: ['C/block', 'P/block', 'X/block', 'X/tx'], intervalMs: 15_000 },
+    info: { enabled: true, intervalMs: 30_000 },
+    platform: { enabled: true, intervalMs: 60_000, subnets: [] },
+    admin: { enabled: false, intervalMs: 300_000 },
+    limits: { maxSeriesPerNode: 5000, maxLabelLength: 256 },
+    headers: {},
+  };
+
   it('without a file: one node at the default address with the built-in defaults', () => {
-    expect(defaultConfig().targets).toEqual([
-      {
-        name: 'local',
-        url: 'http://127.0.0.1:9650',
-        intervalMs: 15_000,
-        timeoutMs: 5_000,
-        health: { enabled: true, tags: [] },
-        index: { endpoints: ['C/block', 'P/block', 'X/block', 'X/tx'] },
-        headers: {},
-      },
-    ]);
+    const config = defaultConfig();
+    expect(config.targets).toEqual([{ name: 'local', url: 'http://127.0.0.1:9650', ...BUILTIN_TARGET }]);
+    expect(config.maxConcurrentRequests).toBe(512);
+  });
+
+  it('the built-in default and a file with the same content give the same config (one way in)', () => {
+    const fromFile = parseConfigText('targets:\n  - name: local\n    url: http://127.0.0.1:9650\n', 'same.yaml', {});
+    expect(fromFile.targets).toEqual(defaultConfig().targets);
+  });
+
+  it('a config given as a value passes the same checks as a file', () => {
+    expect(() => configFromValue({ defaults: { interval: 5000 }, targets: [{ name: 'a', url: 'http://127.0.0.1:1' }] }, 'demo fleet')).toThrow(
+      'demo fleet: defaults.interval: expected a duration string such as 15s, got number 5000',
+    );
+    const config = configFromValue({ defaults: { interval: '5s', timeout: '2s' }, targets: [{ name: 'a', url: 'http://127.0.0.1:1/' }] }, 'demo fleet');
+    expect(config).toMatchObject({ origin: 'demo fleet', targets: [{ url: 'http://127.0.0.1:1', intervalMs: 5000, timeoutMs: 2000, index: { intervalMs: 5000 } }] });
+  });
+
+  it('relative file paths are read from the config file\'s folder, not the working directory', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'avaxexp-config-'));
+    try {
+      mkdirSync(join(dir, 'secrets'));
+      writeFileSync(join(dir, 'secrets', 'pw'), 'from-the-folder\n');
+      writeFileSync(join(dir, 'config.yaml'), 'targets:\n  - name: a\n    url: http://127.0.0.1:9650\n    basic_auth: { username: u, password_file: secrets/pw }\n');
+      expect(loadConfigFile(join(dir, 'config.yaml'), {}).targets[0]!.basicAuth).toEqual({ username: 'u', password: 'from-the-folder' });
+      // Under the shipped systemd unit the working directory is /: a relative name must not be read from there.
+      expect(process.cwd()).not.toBe(dir);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('reports every problem at once, not just the first', () => {

@@ -1,0 +1,215 @@
+// From a validated config to the targets the exporter polls: the one merge of
+// built-in defaults ← defaults ← target, the rules between keys, and the files
+// the config names (read relative to the config file's folder).
+import { isAbsolute, resolve } from 'node:path';
+import { createSecureContext } from 'node:tls';
+import type { ConfigProblem } from './document.js';
+import { formatPromDuration } from './duration.js';
+import { FileReadError, MAX_PASSWORD_BYTES, MAX_PEM_BYTES, readBoundedFile } from './files.js';
+import type { ConfigPath } from './path.js';
+import { BUILTIN_DEFAULTS, BUILTIN_SCHEDULER, settingsSchema, type Config, type RawConfig, type RawSettings, type TargetConfig, type TlsSettings } from './schema.js';
+
+// Checked by the same schema as a file; a mistake here fails at import, and in the unit tests.
+const BUILTIN: RawSettings = settingsSchema.parse(BUILTIN_DEFAULTS);
+const SETTING_KEYS = Object.keys(settingsSchema.shape) as Array<keyof RawSettings>;
+/** Sections taken whole from one layer: a target's tls does not mix its files with the defaults' ones. */
+const WHOLE_SECTIONS = new Set<keyof RawSettings>(['tls', 'basic_auth']);
+
+/** A layer of settings and where it sits in the file (undefined: built in). */
+interface Layer {
+  settings: RawSettings | undefined;
+  path: ConfigPath | undefined;
+}
+
+interface Merged {
+  settings: Required<Pick<RawSettings, 'interval' | 'timeout'>> & RawSettings;
+  /** Where a key (`timeout`, `index.interval`) was set: its layer (0 built in, 1 defaults, 2 target) and path. */
+  where(key: string): { layer: number; path: ConfigPath | undefined };
+}
+
+const isSection = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function merge(layers: Layer[]): Merged {
+  const out: Record<string, unknown> = {};
+  const origin = new Map<string, { layer: number; path: ConfigPath | undefined }>();
+  layers.forEach(({ settings, path }, layer) => {
+    if (!settings) return;
+    for (const key of SETTING_KEYS) {
+      const value = settings[key];
+      if (value === undefined) continue;
+      const at = (...rest: string[]) => ({ layer, path: path && [...path, key, ...rest] });
+      if (isSection(value) && !WHOLE_SECTIONS.has(key)) {
+        const section: Record<string, unknown> = { ...(out[key] as Record<string, unknown> | undefined) };
+        for (const [k, v] of Object.entries(value)) {
+          if (v === undefined) continue;
+          // Header names are case-insensitive: a target's `authorization` replaces the defaults' `Authorization`.
+          if (key === 'headers') for (const old of Object.keys(section)) if (old.toLowerCase() === k.toLowerCase()) delete section[old];
+          section[k] = v;
+          origin.set(`${key}.${k}`, at(k));
+        }
+        out[key] = section;
+      } else {
+        out[key] = value;
+      }
+      origin.set(key, at());
+    }
+  });
+  return {
+    settings: out as Merged['settings'],
+    where: (key) => origin.get(key) ?? origin.get(key.split('.')[0]!) ?? { layer: 0, path: undefined },
+  };
+}
+
+const DEFAULTS_LABEL = ['built-in default', 'from defaults', ''];
+
+/** Reads the files the config names, once per load however many targets share them. */
+class FileCache {
+  private readonly texts = new Map<string, string | FileReadError>();
+  private readonly contexts = new Map<string, string | undefined>();
+
+  constructor(private readonly baseDir: string) {}
+
+  /** The file's text, or a problem at `path`. */
+  read(path: ConfigPath, file: string, maxBytes: number, problems: ConfigProblem[]): string | undefined {
+    const full = isAbsolute(file) ? file : resolve(this.baseDir, file);
+    let text = this.texts.get(full);
+    if (text === undefined) {
+      try {
+        text = readBoundedFile(full, maxBytes);
+      } catch (err) {
+        if (!(err instanceof FileReadError)) throw err;
+        text = err;
+      }
+      this.texts.set(full, text);
+    }
+    if (typeof text === 'string') return text;
+    problems.push({ path, message: `cannot read ${this.shown(file)}: ${text.message}` });
+    return undefined;
+  }
+
+  /** The path as written, and where it resolved to when it was relative. */
+  shown(file: string): string {
+    return isAbsolute(file) ? file : `${file} (${resolve(this.baseDir, file)})`;
+  }
+
+  /** Why these PEM texts cannot make a TLS context, or undefined when they can. */
+  tlsProblem(tls: TlsSettings): string | undefined {
+    const key = JSON.stringify([tls.ca, tls.cert, tls.key]);
+    if (!this.contexts.has(key)) {
+      try {
+        createSecureContext({ ...(tls.ca ? { ca: tls.ca } : {}), ...(tls.cert ? { cert: tls.cert, key: tls.key } : {}) });
+        this.contexts.set(key, undefined);
+      } catch (err) {
+        this.contexts.set(key, (err as Error).message);
+      }
+    }
+    return this.contexts.get(key);
+  }
+}
+
+export type Resolved = { config: Omit<Config, 'origin'> } | { problems: ConfigProblem[] };
+
+export function resolveConfig(config: RawConfig, baseDir: string): Resolved {
+  const problems: ConfigProblem[] = [];
+  const files = new FileCache(baseDir);
+  const seen = new Map<string, number>();
+  const reported = new Set<string>();
+  const targets = config.targets.map((t, i): TargetConfig => {
+    const first = seen.get(t.name);
+    if (first !== undefined) {
+      problems.push({ path: ['targets', i, 'name'], message: `duplicate name "${t.name}" (also targets[${first}]): names must be unique, they become the node label` });
+    } else seen.set(t.name, i);
+
+    const { settings: s, where } = merge([
+      { settings: BUILTIN, path: undefined },
+      { settings: config.defaults, path: ['defaults'] },
+      { settings: t, path: ['targets', i] },
+    ]);
+    const endpoints = s.index?.endpoints ?? [];
+    const resolved: TargetConfig = {
+      name: t.name,
+      url: t.url,
+      intervalMs: s.interval,
+      timeoutMs: s.timeout,
+      health: { enabled: s.health?.enabled ?? true, tags: s.health?.tags ?? [] },
+      index: { endpoints, intervalMs: s.index?.interval ?? s.interval },
+      info: { enabled: s.info!.enabled!, intervalMs: s.info!.interval! },
+      platform: { enabled: s.platform!.enabled!, intervalMs: s.platform!.interval!, subnets: s.platform!.subnets! },
+      admin: { enabled: s.admin!.enabled!, intervalMs: s.admin!.interval! },
+      limits: { maxSeriesPerNode: s.limits!.max_series_per_node!, maxLabelLength: s.limits!.max_label_length! },
+      headers: s.headers ?? {},
+    };
+
+    // timeout < every interval a poll of this target runs at: a poll must end before the next is due.
+    const intervals: Array<[string, number, boolean]> = [
+      ['interval', resolved.intervalMs, true],
+      ['index.interval', resolved.index.intervalMs, endpoints.length > 0 && s.index?.interval !== undefined],
+      ['info.interval', resolved.info.intervalMs, resolved.info.enabled],
+      ['platform.interval', resolved.platform.intervalMs, resolved.platform.enabled],
+      ['admin.interval', resolved.admin.intervalMs, resolved.admin.enabled],
+    ];
+    for (const [key, ms, applies] of intervals) {
+      if (!applies || resolved.timeoutMs < ms) continue;
+      const timeout = where('timeout');
+      const other = where(key);
+      // Point at the setting that made the pair wrong: the one set closest to the target (timeout on a tie).
+      const blamed = timeout.layer >= other.layer ? timeout : other;
+      const path = blamed.path ?? ['targets', i];
+      const id = path.join('.');
+      // A wrong pair under defaults is reported once, not once per target.
+      if (reported.has(id)) continue;
+      reported.add(id);
+      const label = (w: { layer: number }) => (DEFAULTS_LABEL[w.layer] ? `, ${DEFAULTS_LABEL[w.layer]}` : '');
+      problems.push({
+        path,
+        message: `timeout (${formatPromDuration(resolved.timeoutMs)}${label(timeout)}) must be shorter than ${key} (${formatPromDuration(ms)}${label(other)}) for target "${t.name}": a poll must end before the next one is due; shorten timeout or lengthen ${key}`,
+      });
+    }
+
+    const tlsRaw = s.tls;
+    if (tlsRaw) {
+      const at = (key: string): ConfigPath => [...(where('tls').path ?? []), key];
+      const tls: TlsSettings = { insecureSkipVerify: tlsRaw.insecure_skip_verify ?? false };
+      let readable = true;
+      if (tlsRaw.ca_file) {
+        const ca = files.read(at('ca_file'), tlsRaw.ca_file, MAX_PEM_BYTES, problems);
+        if (ca === undefined) readable = false;
+        else if (!ca.includes('-----BEGIN CERTIFICATE-----')) {
+          readable = false;
+          problems.push({ path: at('ca_file'), message: `${files.shown(tlsRaw.ca_file)} holds no PEM certificate (-----BEGIN CERTIFICATE-----): give the CA certificate(s) in PEM form` });
+        } else tls.ca = ca;
+      }
+      if (tlsRaw.cert_file) {
+        tls.cert = files.read(at('cert_file'), tlsRaw.cert_file, MAX_PEM_BYTES, problems);
+        if (tls.cert === undefined) readable = false;
+      }
+      if (tlsRaw.key_file) {
+        tls.key = files.read(at('key_file'), tlsRaw.key_file, MAX_PEM_BYTES, problems);
+        if (tls.key === undefined) readable = false;
+      }
+      if (tlsRaw.server_name) tls.serverName = tlsRaw.server_name;
+      // Fail at load, not at every poll, when the PEM files cannot be used.
+      const unusable = readable ? files.tlsProblem(tls) : undefined;
+      if (unusable) {
+        problems.push({
+          path: where('tls').path ?? ['targets', i, 'tls'],
+          message: `cannot use the TLS files: ${unusable}: give PEM files (ca_file: CA certificates; cert_file and key_file: a matching certificate and private key)`,
+        });
+      }
+      resolved.tls = tls;
+    }
+
+    const auth = s.basic_auth;
+    if (auth) {
+      let password = auth.password ?? '';
+      if (auth.password_file !== undefined) {
+        const path = [...(where('basic_auth').path ?? []), 'password_file'];
+        password = files.read(path, auth.password_file, MAX_PASSWORD_BYTES, problems)?.replace(/\r?\n$/, '') ?? '';
+      }
+      resolved.basicAuth = { username: auth.username, password };
+    }
+    return resolved;
+  });
+  if (problems.length > 0) return { problems };
+  return { config: { targets, maxConcurrentRequests: config.scheduler?.max_concurrent_requests ?? BUILTIN_SCHEDULER.max_concurrent_requests } };
+}
