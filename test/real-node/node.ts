@@ -1,5 +1,6 @@
-// Starts and stops a one-node AvalancheGo local network on 127.0.0.1 (two profiles: a ready
-// single node, and a genesis validator that never bootstraps), always by PID.
+// Starts and stops AvalancheGo nodes on 127.0.0.1 (profiles: a ready single node, a genesis
+// validator that never bootstraps, and one genesis validator of a five-node network; see
+// network.ts), always by PID.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -23,6 +24,8 @@ export interface RealNode {
   flags: string[];
   dataDir: string;
   logFile: string;
+  /** The staking (peer-to-peer) port on 127.0.0.1. */
+  stakingPort: number;
   /** Last lines of the node's output, for failure messages. */
   logTail(lines?: number): Promise<string>;
   /** SIGTERM, then SIGKILL after a deadline; removes the data directory. Idempotent. */
@@ -35,8 +38,17 @@ export interface RealNode {
  *   The other four genesis validators never connect (20% of the stake, 80% needed), so the node
  *   never bootstraps: readiness 503, chains `consensus: {}`, chain, `bootstrapped` and `network`
  *   checks failing. A real unhealthy node, for the failure paths.
+ * - `local-validator`: genesis validator staker<N> (StartOptions.staker) of the five-node local
+ *   network started by network.ts, sybil protection on, bootstrapping from the nodes started
+ *   before it (StartOptions.bootstrap).
  */
-export type NodeProfile = 'single-node' | 'bootstrapping-validator';
+export type NodeProfile = 'single-node' | 'bootstrapping-validator' | 'local-validator';
+
+/** A node to bootstrap from: its staking address and node ID. */
+export interface Bootstrapper {
+  ip: string;
+  nodeId: string;
+}
 
 export interface StartOptions {
   profile?: NodeProfile;
@@ -51,6 +63,15 @@ export interface StartOptions {
    * observe the startup states: checks `not yet run`, chains bootstrapping.
    */
   onStartupPoll?: (url: string) => Promise<void>;
+  /** `local-validator`: which genesis staker (1..5) the node runs as. */
+  staker?: number;
+  /** `local-validator`: the nodes to bootstrap from (none for the first node). */
+  bootstrap?: Bootstrapper[];
+  /**
+   * `ready` (default for single-node): wait for readiness 200; `answering`: return as soon as the
+   * HTTP server answers (a validator of a network whose other nodes are not up yet).
+   */
+  waitUntil?: 'ready' | 'answering';
 }
 
 /** Health checks refresh at this period; tests wait on it, so keep it short. */
@@ -87,6 +108,7 @@ export function nodeFlags(
   httpPort: number,
   stakingPort: number,
   profile: NodeProfile = 'single-node',
+  staker = 1,
 ): string[] {
   const fdLimit = hardFileLimit();
   const identity =
@@ -96,11 +118,7 @@ export function nodeFlags(
           '--staking-ephemeral-cert-enabled=true',
           '--staking-ephemeral-signer-enabled=true',
         ]
-      : [
-          `--staking-tls-cert-file=${join(localStakingKeysDir(), 'staker1.crt')}`,
-          `--staking-tls-key-file=${join(localStakingKeysDir(), 'staker1.key')}`,
-          `--staking-signer-key-file=${join(localStakingKeysDir(), 'signer1.key')}`,
-        ];
+      : stakerIdentityFlags(staker);
   return [
     ...(fdLimit !== undefined && fdLimit < DEFAULT_FD_LIMIT ? [`--fd-limit=${fdLimit}`] : []),
     '--network-id=local',
@@ -120,6 +138,28 @@ export function nodeFlags(
 }
 
 const DEFAULT_FD_LIMIT = 32768;
+
+/** The TLS certificate, key and BLS signer key of local genesis validator staker<N> (1..5). */
+function stakerIdentityFlags(staker: number): string[] {
+  if (!Number.isInteger(staker) || staker < 1 || staker > 5) {
+    throw new Error(`staker ${staker}: the local network has genesis stakers 1..5`);
+  }
+  const dir = localStakingKeysDir();
+  return [
+    `--staking-tls-cert-file=${join(dir, `staker${staker}.crt`)}`,
+    `--staking-tls-key-file=${join(dir, `staker${staker}.key`)}`,
+    `--staking-signer-key-file=${join(dir, `signer${staker}.key`)}`,
+  ];
+}
+
+/** `--bootstrap-ips`/`--bootstrap-ids` for a local-validator (empty for the first node). */
+function bootstrapFlags(bootstrap: Bootstrapper[] | undefined): string[] {
+  if (!bootstrap || bootstrap.length === 0) return [];
+  return [
+    `--bootstrap-ips=${bootstrap.map((b) => b.ip).join(',')}`,
+    `--bootstrap-ids=${bootstrap.map((b) => b.nodeId).join(',')}`,
+  ];
+}
 
 let stakingKeysDir: string | undefined;
 
@@ -176,8 +216,13 @@ async function startOnce(options: StartOptions): Promise<RealNode> {
   const logFile = join(dataDir, 'node-output.log');
   const [httpPort, stakingPort] = [await freePort(), await freePort()];
   const profile = options.profile ?? 'single-node';
-  const flags = [...nodeFlags(dataDir, httpPort, stakingPort, profile), ...(options.extraFlags ?? [])];
+  const flags = [
+    ...nodeFlags(dataDir, httpPort, stakingPort, profile, options.staker),
+    ...(profile === 'local-validator' ? bootstrapFlags(options.bootstrap) : []),
+    ...(options.extraFlags ?? []),
+  ];
   const url = `http://127.0.0.1:${httpPort}`;
+  const waitUntil = options.waitUntil ?? (profile === 'local-validator' ? 'answering' : 'ready');
 
   log(`starting AvalancheGo ${version}: ${binary} ${flags.join(' ')}`);
   const output = createWriteStream(logFile);
@@ -230,6 +275,11 @@ async function startOnce(options: StartOptions): Promise<RealNode> {
     await waitFor(
       async () => {
         if (exit) throw new Error(`node exited early (code ${exit.code}, signal ${exit.signal})`);
+        if (profile === 'local-validator' && waitUntil === 'answering') {
+          const res = await httpRequest(url, { method: 'GET', path: '/ext/health/liveness' }).catch(() => undefined);
+          nodeId = res?.headers['node-id'] ?? '';
+          return res !== undefined && nodeId !== '';
+        }
         if (profile === 'bootstrapping-validator') {
           // Never ready: wait until every check, the chains' included, has run at least once.
           const res = await httpRequest(url, { method: 'GET', path: '/ext/health' }).catch(() => undefined);
@@ -249,16 +299,34 @@ async function startOnce(options: StartOptions): Promise<RealNode> {
       {
         timeoutMs: options.readinessTimeoutMs ?? 180_000,
         intervalMs: options.onStartupPoll ? 20 : 250,
-        what: profile === 'single-node' ? `readiness of ${url}` : `every health check of ${url} to have run`,
+        what:
+          profile === 'bootstrapping-validator'
+            ? `every health check of ${url} to have run`
+            : waitUntil === 'ready'
+              ? `readiness of ${url}`
+              : `${url} to answer`,
       },
     );
-    log(`node ${nodeId} (${profile}) ${profile === 'single-node' ? 'ready' : 'answering'} at ${url} (pid ${pid})`);
-    return { url, pid, version, profile, nodeId, flags, dataDir, logFile, logTail, stop };
+    const state = profile === 'bootstrapping-validator' || waitUntil === 'answering' ? 'answering' : 'ready';
+    log(`node ${nodeId} (${profile}${options.staker ? ` staker${options.staker}` : ''}) ${state} at ${url} (pid ${pid})`);
+    return { url, pid, version, profile, nodeId, flags, dataDir, logFile, logTail, stop, stakingPort };
   } catch (err) {
     const tail = await logTail(60);
     await stop();
     throw new Error(`${(err as Error).message}\n--- last lines of ${logFile} ---\n${tail}`);
   }
+}
+
+/** The node flags without the per-run directory, ports and module cache path (for recordings). */
+export function portableFlags(node: RealNode): string[] {
+  return node.flags.map((flag) =>
+    flag
+      .replace(node.dataDir, '<tmp>')
+      .replace(/=.*\/staking\/local\//, '=<avalanchego module dir>/staking/local/')
+      .replace(/^--(http|staking)-port=\d+$/, '--$1-port=<free port>')
+      .replace(/^--bootstrap-ips=.*$/, '--bootstrap-ips=127.0.0.1:<staker1 staking port>')
+      .replace(/^--fd-limit=\d+$/, '--fd-limit=<hard limit when below 32768>'),
+  );
 }
 
 /** Signals a process that may have exited meanwhile (ESRCH is not an error here). */

@@ -6,21 +6,19 @@ import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
 import { TOOLS_MODULE_DIR, legacyModuleDir, legacyVersions, pinnedVersion } from './build.js';
 import { sendCChainTransfers } from './chain.js';
 import { compareAnswers } from './compare.js';
-import { startRealNode, type RealNode } from './node.js';
+import { portableFlags, startRealNode, type RealNode } from './node.js';
 import { chainHeight, healthReport, lastAcceptedIndex } from './queries.js';
 import {
   bootstrappingCases,
   fixturesDir,
-  readNodeFacts,
   recordBootstrapping,
   type BootstrappingMeta,
   readRecording,
   recordAll,
-  recordingCases,
   requestCase,
+  singleNodeCases,
   startupObserver,
   STARTUP_PREFIX,
-  type RecordingCase,
 } from './record.js';
 import { waitFor } from './wait.js';
 
@@ -29,17 +27,6 @@ const RECORD = process.env.RECORD === '1';
 const itRecords = RECORD ? it : undefined;
 /** Transfers sent before recording, so that C/block holds containers. */
 const TRANSFERS = 3;
-
-/** The node flags without the per-run directory, ports and module cache path. */
-function portableFlags(node: RealNode): string[] {
-  return node.flags.map((flag) =>
-    flag
-      .replace(node.dataDir, '<tmp>')
-      .replace(/=.*\/staking\/local\//, '=<avalanchego module dir>/staking/local/')
-      .replace(/^--(http|staking)-port=\d+$/, '--$1-port=<free port>')
-      .replace(/^--fd-limit=\d+$/, '--fd-limit=<hard limit when below 32768>'),
-  );
-}
 
 /** The current pin and every older one (tools/avalanchego/legacy/<version>). */
 const MODULES = [TOOLS_MODULE_DIR, ...legacyVersions().map(legacyModuleDir)];
@@ -92,7 +79,7 @@ describe.each(MODULES)('recorded node answers (%s)', async (moduleDir) => {
     });
     const { meta, answers } = await readRecording(version);
     expect(meta.cChainTransfers).toBe(TRANSFERS);
-    const cases: RecordingCase[] = recordingCases(await readNodeFacts(node.url));
+    const { cases } = await singleNodeCases(node.url);
     const replayable = [...answers.keys()].filter((name) => !name.startsWith(STARTUP_PREFIX));
     expect(cases.map((c) => c.name).sort()).toEqual(replayable.sort());
 

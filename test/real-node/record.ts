@@ -30,14 +30,17 @@ export interface RecordingCase {
   request: RawRequest;
 }
 
+/** A recording: one node profile, or the five-node local network (network.ts). */
+export type RecordingProfile = Exclude<NodeProfile, 'local-validator'> | 'local-network';
+
 /** Where a profile's answers are recorded: the single node at the top, others in a subdirectory. */
-export function fixturesDir(version: string, profile: NodeProfile = 'single-node'): string {
+export function fixturesDir(version: string, profile: RecordingProfile = 'single-node'): string {
   const dir = join(REPO_ROOT, 'test', 'fixtures', 'real', version);
   return profile === 'single-node' ? dir : join(dir, profile);
 }
 
 /** Request ids are fixed at 1 so that recorded bodies are reproducible. */
-function rpc(path: string, method: string, params?: unknown): RawRequest {
+export function rpc(path: string, method: string, params?: unknown): RawRequest {
   const envelope: Record<string, unknown> = { jsonrpc: '2.0', id: 1, method };
   if (params !== undefined) envelope.params = params;
   return { method: 'POST', path, headers: { 'content-type': 'application/json' }, body: JSON.stringify(envelope) };
@@ -258,6 +261,72 @@ export function bootstrappingCases(): RecordingCase[] {
   return cases;
 }
 
+/** The zero node ID: well-formed (valid checksum), never a validator. */
+export const UNKNOWN_NODE_ID = 'NodeID-111111111111111111116DBWJs';
+
+/** What the info and platform cases need to know about the node and its network. */
+export interface ValidatorFacts {
+  /** The asked node's own ID (`info.getNodeID`). */
+  nodeId: string;
+  /** A subnet the node validates as a legacy (permissioned) subnet validator. */
+  subnetId?: string;
+  /** A subnet converted to an L1 whose validator the node is, and that validator's ID. */
+  l1?: { subnetId: string; validationId: string; inactiveNodeId: string };
+}
+
+export async function readValidatorFacts(url: string, extra: Omit<ValidatorFacts, 'nodeId'> = {}): Promise<ValidatorFacts> {
+  const { nodeID } = await rpcCall<{ nodeID: string }>(url, '/ext/info', 'info.getNodeID');
+  return { nodeId: nodeID, ...extra };
+}
+
+/**
+ * The info and platform requests a validator monitor sends (issue 9): identity, version, network,
+ * uptime, upgrades, peers, and the node's own entry in the current validator set of the primary
+ * network, a subnet and an L1, the fee state. Older releases lack some methods: their answers
+ * (the JSON-RPC error) are recorded as they are.
+ */
+export function validatorCases(facts: ValidatorFacts): RecordingCase[] {
+  const cases: RecordingCase[] = [];
+  const add = (name: string, request: RawRequest): void => {
+    cases.push({ name, request });
+  };
+  add('info-getNodeID', rpc('/ext/info', 'info.getNodeID'));
+  add('info-getNodeVersion', rpc('/ext/info', 'info.getNodeVersion'));
+  add('info-getNetworkID', rpc('/ext/info', 'info.getNetworkID'));
+  add('info-getNetworkName', rpc('/ext/info', 'info.getNetworkName'));
+  add('info-uptime', rpc('/ext/info', 'info.uptime'));
+  add('info-upgrades', rpc('/ext/info', 'info.upgrades'));
+  add('info-peers', rpc('/ext/info', 'info.peers'));
+  add('info-peers-unknown-node', rpc('/ext/info', 'info.peers', { nodeIDs: [UNKNOWN_NODE_ID] }));
+  add('info-isBootstrapped-P', rpc('/ext/info', 'info.isBootstrapped', { chain: 'P' }));
+  add('info-isBootstrapped-unknown-chain', rpc('/ext/info', 'info.isBootstrapped', { chain: 'Q' }));
+
+  const validators = (params: Record<string, unknown>): RawRequest =>
+    rpc('/ext/bc/P', 'platform.getCurrentValidators', params);
+  add('platform-getHeight', rpc('/ext/bc/P', 'platform.getHeight', {}));
+  add('platform-getValidatorFeeState', rpc('/ext/bc/P', 'platform.getValidatorFeeState', {}));
+  add('platform-getValidatorFeeConfig', rpc('/ext/bc/P', 'platform.getValidatorFeeConfig', {}));
+  add('platform-getCurrentValidators-own', validators({ nodeIDs: [facts.nodeId] }));
+  add('platform-getCurrentValidators-own-primary-id', validators({ subnetID: PRIMARY_NETWORK_ID, nodeIDs: [facts.nodeId] }));
+  add('platform-getCurrentValidators-unknown-node', validators({ nodeIDs: [UNKNOWN_NODE_ID] }));
+  add('platform-getCurrentValidators-invalid-node-id', validators({ nodeIDs: ['NodeID-nope'] }));
+  add('platform-getCurrentValidators-unknown-subnet', validators({ subnetID: UNKNOWN_ID, nodeIDs: [facts.nodeId] }));
+  add('platform-getCurrentValidators-all', validators({}));
+  if (facts.subnetId) {
+    add('platform-getCurrentValidators-subnet', validators({ subnetID: facts.subnetId, nodeIDs: [facts.nodeId] }));
+  }
+  if (facts.l1) {
+    add('platform-getCurrentValidators-l1', validators({ subnetID: facts.l1.subnetId, nodeIDs: [facts.nodeId] }));
+    add(
+      'platform-getCurrentValidators-l1-inactive',
+      validators({ subnetID: facts.l1.subnetId, nodeIDs: [facts.l1.inactiveNodeId] }),
+    );
+    add('platform-getL1Validator', rpc('/ext/bc/P', 'platform.getL1Validator', { validationID: facts.l1.validationId }));
+    add('platform-getSubnet-l1', rpc('/ext/bc/P', 'platform.getSubnet', { subnetID: facts.l1.subnetId }));
+  }
+  return cases;
+}
+
 export async function requestCase(url: string, c: RecordingCase): Promise<RecordedAnswer> {
   const res: RawResponse = await httpRequest(url, c.request);
   const { date: _date, ...headers } = res.headers;
@@ -331,14 +400,19 @@ export interface RecordingMeta {
   startupStates: string[];
 }
 
+/** The single node's cases: health, index, admin, HTTP edges, then info and platform. */
+export async function singleNodeCases(url: string): Promise<{ facts: NodeFacts; cases: RecordingCase[] }> {
+  const facts = await readNodeFacts(url);
+  return { facts, cases: [...recordingCases(facts), ...validatorCases(await readValidatorFacts(url))] };
+}
+
 /** Replaces the recording directory with fresh answers from the node at `url`. */
 export async function recordAll(
   url: string,
   meta: Omit<RecordingMeta, 'recordedAt' | 'cases' | 'lastAccepted' | 'cChainId' | 'startupStates'>,
   startup: { answers: Map<string, RecordedAnswer>; states: string[] },
 ): Promise<{ dir: string; cases: RecordingCase[] }> {
-  const facts = await readNodeFacts(url);
-  const cases = recordingCases(facts);
+  const { facts, cases } = await singleNodeCases(url);
   const dir = fixturesDir(meta.version);
   await mkdir(dir, { recursive: true });
   // Replace this recording's files only: other profiles live in subdirectories.
@@ -372,30 +446,34 @@ export interface BootstrappingMeta {
 }
 
 /** Replaces the bootstrapping validator's recording with fresh answers from the node at `url`. */
-export async function recordBootstrapping(
+export function recordBootstrapping(
   url: string,
   meta: Omit<BootstrappingMeta, 'recordedAt' | 'cases' | 'profile'>,
 ): Promise<{ dir: string; cases: RecordingCase[] }> {
-  const cases = bootstrappingCases();
-  const dir = fixturesDir(meta.version, 'bootstrapping-validator');
+  return recordProfile(url, 'bootstrapping-validator', meta, bootstrappingCases());
+}
+
+/** Replaces a profile's recording (a subdirectory) with fresh answers from the node at `url`. */
+export async function recordProfile(
+  url: string,
+  profile: Exclude<RecordingProfile, 'single-node'>,
+  meta: { version: string } & Record<string, unknown>,
+  cases: RecordingCase[],
+): Promise<{ dir: string; cases: RecordingCase[] }> {
+  const dir = fixturesDir(meta.version, profile);
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
   for (const c of cases) {
     await writeFile(join(dir, `${c.name}.json`), `${JSON.stringify(await requestCase(url, c), null, 2)}\n`);
   }
-  const full: BootstrappingMeta = {
-    ...meta,
-    profile: 'bootstrapping-validator',
-    recordedAt: new Date().toISOString(),
-    cases: cases.map((c) => c.name),
-  };
+  const full = { ...meta, profile, recordedAt: new Date().toISOString(), cases: cases.map((c) => c.name) };
   await writeFile(join(dir, '_meta.json'), `${JSON.stringify(full, null, 2)}\n`);
   return { dir, cases };
 }
 
 export async function readRecording<M = RecordingMeta>(
   version: string,
-  profile: NodeProfile = 'single-node',
+  profile: RecordingProfile = 'single-node',
 ): Promise<{ meta: M; answers: Map<string, RecordedAnswer> }> {
   const dir = fixturesDir(version, profile);
   const meta = JSON.parse(await readFile(join(dir, '_meta.json'), 'utf8')) as M;

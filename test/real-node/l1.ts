@@ -1,0 +1,305 @@
+// P-Chain transactions on the five-node local network, built and signed with @avalabs/avalanchejs
+// and the local network's prefunded key (ewoq): a legacy subnet with a permissioned validator,
+// and a second subnet converted to an L1 (ACP-77) whose validator has a P-Chain balance.
+import * as avalanchejs from '@avalabs/avalanchejs';
+import { log } from './build.js';
+import { LOCAL_PREFUNDED_KEY } from './chain.js';
+import { rpcCall } from './http.js';
+import { waitFor } from './wait.js';
+
+/**
+ * The VM ID of Subnet-EVM. The P-Chain records the chain's VM and genesis without running them,
+ * so no node needs the plugin: the chain exists only to give the L1 its manager chain ID.
+ */
+const SUBNET_EVM_VM_ID = 'srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy';
+/** The validator manager's address on that chain (never called: nothing runs the chain). */
+const MANAGER_ADDRESS = '0x0feedc0de0000000000000000000000000000000';
+
+/**
+ * The part of @avalabs/avalanchejs used here. The package's type declarations re-export with
+ * extensionless relative paths (`export * from './serializable'`), which TypeScript's NodeNext
+ * resolution does not follow, so every export but `utils` appears missing: these few are typed
+ * here instead (signatures as in the package's dist/vms/pvm/etna-builder/builder.d.ts).
+ */
+interface Opaque {
+  readonly __opaque: unique symbol;
+}
+type UnsignedTx = {
+  getSignedTx(): Opaque;
+  toBytes(): Uint8Array;
+  getCredentials(): unknown[];
+  addSignatureAt(sig: Uint8Array, index: number, subIndex: number): void;
+  hasAllSignatures(): boolean;
+};
+type Utxo = Opaque;
+type FeeState = Opaque;
+interface Common {
+  feeState: FeeState;
+  fromAddressesBytes: readonly Uint8Array[];
+  utxos: readonly Utxo[];
+}
+interface ChainContext {
+  hrp: string;
+}
+interface PVMApi {
+  getUTXOs(input: { addresses: string[] }): Promise<{ utxos: Utxo[] }>;
+  getFeeState(): Promise<FeeState>;
+  issueSignedTx(tx: Opaque): Promise<{ txID: string }>;
+  getTxStatus(args: { txID: string }): Promise<{ status: string; reason?: string }>;
+}
+interface AvalancheJs {
+  Context: { getContextFromURI(url: string): Promise<ChainContext> };
+  pvm: {
+    PVMApi: new (url: string) => PVMApi;
+    e: {
+      newCreateSubnetTx(p: Common & { subnetOwners: readonly Uint8Array[] }, c: ChainContext): UnsignedTx;
+      newAddSubnetValidatorTx(
+        p: Common & { nodeId: string; subnetId: string; subnetAuth: readonly number[]; start: bigint; end: bigint; weight: bigint },
+        c: ChainContext,
+      ): UnsignedTx;
+      newCreateChainTx(
+        p: Common & {
+          subnetId: string;
+          subnetAuth: readonly number[];
+          chainName: string;
+          vmId: string;
+          fxIds: readonly string[];
+          genesisData: Record<string, unknown>;
+        },
+        c: ChainContext,
+      ): UnsignedTx;
+      newConvertSubnetToL1Tx(
+        p: Common & { subnetId: string; chainId: string; address: Uint8Array; validators: Opaque[]; subnetAuth: readonly number[] },
+        c: ChainContext,
+      ): UnsignedTx;
+    };
+  };
+  pvmSerial: { ProofOfPossession: new (publicKey: Uint8Array, signature: Uint8Array) => Opaque };
+  PChainOwner: { fromNative(addresses: readonly Uint8Array[], threshold?: number): Opaque };
+  L1Validator: {
+    fromNative(nodeId: string, weight: bigint, balance: bigint, signer: Opaque, remaining: Opaque, deactivation: Opaque): Opaque;
+  };
+  addTxSignatures(args: { unsignedTx: UnsignedTx; privateKeys: Uint8Array[] }): Promise<void>;
+  secp256k1: {
+    getPublicKey(key: Uint8Array): Uint8Array;
+    publicKeyBytesToAddress(publicKey: Uint8Array): Uint8Array;
+    sign(message: Uint8Array, key: Uint8Array): Promise<Uint8Array>;
+  };
+  utils: { hexToBuffer(hex: string): Uint8Array; format(chainAlias: string, hrp: string, address: Uint8Array): string };
+}
+const { Context, pvm, pvmSerial, PChainOwner, L1Validator, addTxSignatures, secp256k1, utils } =
+  avalanchejs as unknown as AvalancheJs;
+
+export interface SubnetSetup {
+  /** A permissioned subnet with `nodeId` as a legacy subnet validator (with an end time). */
+  subnetId: string;
+  subnetValidatorEnd: number;
+  /**
+   * A subnet converted to an L1 with `nodeId` as its validator with `balance`, and a second
+   * validator (`inactive`) whose tiny balance runs out seconds after the conversion.
+   */
+  l1: {
+    subnetId: string;
+    chainId: string;
+    conversionTxId: string;
+    validationId: string;
+    balance: bigint;
+    weight: bigint;
+    inactive: { nodeId: string; validationId: string; balance: bigint };
+  };
+  /** Every transaction issued, in order, with the seconds until it was committed. */
+  txs: Array<{ kind: string; txId: string; seconds: number }>;
+}
+
+interface Wallet {
+  api: PVMApi;
+  context: ChainContext;
+  key: Uint8Array;
+  address: Uint8Array;
+  bech32: string;
+}
+
+async function wallet(url: string): Promise<Wallet> {
+  const key = utils.hexToBuffer(LOCAL_PREFUNDED_KEY);
+  const address = secp256k1.publicKeyBytesToAddress(secp256k1.getPublicKey(key));
+  const context = await Context.getContextFromURI(url);
+  return { api: new pvm.PVMApi(url), context, key, address, bech32: utils.format('P', context.hrp, address) };
+}
+
+/**
+ * Signs with the prefunded key, issues, and waits until the P-Chain has committed the tx.
+ * `subnetAuth`: the tx carries a subnet authorization (signature index 0 of the subnet owner,
+ * the same key), the last credential. addTxSignatures signs only the inputs' credentials (its
+ * address maps come from the spent UTXOs), so that one is signed here.
+ */
+async function issue(
+  w: Wallet,
+  kind: string,
+  unsignedTx: UnsignedTx,
+  txs: SubnetSetup['txs'],
+  subnetAuth = false,
+): Promise<string> {
+  const started = Date.now();
+  await addTxSignatures({ unsignedTx, privateKeys: [w.key] });
+  if (subnetAuth) {
+    unsignedTx.addSignatureAt(await secp256k1.sign(unsignedTx.toBytes(), w.key), unsignedTx.getCredentials().length - 1, 0);
+  }
+  if (!unsignedTx.hasAllSignatures()) throw new Error(`${kind}: a signature is missing`);
+  const { txID } = await w.api.issueSignedTx(unsignedTx.getSignedTx());
+  await waitFor(
+    async () => {
+      const { status, reason } = await w.api.getTxStatus({ txID });
+      if (status === 'Dropped' || status === 'Aborted') throw new Error(`${kind} ${txID}: ${status} ${reason ?? ''}`);
+      return status === 'Committed';
+    },
+    { timeoutMs: 60_000, intervalMs: 250, what: `${kind} ${txID} committed` },
+  );
+  const seconds = Math.round((Date.now() - started) / 100) / 10;
+  txs.push({ kind, txId: txID, seconds });
+  log(`${kind} ${txID} committed in ${seconds}s`);
+  return txID;
+}
+
+/** What every builder call needs: fresh UTXOs (the previous tx spent some) and the fee state. */
+async function spendable(w: Wallet): Promise<Common> {
+  const { utxos } = await w.api.getUTXOs({ addresses: [w.bech32] });
+  return { utxos, feeState: await w.api.getFeeState(), fromAddressesBytes: [w.address] };
+}
+
+/** A node's BLS public key and proof of possession (info.getNodeID). */
+async function nodePop(url: string): Promise<{ nodeId: string; pop: Opaque }> {
+  const { nodeID, nodePOP } = await rpcCall<{ nodeID: string; nodePOP: { publicKey: string; proofOfPossession: string } }>(
+    url,
+    '/ext/info',
+    'info.getNodeID',
+  );
+  return {
+    nodeId: nodeID,
+    pop: new pvmSerial.ProofOfPossession(utils.hexToBuffer(nodePOP.publicKey), utils.hexToBuffer(nodePOP.proofOfPossession)),
+  };
+}
+
+async function l1Validator(url: string, subnetId: string, nodeId: string): Promise<{ validationID: string; balance: string } | undefined> {
+  const { validators } = await rpcCall<{ validators: Array<{ nodeID: string; validationID?: string; balance?: string }> }>(
+    url,
+    '/ext/bc/P',
+    'platform.getCurrentValidators',
+    { subnetID: subnetId, nodeIDs: [nodeId] },
+  );
+  const v = validators.find((x) => x.nodeID === nodeId);
+  return v?.validationID && v.balance !== undefined ? { validationID: v.validationID, balance: v.balance } : undefined;
+}
+
+/** nAVAX given to the L1 validator that is meant to run dry: a few seconds at the local minimum price. */
+const INACTIVE_BALANCE = 3n;
+
+/**
+ * On the network at `url` (the node `nodeId`): creates a subnet and adds `nodeId` as its (legacy)
+ * validator until now + 2 days; creates a second subnet and a chain on it, and converts it to an
+ * L1 with `nodeId` (BLS key from its info.getNodeID) as a validator with `balance` nAVAX and the
+ * node at `inactiveUrl` with 3 nAVAX, then waits until that one is out of balance (inactive).
+ */
+export async function setUpSubnets(
+  url: string,
+  nodeId: string,
+  inactiveUrl: string,
+  balance = 1_000_000_000n,
+): Promise<SubnetSetup> {
+  const w = await wallet(url);
+  const txs: SubnetSetup['txs'] = [];
+  const owner = { subnetOwners: [w.address] };
+
+  const subnetId = await issue(w, 'CreateSubnetTx', pvm.e.newCreateSubnetTx({ ...(await spendable(w)), ...owner }, w.context), txs);
+  // The local network's minimum staking duration is 24 h, counted from the P-Chain's time.
+  const subnetValidatorEnd = Math.floor(Date.now() / 1000) + 2 * 86_400;
+  await issue(
+    w,
+    'AddSubnetValidatorTx',
+    pvm.e.newAddSubnetValidatorTx(
+      {
+        ...(await spendable(w)),
+        nodeId,
+        subnetId,
+        subnetAuth: [0],
+        start: BigInt(Math.floor(Date.now() / 1000)),
+        end: BigInt(subnetValidatorEnd),
+        weight: 100n,
+      },
+      w.context,
+    ),
+    txs,
+    true,
+  );
+
+  const l1SubnetId = await issue(w, 'CreateSubnetTx', pvm.e.newCreateSubnetTx({ ...(await spendable(w)), ...owner }, w.context), txs);
+  const chainId = await issue(
+    w,
+    'CreateChainTx',
+    pvm.e.newCreateChainTx(
+      {
+        ...(await spendable(w)),
+        subnetId: l1SubnetId,
+        subnetAuth: [0],
+        chainName: 'exporterl1',
+        vmId: SUBNET_EVM_VM_ID,
+        fxIds: [],
+        genesisData: { config: { chainId: 99999 } },
+      },
+      w.context,
+    ),
+    txs,
+    true,
+  );
+  const weight = 100n;
+  const owners = PChainOwner.fromNative([w.address], 1);
+  const own = await nodePop(url);
+  const other = await nodePop(inactiveUrl);
+  const validators = [
+    L1Validator.fromNative(own.nodeId, weight, balance, own.pop, owners, owners),
+    L1Validator.fromNative(other.nodeId, weight, INACTIVE_BALANCE, other.pop, owners, owners),
+  ];
+  const conversionTxId = await issue(
+    w,
+    'ConvertSubnetToL1Tx',
+    pvm.e.newConvertSubnetToL1Tx(
+      {
+        ...(await spendable(w)),
+        subnetId: l1SubnetId,
+        chainId,
+        address: utils.hexToBuffer(MANAGER_ADDRESS),
+        validators,
+        subnetAuth: [0],
+      },
+      w.context,
+    ),
+    txs,
+    true,
+  );
+  const active = await l1Validator(url, l1SubnetId, own.nodeId);
+  if (!active) throw new Error(`no L1 validator ${own.nodeId} on ${l1SubnetId} after the conversion`);
+  // The P-Chain builds a block when the next L1 validator runs out of balance (its eviction time).
+  const started = Date.now();
+  const inactive = await waitFor(
+    async () => {
+      const v = await l1Validator(url, l1SubnetId, other.nodeId);
+      return v?.balance === '0' ? v : false;
+    },
+    { timeoutMs: 60_000, intervalMs: 500, what: `L1 validator ${other.nodeId} to run out of balance` },
+  );
+  log(`L1 validator ${other.nodeId} inactive (balance 0) ${Math.round((Date.now() - started) / 100) / 10}s after the conversion`);
+  if (own.nodeId !== nodeId) throw new Error(`${url} is ${own.nodeId}, not ${nodeId}`);
+  return {
+    subnetId,
+    subnetValidatorEnd,
+    l1: {
+      subnetId: l1SubnetId,
+      chainId,
+      conversionTxId,
+      validationId: active.validationID,
+      balance,
+      weight,
+      inactive: { nodeId: other.nodeId, validationId: inactive.validationID, balance: INACTIVE_BALANCE },
+    },
+    txs,
+  };
+}

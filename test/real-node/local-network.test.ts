@@ -1,0 +1,205 @@
+// The five-node local network (network.ts): every node a real primary-network validator. Its
+// info and platform answers are recorded into test/fixtures/real/<version>/local-network/ (RECORD=1)
+// or replayed against the live network, with a legacy subnet validator and an L1 validator with a
+// P-Chain balance created by real P-Chain transactions (l1.ts).
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
+import { pinnedVersion } from './build.js';
+import { compareAnswers } from './compare.js';
+import { setUpSubnets, type SubnetSetup } from './l1.js';
+import { rpcCall } from './http.js';
+import { startLocalNetwork, type LocalNetwork } from './network.js';
+import { portableFlags } from './node.js';
+import {
+  PRIMARY_NETWORK_ID,
+  readRecording,
+  readValidatorFacts,
+  recordProfile,
+  requestCase,
+  validatorCases,
+  type ValidatorFacts,
+} from './record.js';
+import { waitFor } from './wait.js';
+
+const RECORD = process.env.RECORD === '1';
+const itRecords = RECORD ? it : undefined;
+const L1_BALANCE = 1_000_000_000n; // 1 AVAX
+
+export interface LocalNetworkMeta {
+  version: string;
+  /** staker1..5. */
+  nodeIds: string[];
+  /** The node asked: staker1. */
+  nodeId: string;
+  flags: string[];
+  startSeconds: number;
+  subnetId: string;
+  subnetValidatorEnd: number;
+  l1: {
+    subnetId: string;
+    chainId: string;
+    validationId: string;
+    balance: string;
+    weight: string;
+    inactive: { nodeId: string; validationId: string; balance: string };
+  };
+  txs: SubnetSetup['txs'];
+  cases: string[];
+}
+
+interface PrimaryValidator {
+  txID: string;
+  startTime: string;
+  endTime: string;
+  weight: string;
+  nodeID: string;
+  potentialReward?: string;
+  delegationFee: string;
+  uptime: string;
+  connected: boolean;
+  signer?: { publicKey: string; proofOfPossession: string };
+}
+interface L1ValidatorEntry {
+  nodeID: string;
+  weight: string;
+  startTime: string;
+  validationID: string;
+  publicKey: string;
+  minNonce: string;
+  balance: string;
+}
+
+describe('a five-node local network of genesis validators', async () => {
+  const version = await pinnedVersion();
+  let network: LocalNetwork;
+  let setup: SubnetSetup;
+  let facts: ValidatorFacts;
+  let url: string;
+
+  beforeAll(async () => {
+    network = await startLocalNetwork();
+    const first = network.nodes[0];
+    if (!first) throw new Error('no staker1');
+    url = first.url;
+    const second = network.nodes[1];
+    if (!second) throw new Error('no staker2');
+    setup = await setUpSubnets(url, first.nodeId, second.url, L1_BALANCE);
+    facts = await readValidatorFacts(url, {
+      subnetId: setup.subnetId,
+      l1: { subnetId: setup.l1.subnetId, validationId: setup.l1.validationId, inactiveNodeId: setup.l1.inactive.nodeId },
+    });
+    // info.uptime is the uptime the network perceives: each peer reports its view of staker1 in
+    // its pong (every --network-ping-frequency); until they have, only staker1's own 20 % counts.
+    await waitFor(
+      async () => {
+        const up = await rpcCall<{ rewardingStakePercentage: string }>(url, '/ext/info', 'info.uptime');
+        return Number(up.rewardingStakePercentage) === 100;
+      },
+      { timeoutMs: 90_000, what: 'info.uptime of staker1 to reach 100 % (every peer reported)' },
+    );
+  });
+  afterAll(async () => {
+    await network?.stop();
+  });
+  const logs = (): void =>
+    onTestFailed(async () => {
+      for (const node of network.nodes) process.stderr.write(`--- ${node.url} ---\n${await node.logTail(20)}\n`);
+    });
+
+  itRecords?.('records the info and platform answers of staker1', async () => {
+    const first = network.nodes[0];
+    if (!first) throw new Error('no staker1');
+    const meta: Omit<LocalNetworkMeta, 'cases'> = {
+      version,
+      nodeIds: network.nodes.map((n) => n.nodeId),
+      nodeId: first.nodeId,
+      flags: portableFlags(first),
+      startSeconds: network.startSeconds,
+      subnetId: setup.subnetId,
+      subnetValidatorEnd: setup.subnetValidatorEnd,
+      l1: {
+        subnetId: setup.l1.subnetId,
+        chainId: setup.l1.chainId,
+        validationId: setup.l1.validationId,
+        balance: String(setup.l1.balance),
+        weight: String(setup.l1.weight),
+        inactive: { ...setup.l1.inactive, balance: String(setup.l1.inactive.balance) },
+      },
+      txs: setup.txs,
+    };
+    const { dir, cases } = await recordProfile(url, 'local-network', meta, validatorCases(facts));
+    process.stderr.write(`[real-node] recorded ${cases.length} answers into ${dir}\n`);
+  });
+
+  it('the recorded answers still match the live network', async () => {
+    logs();
+    const { meta, answers } = await readRecording<LocalNetworkMeta>(version, 'local-network');
+    // The genesis keys give the same node IDs on every run.
+    expect(network.nodes.map((n) => n.nodeId)).toEqual(meta.nodeIds);
+    const cases = validatorCases(facts);
+    expect(cases.map((c) => c.name).sort()).toEqual([...answers.keys()].sort());
+    const differences: string[] = [];
+    for (const c of cases) {
+      const recorded = answers.get(c.name);
+      if (!recorded) continue;
+      for (const d of compareAnswers(recorded, await requestCase(url, c))) differences.push(`${c.name}: ${d}`);
+    }
+    expect(differences).toEqual([]);
+  });
+
+  it('staker1 is a connected primary-network validator with its registered BLS key', async () => {
+    logs();
+    const { nodeID, nodePOP } = await rpcCall<{ nodeID: string; nodePOP: { publicKey: string } }>(url, '/ext/info', 'info.getNodeID');
+    const { validators } = await rpcCall<{ validators: PrimaryValidator[] }>(url, '/ext/bc/P', 'platform.getCurrentValidators', {
+      nodeIDs: [nodeID],
+    });
+    expect(validators).toHaveLength(1);
+    const [own] = validators as [PrimaryValidator];
+    expect(own.nodeID).toBe(nodeID);
+    expect(Number(own.endTime)).toBeGreaterThan(Date.now() / 1000);
+    expect(Number(own.startTime)).toBeLessThan(Number(own.endTime));
+    expect(own.connected).toBe(true);
+    expect(own.signer?.publicKey).toBe(nodePOP.publicKey);
+    expect(BigInt(own.weight)).toBeGreaterThan(0n);
+    expect(own.potentialReward).toMatch(/^\d+$/);
+    expect(own.uptime).toMatch(/^\d+\.\d{4}$/);
+    const uptime = await rpcCall<{ rewardingStakePercentage: string; weightedAveragePercentage: string }>(url, '/ext/info', 'info.uptime');
+    expect(uptime.rewardingStakePercentage).toMatch(/^\d+\.\d{4}$/);
+    expect(Number(uptime.weightedAveragePercentage)).toBeGreaterThan(0);
+    const { validators: all } = await rpcCall<{ validators: PrimaryValidator[] }>(url, '/ext/bc/P', 'platform.getCurrentValidators', {
+      subnetID: PRIMARY_NETWORK_ID,
+    });
+    expect(all.map((v) => v.nodeID).sort()).toEqual(network.nodes.map((n) => n.nodeId).sort());
+  });
+
+  it('the legacy subnet lists staker1 with its end time; the L1 with its balance and no end time', async () => {
+    logs();
+    const subnet = await rpcCall<{ validators: Array<Record<string, unknown>> }>(url, '/ext/bc/P', 'platform.getCurrentValidators', {
+      subnetID: setup.subnetId,
+      nodeIDs: [facts.nodeId],
+    });
+    expect(subnet.validators).toHaveLength(1);
+    expect(subnet.validators[0]?.endTime).toBe(String(setup.subnetValidatorEnd));
+    expect(subnet.validators[0]).not.toHaveProperty('balance');
+
+    const l1 = await rpcCall<{ validators: L1ValidatorEntry[] }>(url, '/ext/bc/P', 'platform.getCurrentValidators', {
+      subnetID: setup.l1.subnetId,
+      nodeIDs: [facts.nodeId],
+    });
+    expect(l1.validators).toHaveLength(1);
+    const [entry] = l1.validators as [L1ValidatorEntry];
+    expect(entry.validationID).toBe(setup.l1.validationId);
+    expect(entry.weight).toBe(String(setup.l1.weight));
+    expect(entry).not.toHaveProperty('endTime');
+    // The balance pays the continuous fee: at most what was deposited, and not yet exhausted.
+    expect(BigInt(entry.balance)).toBeGreaterThan(0n);
+    expect(BigInt(entry.balance)).toBeLessThanOrEqual(L1_BALANCE);
+    // staker2's 3 nAVAX ran out: still listed, balance exactly "0" (inactive).
+    const inactive = await rpcCall<{ validators: L1ValidatorEntry[] }>(url, '/ext/bc/P', 'platform.getCurrentValidators', {
+      subnetID: setup.l1.subnetId,
+      nodeIDs: [setup.l1.inactive.nodeId],
+    });
+    expect(inactive.validators.map((v) => [v.validationID, v.balance])).toEqual([[setup.l1.inactive.validationId, '0']]);
+    const fee = await rpcCall<{ price: number; excess: number; timestamp: string }>(url, '/ext/bc/P', 'platform.getValidatorFeeState', {});
+    expect(fee.price).toBeGreaterThan(0);
+  });
+});
