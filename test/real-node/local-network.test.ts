@@ -6,11 +6,13 @@ import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
 import { pinnedVersion } from './build.js';
 import { compareAnswers } from './compare.js';
 import { setUpSubnets, type SubnetSetup } from './l1.js';
-import { rpcCall } from './http.js';
+import { httpRequest, rpcCall, rpcRequest } from './http.js';
 import { startLocalNetwork, type LocalNetwork } from './network.js';
 import { portableFlags } from './node.js';
 import {
+  NON_VALIDATOR_PREFIX,
   PRIMARY_NETWORK_ID,
+  nonValidatorCases,
   readRecording,
   readValidatorFacts,
   recordProfile,
@@ -102,7 +104,7 @@ describe('a five-node local network of genesis validators', async () => {
   });
   const logs = (): void =>
     onTestFailed(async () => {
-      for (const node of network.nodes) process.stderr.write(`--- ${node.url} ---\n${await node.logTail(20)}\n`);
+      for (const node of [...network.nodes, network.nonValidator]) process.stderr.write(`--- ${node.url} ---\n${await node.logTail(20)}\n`);
     });
 
   itRecords?.('records the info and platform answers of staker1', async () => {
@@ -126,7 +128,12 @@ describe('a five-node local network of genesis validators', async () => {
       },
       txs: setup.txs,
     };
-    const { dir, cases } = await recordProfile(url, 'local-network', meta, validatorCases(facts));
+    const { dir, cases } = await recordProfile(
+      (c) => (c.name.startsWith(NON_VALIDATOR_PREFIX) ? network.nonValidator.url : url),
+      'local-network',
+      { ...meta, nonValidatorNodeId: network.nonValidator.nodeId },
+      [...validatorCases(facts), ...nonValidatorCases(network.nonValidator.nodeId)],
+    );
     process.stderr.write(`[real-node] recorded ${cases.length} answers into ${dir}\n`);
   });
 
@@ -135,13 +142,14 @@ describe('a five-node local network of genesis validators', async () => {
     const { meta, answers } = await readRecording<LocalNetworkMeta>(version, 'local-network');
     // The genesis keys give the same node IDs on every run.
     expect(network.nodes.map((n) => n.nodeId)).toEqual(meta.nodeIds);
-    const cases = validatorCases(facts);
+    const cases = [...validatorCases(facts), ...nonValidatorCases(network.nonValidator.nodeId)];
     expect(cases.map((c) => c.name).sort()).toEqual([...answers.keys()].sort());
     const differences: string[] = [];
     for (const c of cases) {
       const recorded = answers.get(c.name);
       if (!recorded) continue;
-      for (const d of compareAnswers(recorded, await requestCase(url, c))) differences.push(`${c.name}: ${d}`);
+      const live = await requestCase(c.name.startsWith(NON_VALIDATOR_PREFIX) ? network.nonValidator.url : url, c);
+      for (const d of compareAnswers(recorded, live)) differences.push(`${c.name}: ${d}`);
     }
     expect(differences).toEqual([]);
   });
@@ -169,6 +177,20 @@ describe('a five-node local network of genesis validators', async () => {
       subnetID: PRIMARY_NETWORK_ID,
     });
     expect(all.map((v) => v.nodeID).sort()).toEqual(network.nodes.map((n) => n.nodeId).sort());
+  });
+
+  it('a node with a key no validator has: info.uptime says so, and no validator entry', async () => {
+    logs();
+    const { nonValidator } = network;
+    const res = await httpRequest(nonValidator.url, rpcRequest('/ext/info', 'info.uptime'));
+    // The fact sheet has the wrapped error only ("node is not a validator"); the node prefixes it.
+    expect(JSON.parse(res.body)).toMatchObject({
+      error: { code: -32000, message: "couldn't get node uptime: node is not a validator" },
+    });
+    const { validators } = await rpcCall<{ validators: unknown[] }>(nonValidator.url, '/ext/bc/P', 'platform.getCurrentValidators', {
+      nodeIDs: [nonValidator.nodeId],
+    });
+    expect(validators).toEqual([]);
   });
 
   it('the legacy subnet lists staker1 with its end time; the L1 with its balance and no end time', async () => {

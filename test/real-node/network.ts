@@ -9,6 +9,8 @@ import { waitFor } from './wait.js';
 export interface LocalNetwork {
   /** staker1..5 in order; nodes[0] is staker1. */
   nodes: RealNode[];
+  /** A sixth node with an ephemeral key, in the network but in no validator set. */
+  nonValidator: RealNode;
   /** Seconds from the first spawn until every node was ready. */
   startSeconds: number;
   /** Stops every node by PID (in parallel); idempotent. */
@@ -33,39 +35,39 @@ const FAST_UPTIME_FLAGS = ['--network-ping-frequency=2s'];
 const NOT_QUERIED_FLAGS = ['--index-enabled=false', '--api-admin-enabled=false'];
 
 /**
- * Starts staker1, then staker2..5 bootstrapping from staker1 (they find each other through
- * staker1's peer list), and waits until every node reports ready: the primary network has
- * bootstrapped with 100 % of the stake connected.
+ * Starts staker1, then staker2..5 and a non-validator bootstrapping from staker1 (they find each
+ * other through staker1's peer list), and waits until every node reports ready: the primary
+ * network has bootstrapped with 100 % of the stake connected.
  */
 export async function startLocalNetwork(
   options: Pick<StartOptions, 'moduleDir' | 'extraFlags'> & { readinessTimeoutMs?: number } = {},
 ): Promise<LocalNetwork> {
   const started = Date.now();
-  const nodes: RealNode[] = [];
+  const all: RealNode[] = [];
   const stop = async (): Promise<void> => {
-    await Promise.all(nodes.map((n) => n.stop()));
+    await Promise.all(all.map((n) => n.stop()));
   };
-  const common = (staker: number): StartOptions => ({
-    profile: 'local-validator',
-    staker,
+  const common = (staker: number | undefined): StartOptions => ({
+    profile: staker === undefined ? 'local-non-validator' : 'local-validator',
+    ...(staker === undefined ? {} : { staker }),
     ...(options.moduleDir ? { moduleDir: options.moduleDir } : {}),
     extraFlags: [...LIGHT_FLAGS, ...FAST_UPTIME_FLAGS, ...(staker === 1 ? [] : NOT_QUERIED_FLAGS), ...(options.extraFlags ?? [])],
     waitUntil: 'answering',
   });
   try {
     const first = await startRealNode(common(1));
-    nodes.push(first);
+    all.push(first);
     const bootstrap: Bootstrapper[] = [{ ip: `127.0.0.1:${first.stakingPort}`, nodeId: first.nodeId }];
     const rest = await Promise.allSettled(
-      [2, 3, 4, 5].map((staker) => startRealNode({ ...common(staker), bootstrap })),
+      [2, 3, 4, 5, undefined].map((staker) => startRealNode({ ...common(staker), bootstrap })),
     );
-    for (const r of rest) if (r.status === 'fulfilled') nodes.push(r.value);
+    for (const r of rest) if (r.status === 'fulfilled') all.push(r.value);
     const failed = rest.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) throw failed.reason;
     await waitFor(
       async () => {
         const ready = await Promise.all(
-          nodes.map(async (n) => (await httpRequest(n.url, { method: 'GET', path: '/ext/health/readiness' }).catch(() => undefined))?.status === 200),
+          all.map(async (n) => (await httpRequest(n.url, { method: 'GET', path: '/ext/health/readiness' }).catch(() => undefined))?.status === 200),
         );
         return ready.every(Boolean);
       },
@@ -76,14 +78,16 @@ export async function startLocalNetwork(
       },
     );
   } catch (err) {
-    const tails = await Promise.all(nodes.map(async (n, i) => `--- staker${i + 1} (${n.url}) ---\n${await n.logTail(15)}`));
+    const tails = await Promise.all(all.map(async (n) => `--- ${n.nodeId} (${n.url}) ---\n${await n.logTail(15)}`));
     await stop();
     throw new Error(`${(err as Error).message}\n${tails.join('\n')}`);
   }
-  nodes.sort((a, b) => stakerOf(a) - stakerOf(b));
+  const nonValidator = all.find((n) => n.profile === 'local-non-validator');
+  if (!nonValidator) throw new Error('the non-validator did not start');
+  const nodes = all.filter((n) => n !== nonValidator).sort((a, b) => stakerOf(a) - stakerOf(b));
   const startSeconds = Math.round((Date.now() - started) / 100) / 10;
-  log(`local network of ${nodes.length} validators ready in ${startSeconds}s: ${nodes.map((n) => n.url).join(' ')}`);
-  return { nodes, startSeconds, stop };
+  log(`local network of ${nodes.length} validators and a non-validator ready in ${startSeconds}s: ${all.map((n) => n.url).join(' ')}`);
+  return { nodes, nonValidator, startSeconds, stop };
 }
 
 /** The staker number from the node's flags (`.../staking/local/staker<N>.crt`). */

@@ -41,8 +41,10 @@ export interface RealNode {
  * - `local-validator`: genesis validator staker<N> (StartOptions.staker) of the five-node local
  *   network started by network.ts, sybil protection on, bootstrapping from the nodes started
  *   before it (StartOptions.bootstrap).
+ * - `local-non-validator`: a node of that network with an ephemeral key (a node ID no validator
+ *   has), sybil protection on: what a validator looks like after its node ID changed.
  */
-export type NodeProfile = 'single-node' | 'bootstrapping-validator' | 'local-validator';
+export type NodeProfile = 'single-node' | 'bootstrapping-validator' | 'local-validator' | 'local-non-validator';
 
 /** A node to bootstrap from: its staking address and node ID. */
 export interface Bootstrapper {
@@ -65,7 +67,7 @@ export interface StartOptions {
   onStartupPoll?: (url: string) => Promise<void>;
   /** `local-validator`: which genesis staker (1..5) the node runs as. */
   staker?: number;
-  /** `local-validator`: the nodes to bootstrap from (none for the first node). */
+  /** `local-*`: the nodes to bootstrap from (none for the network's first node). */
   bootstrap?: Bootstrapper[];
   /**
    * `ready` (default for single-node): wait for readiness 200; `answering`: return as soon as the
@@ -111,14 +113,13 @@ export function nodeFlags(
   staker = 1,
 ): string[] {
   const fdLimit = hardFileLimit();
+  const ephemeral = ['--staking-ephemeral-cert-enabled=true', '--staking-ephemeral-signer-enabled=true'];
   const identity =
     profile === 'single-node'
-      ? [
-          '--sybil-protection-enabled=false',
-          '--staking-ephemeral-cert-enabled=true',
-          '--staking-ephemeral-signer-enabled=true',
-        ]
-      : stakerIdentityFlags(staker);
+      ? ['--sybil-protection-enabled=false', ...ephemeral]
+      : profile === 'local-non-validator'
+        ? ephemeral
+        : stakerIdentityFlags(staker);
   return [
     ...(fdLimit !== undefined && fdLimit < DEFAULT_FD_LIMIT ? [`--fd-limit=${fdLimit}`] : []),
     '--network-id=local',
@@ -152,7 +153,7 @@ function stakerIdentityFlags(staker: number): string[] {
   ];
 }
 
-/** `--bootstrap-ips`/`--bootstrap-ids` for a local-validator (empty for the first node). */
+/** `--bootstrap-ips`/`--bootstrap-ids` for a node of the local network (none for its first node). */
 function bootstrapFlags(bootstrap: Bootstrapper[] | undefined): string[] {
   if (!bootstrap || bootstrap.length === 0) return [];
   return [
@@ -218,11 +219,11 @@ async function startOnce(options: StartOptions): Promise<RealNode> {
   const profile = options.profile ?? 'single-node';
   const flags = [
     ...nodeFlags(dataDir, httpPort, stakingPort, profile, options.staker),
-    ...(profile === 'local-validator' ? bootstrapFlags(options.bootstrap) : []),
+    ...bootstrapFlags(options.bootstrap),
     ...(options.extraFlags ?? []),
   ];
   const url = `http://127.0.0.1:${httpPort}`;
-  const waitUntil = options.waitUntil ?? (profile === 'local-validator' ? 'answering' : 'ready');
+  const waitUntil = options.waitUntil ?? (profile === 'single-node' ? 'ready' : 'answering');
 
   log(`starting AvalancheGo ${version}: ${binary} ${flags.join(' ')}`);
   const output = createWriteStream(logFile);
@@ -275,7 +276,7 @@ async function startOnce(options: StartOptions): Promise<RealNode> {
     await waitFor(
       async () => {
         if (exit) throw new Error(`node exited early (code ${exit.code}, signal ${exit.signal})`);
-        if (profile === 'local-validator' && waitUntil === 'answering') {
+        if (profile.startsWith('local-') && waitUntil === 'answering') {
           const res = await httpRequest(url, { method: 'GET', path: '/ext/health/liveness' }).catch(() => undefined);
           nodeId = res?.headers['node-id'] ?? '';
           return res !== undefined && nodeId !== '';

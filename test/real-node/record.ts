@@ -327,6 +327,21 @@ export function validatorCases(facts: ValidatorFacts): RecordingCase[] {
   return cases;
 }
 
+/** Prefix of the cases asked of the local network's non-validator (a node ID no validator has). */
+export const NON_VALIDATOR_PREFIX = 'non-validator-';
+
+/** What a node that is not (or no longer) a validator answers: its node ID, uptime, validator entry. */
+export function nonValidatorCases(nodeId: string): RecordingCase[] {
+  return [
+    { name: `${NON_VALIDATOR_PREFIX}info-getNodeID`, request: rpc('/ext/info', 'info.getNodeID') },
+    { name: `${NON_VALIDATOR_PREFIX}info-uptime`, request: rpc('/ext/info', 'info.uptime') },
+    {
+      name: `${NON_VALIDATOR_PREFIX}platform-getCurrentValidators-own`,
+      request: rpc('/ext/bc/P', 'platform.getCurrentValidators', { nodeIDs: [nodeId] }),
+    },
+  ];
+}
+
 export async function requestCase(url: string, c: RecordingCase): Promise<RecordedAnswer> {
   const res: RawResponse = await httpRequest(url, c.request);
   const { date: _date, ...headers } = res.headers;
@@ -453,9 +468,12 @@ export function recordBootstrapping(
   return recordProfile(url, 'bootstrapping-validator', meta, bootstrappingCases());
 }
 
-/** Replaces a profile's recording (a subdirectory) with fresh answers from the node at `url`. */
+/**
+ * Replaces a profile's recording (a subdirectory) with fresh answers from the node at `url`
+ * (a function: the node that answers each case).
+ */
 export async function recordProfile(
-  url: string,
+  url: string | ((c: RecordingCase) => string),
   profile: Exclude<RecordingProfile, 'single-node'>,
   meta: { version: string } & Record<string, unknown>,
   cases: RecordingCase[],
@@ -464,7 +482,8 @@ export async function recordProfile(
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
   for (const c of cases) {
-    await writeFile(join(dir, `${c.name}.json`), `${JSON.stringify(await requestCase(url, c), null, 2)}\n`);
+    const answer = await requestCase(typeof url === 'string' ? url : url(c), c);
+    await writeFile(join(dir, `${c.name}.json`), `${JSON.stringify(answer, null, 2)}\n`);
   }
   const full = { ...meta, profile, recordedAt: new Date().toISOString(), cases: cases.map((c) => c.name) };
   await writeFile(join(dir, '_meta.json'), `${JSON.stringify(full, null, 2)}\n`);
