@@ -87,8 +87,11 @@ describe('exporter against the real node', () => {
     logs();
     // Wait for a poll after every check of the node has run and passed.
     await waitFor(async () => (await healthReport(node.url)).healthy, { timeoutMs: 30_000, what: 'node healthy' });
-    const samples = await scrapeUntil(exporter, 'avalanchego_up 1 and healthy 1', (s) =>
-      value(s, 'avalanchego_up') === 1 && value(s, 'avalanchego_healthy') === 1,
+    // The health and index sources poll independently: wait for a completed poll of each.
+    const samples = await scrapeUntil(exporter, 'avalanchego_up 1, healthy 1 and an index poll', (s) =>
+      value(s, 'avalanchego_up') === 1 &&
+      value(s, 'avalanchego_healthy') === 1 &&
+      value(s, 'avalanchego_exporter_poll_success', { source: 'index' }) !== undefined,
     );
     const report = await healthReport(node.url);
     const checks = Object.keys(report.checks).sort();
