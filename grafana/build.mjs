@@ -349,6 +349,35 @@ function fleet() {
       ], { h: 8, w: 8, x: 16, y },
       { overrides: [{ matcher: { id: 'byRegexp', options: '.*event loop.*' }, properties: [unitProp('s'), { id: 'custom.axisPlacement', value: 'right' }] }] }),
   );
+  y += 8;
+  panels.push(
+    table('Exporter shards', 'Shard index and shard count of each exporter replica (avalanchego_exporter_shard_index, avalanchego_exporter_shard_count); every index 0..count-1 needs a live replica (AvalancheGoExporterShardsMissing) and all replicas the same count (AvalancheGoExporterShardingMismatch).', 'none',
+      [
+        tableTarget(`max by (job, instance) (avalanchego_exporter_shard_index{${EXP}})`, 'index'),
+        tableTarget(`max by (job, instance) (avalanchego_exporter_shard_count{${EXP}})`, 'count'),
+        tableTarget(`max by (job, instance) (avalanchego_exporter_targets{${EXP}})`, 'targets'),
+      ], { h: 8, w: 8, x: 0, y },
+      [
+        { id: 'merge', options: {} },
+        { id: 'organize', options: {
+          excludeByName: { Time: true },
+          indexByName: { instance: 0, job: 1, 'Value #index': 2, 'Value #count': 3, 'Value #targets': 4 },
+          renameByName: { 'Value #index': 'Shard', 'Value #count': 'Shards', 'Value #targets': 'Targets owned' },
+        } },
+      ]),
+    timeseries('Poll start delay', 'How late polls start compared with when they were due (avalanchego_exporter_poll_start_delay_seconds), p50 and p99 per exporter; AvalancheGoExporterOverCapacity fires when p99 stays above 1s.', 's',
+      [
+        target(`histogram_quantile(0.5, sum by (instance, le) (rate(avalanchego_exporter_poll_start_delay_seconds_bucket{${EXP}}[$__rate_interval])))`, '{{instance}} p50'),
+        target(`histogram_quantile(0.99, sum by (instance, le) (rate(avalanchego_exporter_poll_start_delay_seconds_bucket{${EXP}}[$__rate_interval])))`, '{{instance}} p99'),
+      ], { h: 8, w: 8, x: 8, y },
+      { thresholds: { mode: 'absolute', steps: [{ color: 'green', value: null }, { color: 'orange', value: 1 }] } }),
+    timeseries('Exporter file descriptors', 'Share of the file descriptor limit each exporter uses (process_open_fds / process_max_fds; warning above 80%), and connections refused for lack of descriptors per second (right axis).', 'percentunit',
+      [
+        target(`process_open_fds{${EXP}} / process_max_fds{${EXP}}`, '{{instance}} used'),
+        target(`rate(avalanchego_exporter_file_descriptor_errors_total{${EXP}}[$__rate_interval])`, '{{instance}} EMFILE/ENFILE errors'),
+      ], { h: 8, w: 8, x: 16, y },
+      { overrides: [{ matcher: { id: 'byRegexp', options: '.*errors' }, properties: [unitProp('ops'), { id: 'custom.axisPlacement', value: 'right' }] }] }),
+  );
 
   return dashboard({
     uid: 'avalanchego-fleet',
@@ -508,9 +537,84 @@ function nodeDetail() {
   );
   y += 8;
 
+  panels.push(row('Validator', y)); y += 1;
+  panels.push(
+    timeseries('Uptime', 'The uptime the network perceives of this validator (info.uptime weightedAveragePercentage), the share of stake that would reward it (rewardingStakePercentage), and the reward threshold (node:avalanchego_uptime_reward_threshold:ratio, dashed). Absent while the node is not a validator.', 'percentunit',
+      [
+        target(`avalanchego_uptime_weighted_average_ratio${S}`, 'perceived uptime'),
+        target(`avalanchego_uptime_rewarding_stake_ratio${S}`, 'stake that would reward'),
+        target(`node:avalanchego_uptime_reward_threshold:ratio${S}`, 'reward threshold'),
+      ], { h: 8, w: 8, x: 0, y },
+      { min: 0, max: 1, overrides: [{ matcher: { id: 'byName', options: 'reward threshold' }, properties: [{ id: 'custom.lineStyle', value: { fill: 'dash', dash: [10, 10] } }] }] }),
+    stateTimeline('Validator', 'Whether the node is in the current validator set of each subnet (platform.getCurrentValidators with its own node ID; 11111111111111111111111111111111LpoYY is the primary network).',
+      [target(`avalanchego_validator${S}`, '{{subnet}}')], { h: 8, w: 8, x: 8, y },
+      [{ type: 'value', options: { 0: { text: 'not a validator', color: 'orange', index: 0 }, 1: { text: 'validator', color: 'green', index: 1 } } }]),
+    timeseries('Validation time left', 'Time until the end of the current validation period on each subnet (endTime); AvalancheGoValidatorStakeExpiring warns below 7 days and pages below 1 day and 1 hour.', 'dtdurations',
+      [target(`avalanchego_validator_end_timestamp_seconds${S} - time()`, '{{subnet}}')], { h: 8, w: 8, x: 16, y },
+      { thresholds: { mode: 'absolute', steps: [{ color: 'red', value: null }, { color: 'orange', value: 86400 }, { color: 'green', value: 604800 }] } }),
+  );
+  y += 8;
+  panels.push(
+    timeseries('L1 runway', 'How long the balance of the node\'s L1 validators lasts at the current fee price (balance / price: node_subnet:avalanchego_l1_validator_balance_navax:runway_seconds); ticket below 30 days, page below 7.', 'dtdurations',
+      [target(`node_subnet:avalanchego_l1_validator_balance_navax:runway_seconds${S}`, '{{subnet}}')], { h: 8, w: 8, x: 0, y },
+      { thresholds: { mode: 'absolute', steps: [{ color: 'red', value: null }, { color: 'orange', value: 604800 }, { color: 'green', value: 2592000 }] } }),
+    timeseries('Stake and reward', 'Weight of each validator entry (nAVAX staked on the primary network) and the potential reward of the primary network validation (potentialReward), in AVAX.', 'short',
+      [
+        target(`avalanchego_validator_weight${S} / 1e9`, '{{subnet}} weight'),
+        target(`avalanchego_validator_potential_reward_navax${S} / 1e9`, 'potential reward'),
+      ], { h: 8, w: 8, x: 8, y }, { axisLabel: 'AVAX' }),
+    stateTimeline('Registered BLS key', 'Whether the BLS key registered for each validator entry (signer.publicKey) is the node\'s own key (info.getNodeID nodePOP.publicKey).',
+      [target(`avalanchego_validator_registered_key_match${S}`, '{{subnet}}')], { h: 8, w: 8, x: 16, y },
+      [{ type: 'value', options: { 0: { text: 'mismatch', color: 'red', index: 0 }, 1: { text: 'match', color: 'green', index: 1 } } }]),
+  );
+  y += 8;
+  panels.push(
+    timeseries('Peers by version', 'Connected peers per AvalancheGo minor version (info.peers, at most 10 versions and "other").', 'none',
+      [target(`avalanchego_network_peers_by_version${S}`, '{{version}}')], { h: 8, w: 8, x: 0, y }, { fill: 30 }),
+    timeseries('Peers on a newer version', 'Share of peers running a newer AvalancheGo than this node (AvalancheGoNodeVersionBehindPeers above 50%).', 'percentunit',
+      [target(`avalanchego_network_peers_newer_version_ratio${S}`, 'newer than this node')], { h: 8, w: 8, x: 8, y },
+      { min: 0, max: 1, thresholds: { mode: 'absolute', steps: [{ color: 'green', value: null }, { color: 'orange', value: 0.5 }] } }),
+    table('Version, network and next upgrade', 'The node\'s version and network (avalanchego_node_info), and when its next known network upgrade activates (info.upgrades); no upgrade time when none is scheduled.', 'dateTimeAsIso',
+      [
+        tableTarget(`max by (job, instance, node, node_id, version, network_id) (avalanchego_node_info${S})`, 'info'),
+        tableTarget(`max by (job, instance, node) (avalanchego_next_upgrade_timestamp_seconds${S}) * 1000`, 'upgrade'),
+      ], { h: 8, w: 8, x: 16, y },
+      [
+        { id: 'merge', options: {} },
+        { id: 'organize', options: {
+          excludeByName: { Time: true, 'Value #info': true, job: true, instance: true },
+          renameByName: { node_id: 'Node ID', version: 'Version', network_id: 'Network ID', 'Value #upgrade': 'Next upgrade' },
+        } },
+      ]),
+  );
+  y += 8;
+
+  panels.push(row('Posture and API states', y)); y += 1;
+  panels.push(
+    stat('Admin API', 'Whether the node answers its admin API (admin.getLoggerLevel, read-only): a security finding on a production node (AvalancheGoAdminAPIExposed). Empty while the posture check is off.', 'none',
+      [target(`avalanchego_admin_api_enabled${S}`)], { h: 8, w: 4, x: 0, y },
+      { mappings: [{ type: 'value', options: { 0: { text: 'off', color: 'green', index: 0 }, 1: { text: 'exposed', color: 'orange', index: 1 } } }] }),
+    stat('Indexing', 'Whether the node runs with indexing on (its index API answers).', 'none',
+      [target(`avalanchego_indexing_enabled${S}`)], { h: 8, w: 4, x: 4, y },
+      { mappings: [{ type: 'value', options: { 0: { text: 'off', color: 'blue', index: 0 }, 1: { text: 'on', color: 'green', index: 1 } } }] }),
+    table('Loggers by level', 'Loggers of the node at each level, for the log file and the console (admin.getLoggerLevel); verbo, debug or trace on the log file for an hour is AvalancheGoVerboseLogLevel.', 'none',
+      [tableTarget(`sum by (output, level) (avalanchego_logger_level${S})`, 'loggers')], { h: 8, w: 6, x: 8, y },
+      [{ id: 'groupingToMatrix', options: { columnField: 'output', rowField: 'level', valueField: 'Value' } }]),
+    table('API method states', 'State of each info and platform method the exporter calls: ok, not_validator (info.uptime on a node that is not a validator), not_bootstrapped (HTTP 503 while the P-Chain bootstraps), unsupported (the node\'s version lacks the method).', 'none',
+      [
+        tableTarget(`max by (method, state) (avalanchego_info_method_state${S})`, 'info'),
+        tableTarget(`max by (method, state) (avalanchego_platform_method_state${S})`, 'platform'),
+      ], { h: 8, w: 10, x: 14, y },
+      [
+        { id: 'merge', options: {} },
+        { id: 'organize', options: { excludeByName: { Time: true, 'Value #info': true, 'Value #platform': true }, renameByName: { method: 'Method', state: 'State' } } },
+      ]),
+  );
+  y += 8;
+
   panels.push(row('Exporter', y)); y += 1;
   panels.push(
-    stateTimeline('Poll success', 'Whether the last poll of each source (health, index) succeeded.',
+    stateTimeline('Poll success', 'Whether the last poll of each source (health, index, info, platform, admin) succeeded.',
       [target(`avalanchego_exporter_poll_success${S}`, '{{source}}')], { h: 6, w: 8, x: 0, y },
       [{ type: 'value', options: { 0: { text: 'failed', color: 'red', index: 0 }, 1: { text: 'ok', color: 'green', index: 1 } } }]),
     timeseries('Poll duration', 'Wall-clock time of the last poll of each source.', 's',
@@ -543,10 +647,166 @@ function nodeDetail() {
 }
 
 // ---------------------------------------------------------------------------------------
+// Validators
+
+const PRIMARY_NETWORK = '11111111111111111111111111111111LpoYY';
+
+function validators() {
+  nextId = 1;
+  const S = `{${FLEET}}`;
+  const V = `{${FLEET}, subnet=~"$subnet"}`;
+  // Every column of the table carries the same labels (node, subnet, node ID, version), so
+  // that the merge puts one validator entry on one row.
+  const identity = (expr) => `(${expr}) * on (job, instance, node) group_left (node_id, version) group by (job, instance, node, node_id, version) (avalanchego_node_info${S})`;
+  // Per-node facts of the primary network validation (info.uptime, potentialReward) on its row.
+  const onPrimary = (expr) => `label_replace(${expr}, "subnet", "${PRIMARY_NETWORK}", "", "")`;
+  const column = (expr, refId) => tableTarget(`max by (job, instance, node, subnet, node_id, version) (${identity(expr)})`, refId);
+  const panels = [];
+  let y = 0;
+
+  panels.push(row('Validators', y)); y += 1;
+  const countStat = (title, description, expr, x, color) => stat(title, description, 'none', [target(`count(${expr}) or vector(0)`)], { h: 4, w: 4, x, y },
+    { thresholds: { mode: 'absolute', steps: [{ color: 'green', value: null }, { color, value: 1 }] } });
+  panels.push(
+    stat('Validator entries', 'Validator entries of the selected nodes and subnets in the current validator sets (avalanchego_validator == 1).', 'none',
+      [target(`count(avalanchego_validator${V} == 1) or vector(0)`)], { h: 4, w: 4, x: 0, y }),
+    countStat('Not validating', 'Node and subnet pairs the exporter checks that are not in the current validator set (avalanchego_validator == 0).',
+      `avalanchego_validator${V} == 0`, 4, 'orange'),
+    countStat('Uptime near threshold', 'Validators whose perceived uptime is within 5 points of the reward threshold (AvalancheGoUptimeBelowRewardThreshold warning).',
+      `avalanchego_uptime_weighted_average_ratio${S} < on (job, instance, node) (node:avalanchego_uptime_reward_threshold:ratio${S} + 0.05)`, 8, 'red'),
+    countStat('Ending within 7 days', 'Validations that end within 7 days (AvalancheGoValidatorStakeExpiring).',
+      `avalanchego_validator_end_timestamp_seconds${V} - time() < 7 * 86400`, 12, 'orange'),
+    countStat('L1 runway under 30 days', 'L1 validators whose balance lasts less than 30 days at the current fee price, or is used up (AvalancheGoL1ValidatorBalanceLow, AvalancheGoL1ValidatorInactive).',
+      `node_subnet:avalanchego_l1_validator_balance_navax:runway_seconds${V} < 30 * 86400 or avalanchego_l1_validator_active${V} == 0`, 16, 'red'),
+    countStat('Key mismatches', 'Validator entries whose registered BLS key is not the node\'s key (AvalancheGoRegisteredBLSKeyMismatch).',
+      `avalanchego_validator_registered_key_match${V} == 0`, 20, 'red'),
+  );
+  y += 4;
+
+  panels.push(table(
+    'Validators',
+    'One row per validator node and subnet (11111111111111111111111111111111LpoYY is the primary network): whether it is in the current validator set, the uptime the network perceives (primary network, info.uptime), start and end of the validation, stake, L1 balance and runway at the current fee price, whether the registered BLS key is the node\'s, and the node\'s ID and version.',
+    'none',
+    [
+      column(`avalanchego_validator${V}`, 'validator'),
+      column(onPrimary(`avalanchego_uptime_weighted_average_ratio${S}`), 'uptime'),
+      column(onPrimary(`avalanchego_uptime_rewarding_stake_ratio${S}`), 'rewarding'),
+      column(`avalanchego_validator_start_timestamp_seconds${V} * 1000`, 'start'),
+      column(`avalanchego_validator_end_timestamp_seconds${V} * 1000`, 'end'),
+      column(`avalanchego_validator_end_timestamp_seconds${V} - time()`, 'left'),
+      column(`avalanchego_validator_weight${V} / 1e9`, 'weight'),
+      column(onPrimary(`avalanchego_validator_potential_reward_navax${S} / 1e9`), 'reward'),
+      column(`avalanchego_l1_validator_balance_navax${V} / 1e9`, 'balance'),
+      column(`node_subnet:avalanchego_l1_validator_balance_navax:runway_seconds${V}`, 'runway'),
+      column(`avalanchego_l1_validator_active${V}`, 'active'),
+      column(`avalanchego_validator_registered_key_match${V}`, 'key'),
+    ],
+    { h: 12, w: 24, x: 0, y },
+    [
+      { id: 'merge', options: {} },
+      { id: 'organize', options: {
+        excludeByName: { Time: true },
+        indexByName: {
+          node: 0, subnet: 1, 'Value #validator': 2, 'Value #uptime': 3, 'Value #rewarding': 4, 'Value #start': 5, 'Value #end': 6, 'Value #left': 7,
+          'Value #weight': 8, 'Value #reward': 9, 'Value #balance': 10, 'Value #runway': 11, 'Value #active': 12, 'Value #key': 13,
+          version: 14, node_id: 15, job: 16, instance: 17,
+        },
+        renameByName: {
+          subnet: 'Subnet', node_id: 'Node ID', version: 'Version',
+          'Value #validator': 'Validator', 'Value #uptime': 'Perceived uptime', 'Value #rewarding': 'Stake that would reward',
+          'Value #start': 'Started', 'Value #end': 'Ends', 'Value #left': 'Time left', 'Value #weight': 'Weight (AVAX)',
+          'Value #reward': 'Potential reward (AVAX)', 'Value #balance': 'L1 balance (AVAX)', 'Value #runway': 'L1 runway',
+          'Value #active': 'L1 active', 'Value #key': 'Key match',
+        },
+      } },
+    ],
+    [
+      columnOverride('Validator', [mappingsProp([{ type: 'value', options: { 0: { text: 'no', color: 'orange', index: 0 }, 1: { text: 'yes', color: 'green', index: 1 } } }]), colorBg]),
+      columnOverride('Perceived uptime', [unitProp('percentunit'), colorBg, thresholdsProp([{ color: 'red', value: null }, { color: 'orange', value: 0.82 }, { color: 'green', value: 0.85 }])]),
+      columnOverride('Stake that would reward', [unitProp('percentunit')]),
+      columnOverride('Started', [unitProp('dateTimeAsIso')]),
+      columnOverride('Ends', [unitProp('dateTimeAsIso')]),
+      columnOverride('Time left', [unitProp('dtdurations'), colorBg, thresholdsProp([{ color: 'red', value: null }, { color: 'orange', value: 86400 }, { color: 'green', value: 604800 }])]),
+      columnOverride('L1 runway', [unitProp('dtdurations'), colorBg, thresholdsProp([{ color: 'red', value: null }, { color: 'orange', value: 604800 }, { color: 'green', value: 2592000 }])]),
+      columnOverride('L1 active', [mappingsProp([{ type: 'value', options: { 0: { text: 'inactive', color: 'red', index: 0 }, 1: { text: 'active', color: 'green', index: 1 } } }]), colorBg]),
+      columnOverride('Key match', [mappingsProp([{ type: 'value', options: { 0: { text: 'mismatch', color: 'red', index: 0 }, 1: { text: 'match', color: 'green', index: 1 } } }]), colorBg]),
+    ],
+  ));
+  y += 12;
+
+  panels.push(row('Uptime and validation periods', y)); y += 1;
+  panels.push(
+    timeseries('Perceived uptime', 'The uptime the network perceives of each validator (info.uptime weightedAveragePercentage) and the reward threshold (node:avalanchego_uptime_reward_threshold:ratio, dashed).', 'percentunit',
+      [
+        target(`avalanchego_uptime_weighted_average_ratio${S}`, '{{node}}'),
+        target(`min(node:avalanchego_uptime_reward_threshold:ratio${S})`, 'reward threshold'),
+      ], { h: 8, w: 12, x: 0, y },
+      { max: 1, overrides: [{ matcher: { id: 'byName', options: 'reward threshold' }, properties: [{ id: 'custom.lineStyle', value: { fill: 'dash', dash: [10, 10] } }] }] }),
+    timeseries('Validation time left', 'Time until each validation ends (endTime); warning below 7 days, pages below 1 day and 1 hour.', 'dtdurations',
+      [target(`avalanchego_validator_end_timestamp_seconds${V} - time()`, '{{node}} {{subnet}}')], { h: 8, w: 12, x: 12, y },
+      { thresholds: { mode: 'absolute', steps: [{ color: 'red', value: null }, { color: 'orange', value: 86400 }, { color: 'green', value: 604800 }] } }),
+  );
+  y += 8;
+
+  panels.push(row('L1 validators', y)); y += 1;
+  panels.push(
+    timeseries('L1 runway', 'How long each L1 validator\'s balance lasts at the current fee price (balance / price); ticket below 30 days, page below 7.', 'dtdurations',
+      [target(`node_subnet:avalanchego_l1_validator_balance_navax:runway_seconds${V}`, '{{node}} {{subnet}}')], { h: 8, w: 8, x: 0, y },
+      { thresholds: { mode: 'absolute', steps: [{ color: 'red', value: null }, { color: 'orange', value: 604800 }, { color: 'green', value: 2592000 }] } }),
+    timeseries('L1 balance', 'P-Chain balance of each L1 validator, in AVAX (0 = inactive).', 'short',
+      [target(`avalanchego_l1_validator_balance_navax${V} / 1e9`, '{{node}} {{subnet}}')], { h: 8, w: 8, x: 8, y }, { axisLabel: 'AVAX' }),
+    timeseries('Validator fee price', 'Continuous fee of one L1 validator as each node reports it (platform.getValidatorFeeState price), in nAVAX per second.', 'none',
+      [target(`avalanchego_validator_fee_price_navax_per_second${S}`, '{{node}}')], { h: 8, w: 8, x: 16, y }, { axisLabel: 'nAVAX/s' }),
+  );
+  y += 8;
+
+  panels.push(row('Versions and upgrades', y)); y += 1;
+  panels.push(
+    table('Versions', 'Each node\'s version and network (avalanchego_node_info), the share of its peers on a newer version, and its next known network upgrade (info.upgrades).', 'none',
+      [
+        tableTarget(`max by (job, instance, node, version, network_id) (avalanchego_node_info${S})`, 'info'),
+        tableTarget(`max by (job, instance, node) (avalanchego_network_peers_newer_version_ratio${S})`, 'newer'),
+        tableTarget(`max by (job, instance, node) (avalanchego_next_upgrade_timestamp_seconds${S}) * 1000`, 'upgrade'),
+      ], { h: 8, w: 12, x: 0, y },
+      [
+        { id: 'merge', options: {} },
+        { id: 'organize', options: {
+          excludeByName: { Time: true, 'Value #info': true },
+          indexByName: { node: 0, version: 1, network_id: 2, 'Value #newer': 3, 'Value #upgrade': 4, job: 5, instance: 6 },
+          renameByName: { version: 'Version', network_id: 'Network ID', 'Value #newer': 'Peers on a newer version', 'Value #upgrade': 'Next upgrade' },
+        } },
+      ],
+      [
+        columnOverride('Peers on a newer version', [unitProp('percentunit'), colorBg, thresholdsProp([{ color: 'green', value: null }, { color: 'orange', value: 0.5 }])]),
+        columnOverride('Next upgrade', [unitProp('dateTimeAsIso')]),
+      ]),
+    timeseries('Peers on a newer version', 'Share of each node\'s peers that run a newer AvalancheGo (info.peers); above 50% for an hour is AvalancheGoNodeVersionBehindPeers.', 'percentunit',
+      [target(`avalanchego_network_peers_newer_version_ratio${S}`, '{{node}}')], { h: 8, w: 12, x: 12, y },
+      { min: 0, max: 1, thresholds: { mode: 'absolute', steps: [{ color: 'green', value: null }, { color: 'orange', value: 0.5 }] } }),
+  );
+
+  return dashboard({
+    uid: 'avalanchego-validators',
+    title: 'AvalancheGo / Validators',
+    description: 'Validators and L1 validators among the selected nodes: one row per node and subnet with uptime, validation end, stake, L1 balance runway, BLS key match and version; from the exporter\'s info and platform sources.',
+    variables: [
+      datasourceVar(),
+      queryVar('job', 'Job', 'label_values(avalanchego_up, job)'),
+      queryVar('instance', 'Instance', 'label_values(avalanchego_up{job=~"$job"}, instance)'),
+      queryVar('node', 'Node', 'label_values(avalanchego_up{job=~"$job", instance=~"$instance"}, node)'),
+      queryVar('subnet', 'Subnet', 'label_values(avalanchego_validator{job=~"$job", instance=~"$instance", node=~"$node"}, subnet)'),
+    ],
+    links: [{ title: 'Node detail', type: 'dashboards', tags: ['avalanchego'], asDropdown: false, includeVars: true, keepTime: true }],
+    panels,
+  });
+}
+
+// ---------------------------------------------------------------------------------------
 
 const outputs = {
   'avalanchego-fleet.json': fleet(),
   'avalanchego-node.json': nodeDetail(),
+  'avalanchego-validators.json': validators(),
 };
 
 const check = process.argv.includes('--check');

@@ -12,7 +12,7 @@ import {
 } from './lib.js';
 
 const dashboards = loadDashboards();
-const EXPECTED_UIDS = ['avalanchego-fleet', 'avalanchego-node'];
+const EXPECTED_UIDS = ['avalanchego-fleet', 'avalanchego-node', 'avalanchego-validators'];
 // Panel types of Grafana's current (React) panels; graph, singlestat, table-old and the
 // other Angular panels are gone from Grafana 11.
 const ALLOWED_TYPES = new Set(['row', 'timeseries', 'stat', 'table', 'state-timeline', 'gauge', 'bargauge', 'text']);
@@ -46,7 +46,7 @@ describe.each(dashboards.map(({ path, dashboard }) => [basename(path), dashboard
     }
     const node = vars.find((v) => v.name === 'node');
     expect(node, 'node variable').toMatchObject({ type: 'query', datasource: DS_REF, refresh: 2 });
-    if (d.uid === 'avalanchego-fleet') expect(node).toMatchObject({ multi: true, includeAll: true, allValue: '.+' });
+    if (d.uid !== 'avalanchego-node') expect(node).toMatchObject({ multi: true, includeAll: true, allValue: '.+' });
     for (const v of vars.filter((x) => x.type === 'query')) expect(v.datasource, v.name).toEqual(DS_REF);
   });
 
@@ -150,7 +150,7 @@ describe.each(dashboards.map(({ path, dashboard }) => [basename(path), dashboard
 });
 
 describe('dashboards as a set', () => {
-  it('are the fleet overview and the node detail, with distinct uids', () => {
+  it('are the fleet overview, the node detail and the validators, with distinct uids', () => {
     expect(dashboards.map((x) => x.dashboard.uid).sort()).toEqual(EXPECTED_UIDS);
   });
 
@@ -171,6 +171,25 @@ describe('dashboards as a set', () => {
     const panels = allPanels(node);
     expect(panels.find((p) => p.title === 'Health checks')?.type).toBe('state-timeline');
     expect(JSON.stringify(panels.find((p) => p.title === 'Disk available')?.targets)).toContain('predict_linear');
+  });
+
+  it('the validators table shows one row per node and subnet with uptime, end time, runway, key match and version', () => {
+    const v = dashboards.find((x) => x.dashboard.uid === 'avalanchego-validators')?.dashboard as Dashboard;
+    const t = allPanels(v).find((p) => p.title === 'Validators' && p.type === 'table');
+    const exprs = (t?.targets ?? []).map((x) => x.expr ?? '').join('\n');
+    for (const m of ['avalanchego_validator{', 'avalanchego_uptime_weighted_average_ratio', 'avalanchego_validator_end_timestamp_seconds',
+      'node_subnet:avalanchego_l1_validator_balance_navax:runway_seconds', 'avalanchego_validator_registered_key_match', 'avalanchego_node_info']) {
+      expect(exprs).toContain(m);
+    }
+    // Every column has the same row key, so that the merge puts one entry on one row.
+    for (const x of t?.targets ?? []) expect(x.expr, x.refId).toMatch(/^max by \(job, instance, node, subnet, node_id, version\) /);
+    expect(JSON.stringify(t)).toContain('"version"');
+  });
+
+  it('the node detail shows the validator and posture panels', () => {
+    const node = dashboards.find((x) => x.dashboard.uid === 'avalanchego-node')?.dashboard as Dashboard;
+    const titles = allPanels(node).map((p) => p.title);
+    for (const t of ['Uptime', 'Validator', 'Validation time left', 'L1 runway', 'Registered BLS key', 'Peers by version', 'Admin API', 'Loggers by level']) expect(titles).toContain(t);
   });
 
   it('are what grafana/build.mjs generates', () => {
