@@ -657,7 +657,9 @@ function validators() {
   const V = `{${FLEET}, subnet=~"$subnet"}`;
   // Every column of the table carries the same labels (node, subnet, node ID, version), so
   // that the merge puts one validator entry on one row.
-  const identity = (expr) => `(${expr}) * on (job, instance, node) group_left (node_id, version) group by (job, instance, node, node_id, version) (avalanchego_node_info${S})`;
+  // One identity series per node (with version when the info source gives it), so the join never matches twice.
+  const nodeIdentity = `(group by (job, instance, node, node_id, version) (avalanchego_node_info{${FLEET}, version!=""}) or on (job, instance, node) group by (job, instance, node, node_id) (avalanchego_node_info${S}))`;
+  const identity = (expr) => `(${expr}) * on (job, instance, node) group_left (node_id, version) ${nodeIdentity}`;
   // Per-node facts of the primary network validation (info.uptime, potentialReward) on its row.
   const onPrimary = (expr) => `label_replace(${expr}, "subnet", "${PRIMARY_NETWORK}", "", "")`;
   const column = (expr, refId) => tableTarget(`max by (job, instance, node, subnet, node_id, version) (${identity(expr)})`, refId);
