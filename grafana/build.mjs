@@ -675,7 +675,7 @@ function validators() {
     countStat('Not validating', 'Node and subnet pairs the exporter checks that are not in the current validator set (avalanchego_validator == 0).',
       `avalanchego_validator${V} == 0`, 4, 'orange'),
     countStat('Uptime near threshold', 'Validators whose perceived uptime is within 5 points of the reward threshold (AvalancheGoUptimeBelowRewardThreshold warning).',
-      `avalanchego_uptime_weighted_average_ratio${S} < on (job, instance, node) (node:avalanchego_uptime_reward_threshold:ratio${S} + 0.05)`, 8, 'red'),
+      `avalanchego_uptime_weighted_average_ratio${S} < on (job, instance, node) (node:avalanchego_uptime_reward_threshold:ratio${S} + 0.05) unless on (job, instance, node) (avalanchego_validator{${FLEET}, subnet="${PRIMARY_NETWORK}"} == 0)`, 8, 'red'),
     countStat('Ending within 7 days', 'Validations that end within 7 days (AvalancheGoValidatorStakeExpiring).',
       `avalanchego_validator_end_timestamp_seconds${V} - time() < 7 * 86400`, 12, 'orange'),
     countStat('L1 runway under 30 days', 'L1 validators whose balance lasts less than 30 days at the current fee price, or is used up (AvalancheGoL1ValidatorBalanceLow, AvalancheGoL1ValidatorInactive).',
