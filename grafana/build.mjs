@@ -146,6 +146,11 @@ const unitProp = (u) => ({ id: 'unit', value: u });
 const colorBg = { id: 'custom.cellOptions', value: { type: 'color-background' } };
 const thresholdsProp = (steps) => ({ id: 'thresholds', value: { mode: 'absolute', steps } });
 const mappingsProp = (m) => ({ id: 'mappings', value: m });
+// Colours of a validation's time left (page below 1 day, ticket below 7) and of an L1
+// validator's runway (page below 7 days, ticket below 30), as the alerts have them.
+const TIME_LEFT_STEPS = [{ color: 'red', value: null }, { color: 'orange', value: 86400 }, { color: 'green', value: 604800 }];
+const RUNWAY_STEPS = [{ color: 'red', value: null }, { color: 'orange', value: 604800 }, { color: 'green', value: 2592000 }];
+const absoluteSteps = (steps) => ({ mode: 'absolute', steps });
 const UP_DOWN = [{ type: 'value', options: { 0: { text: 'down', color: 'red', index: 0 }, 1: { text: 'up', color: 'green', index: 1 } } }];
 const YES_NO_HEALTHY = [{ type: 'value', options: { 0: { text: 'unhealthy', color: 'red', index: 0 }, 1: { text: 'healthy', color: 'green', index: 1 } } }];
 
@@ -187,6 +192,16 @@ function queryVar(name, label, query, { multi = true, includeAll = true } = {}) 
     skipUrlSync: false,
     sort: 1,
   };
+}
+
+/** The datasource, job, instance and node variables every dashboard starts with. */
+function nodeVariables(nodeOptions = {}) {
+  return [
+    datasourceVar(),
+    queryVar('job', 'Job', 'label_values(avalanchego_up, job)'),
+    queryVar('instance', 'Instance', 'label_values(avalanchego_up{job=~"$job"}, instance)'),
+    queryVar('node', 'Node', 'label_values(avalanchego_up{job=~"$job", instance=~"$instance"}, node)', nodeOptions),
+  ];
 }
 
 function dashboard({ uid, title, description, panels, variables, links = [] }) {
@@ -383,12 +398,7 @@ function fleet() {
     uid: 'avalanchego-fleet',
     title: 'AvalancheGo / Fleet overview',
     description: 'Every AvalancheGo node the selected avalanchego-exporter instances poll: one row per node, chain heights and lag to the fleet, and the exporters themselves.',
-    variables: [
-      datasourceVar(),
-      queryVar('job', 'Job', 'label_values(avalanchego_up, job)'),
-      queryVar('instance', 'Instance', 'label_values(avalanchego_up{job=~"$job"}, instance)'),
-      queryVar('node', 'Node', 'label_values(avalanchego_up{job=~"$job", instance=~"$instance"}, node)'),
-    ],
+    variables: nodeVariables(),
     links: [{ title: 'Node detail', type: 'dashboards', tags: ['avalanchego'], asDropdown: false, includeVars: true, keepTime: true }],
     panels,
   });
@@ -551,13 +561,13 @@ function nodeDetail() {
       [{ type: 'value', options: { 0: { text: 'not a validator', color: 'orange', index: 0 }, 1: { text: 'validator', color: 'green', index: 1 } } }]),
     timeseries('Validation time left', 'Time until the end of the current validation period on each subnet (endTime); AvalancheGoValidatorStakeExpiring warns below 7 days and pages below 1 day and 1 hour.', 'dtdurations',
       [target(`avalanchego_validator_end_timestamp_seconds${S} - time()`, '{{subnet}}')], { h: 8, w: 8, x: 16, y },
-      { thresholds: { mode: 'absolute', steps: [{ color: 'red', value: null }, { color: 'orange', value: 86400 }, { color: 'green', value: 604800 }] } }),
+      { thresholds: absoluteSteps(TIME_LEFT_STEPS) }),
   );
   y += 8;
   panels.push(
     timeseries('L1 runway', 'How long the balance of the node\'s L1 validators lasts at the current fee price (balance / price: node_subnet:avalanchego_l1_validator_balance_navax:runway_seconds); ticket below 30 days, page below 7.', 'dtdurations',
       [target(`node_subnet:avalanchego_l1_validator_balance_navax:runway_seconds${S}`, '{{subnet}}')], { h: 8, w: 8, x: 0, y },
-      { thresholds: { mode: 'absolute', steps: [{ color: 'red', value: null }, { color: 'orange', value: 604800 }, { color: 'green', value: 2592000 }] } }),
+      { thresholds: absoluteSteps(RUNWAY_STEPS) }),
     timeseries('Stake and reward', 'Weight of each validator entry (nAVAX staked on the primary network) and the potential reward of the primary network validation (potentialReward), in AVAX.', 'short',
       [
         target(`avalanchego_validator_weight${S} / 1e9`, '{{subnet}} weight'),
@@ -635,10 +645,7 @@ function nodeDetail() {
     title: 'AvalancheGo / Node detail',
     description: 'One AvalancheGo node over time: health checks, chains, index, network, router, disk and the exporter\'s polls.',
     variables: [
-      datasourceVar(),
-      queryVar('job', 'Job', 'label_values(avalanchego_up, job)'),
-      queryVar('instance', 'Instance', 'label_values(avalanchego_up{job=~"$job"}, instance)'),
-      queryVar('node', 'Node', 'label_values(avalanchego_up{job=~"$job", instance=~"$instance"}, node)', { multi: false, includeAll: false }),
+      ...nodeVariables({ multi: false, includeAll: false }),
       queryVar('chain', 'Chain', 'label_values(avalanchego_chain_last_accepted_height{job=~"$job", instance=~"$instance", node=~"$node"}, chain)'),
     ],
     links: [{ title: 'Fleet overview', type: 'dashboards', tags: ['avalanchego'], asDropdown: false, includeVars: true, keepTime: true }],
@@ -728,8 +735,8 @@ function validators() {
       columnOverride('Stake that would reward', [unitProp('percentunit')]),
       columnOverride('Started', [unitProp('dateTimeAsIso')]),
       columnOverride('Ends', [unitProp('dateTimeAsIso')]),
-      columnOverride('Time left', [unitProp('dtdurations'), colorBg, thresholdsProp([{ color: 'red', value: null }, { color: 'orange', value: 86400 }, { color: 'green', value: 604800 }])]),
-      columnOverride('L1 runway', [unitProp('dtdurations'), colorBg, thresholdsProp([{ color: 'red', value: null }, { color: 'orange', value: 604800 }, { color: 'green', value: 2592000 }])]),
+      columnOverride('Time left', [unitProp('dtdurations'), colorBg, thresholdsProp(TIME_LEFT_STEPS)]),
+      columnOverride('L1 runway', [unitProp('dtdurations'), colorBg, thresholdsProp(RUNWAY_STEPS)]),
       columnOverride('L1 active', [mappingsProp([{ type: 'value', options: { 0: { text: 'inactive', color: 'red', index: 0 }, 1: { text: 'active', color: 'green', index: 1 } } }]), colorBg]),
       columnOverride('Key match', [mappingsProp([{ type: 'value', options: { 0: { text: 'mismatch', color: 'red', index: 0 }, 1: { text: 'match', color: 'green', index: 1 } } }]), colorBg]),
     ],
@@ -746,7 +753,7 @@ function validators() {
       { max: 1, overrides: [{ matcher: { id: 'byName', options: 'reward threshold' }, properties: [{ id: 'custom.lineStyle', value: { fill: 'dash', dash: [10, 10] } }] }] }),
     timeseries('Validation time left', 'Time until each validation ends (endTime); warning below 7 days, pages below 1 day and 1 hour.', 'dtdurations',
       [target(`avalanchego_validator_end_timestamp_seconds${V} - time()`, '{{node}} {{subnet}}')], { h: 8, w: 12, x: 12, y },
-      { thresholds: { mode: 'absolute', steps: [{ color: 'red', value: null }, { color: 'orange', value: 86400 }, { color: 'green', value: 604800 }] } }),
+      { thresholds: absoluteSteps(TIME_LEFT_STEPS) }),
   );
   y += 8;
 
@@ -754,7 +761,7 @@ function validators() {
   panels.push(
     timeseries('L1 runway', 'How long each L1 validator\'s balance lasts at the current fee price (balance / price); ticket below 30 days, page below 7.', 'dtdurations',
       [target(`node_subnet:avalanchego_l1_validator_balance_navax:runway_seconds${V}`, '{{node}} {{subnet}}')], { h: 8, w: 8, x: 0, y },
-      { thresholds: { mode: 'absolute', steps: [{ color: 'red', value: null }, { color: 'orange', value: 604800 }, { color: 'green', value: 2592000 }] } }),
+      { thresholds: absoluteSteps(RUNWAY_STEPS) }),
     timeseries('L1 balance', 'P-Chain balance of each L1 validator, in AVAX (0 = inactive).', 'short',
       [target(`avalanchego_l1_validator_balance_navax${V} / 1e9`, '{{node}} {{subnet}}')], { h: 8, w: 8, x: 8, y }, { axisLabel: 'AVAX' }),
     timeseries('Validator fee price', 'Continuous fee of one L1 validator as each node reports it (platform.getValidatorFeeState price), in nAVAX per second.', 'none',
@@ -792,10 +799,7 @@ function validators() {
     title: 'AvalancheGo / Validators',
     description: 'Validators and L1 validators among the selected nodes: one row per node and subnet with uptime, validation end, stake, L1 balance runway, BLS key match and version; from the exporter\'s info and platform sources.',
     variables: [
-      datasourceVar(),
-      queryVar('job', 'Job', 'label_values(avalanchego_up, job)'),
-      queryVar('instance', 'Instance', 'label_values(avalanchego_up{job=~"$job"}, instance)'),
-      queryVar('node', 'Node', 'label_values(avalanchego_up{job=~"$job", instance=~"$instance"}, node)'),
+      ...nodeVariables(),
       queryVar('subnet', 'Subnet', 'label_values(avalanchego_validator{job=~"$job", instance=~"$instance", node=~"$node"}, subnet)'),
     ],
     links: [{ title: 'Node detail', type: 'dashboards', tags: ['avalanchego'], asDropdown: false, includeVars: true, keepTime: true }],
