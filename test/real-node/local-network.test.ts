@@ -2,9 +2,13 @@
 // info and platform answers are recorded into test/fixtures/real/<version>/local-network/ (RECORD=1)
 // or replayed against the live network, with a legacy subnet validator and an L1 validator with a
 // P-Chain balance created by real P-Chain transactions (l1.ts).
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
-import { pinnedVersion } from './build.js';
+import type { RunningSimulator, SimulatorOptions } from '../../src/simulator/index.js';
+import { REPO_ROOT, pinnedVersion } from './build.js';
 import { compareAnswers } from './compare.js';
+import { UNSERVED_PLATFORM_METHODS, explain, type Difference, type KnownDifference } from './differences.js';
 import { setUpSubnets, type SubnetSetup } from './l1.js';
 import { httpRequest, rpcCall, rpcRequest } from './http.js';
 import { startLocalNetwork, type LocalNetwork } from './network.js';
@@ -21,6 +25,27 @@ import {
   type ValidatorFacts,
 } from './record.js';
 import { waitFor } from './wait.js';
+
+const SIMULATOR_MAIN = join(REPO_ROOT, 'dist', 'simulator', 'index.js');
+
+/**
+ * Differences between the simulator's validators and the real ones that are not simulator bugs
+ * (matched as regexes against the case name and the difference text), each with the reason.
+ * An unexplained difference, or an entry that no longer matches anything, fails the test.
+ */
+const KNOWN_VALIDATOR_DIFFERENCES: KnownDifference[] = [
+  {
+    case: /^platform-getCurrentValidators-subnet$/,
+    difference: /^asked only of the real node$/,
+    reason: 'the simulator models primary-network and L1 validators, not legacy (permissioned) subnet validators',
+  },
+  {
+    case: /^info-getNodeVersion$/,
+    difference: /vmVersions\.subnet-evm: missing in first/,
+    reason: 'the simulated L1 validator runs the Subnet-EVM plugin; the real local network runs no plugin (the L1 chain is registered on the P-Chain only)',
+  },
+  UNSERVED_PLATFORM_METHODS,
+];
 
 const RECORD = process.env.RECORD === '1';
 const itRecords = RECORD ? it : undefined;
@@ -223,5 +248,72 @@ describe('a five-node local network of genesis validators', async () => {
     expect(inactive.validators.map((v) => [v.validationID, v.balance])).toEqual([[setup.l1.inactive.validationId, '0']]);
     const fee = await rpcCall<{ price: number; excess: number; timestamp: string }>(url, '/ext/bc/P', 'platform.getValidatorFeeState', {});
     expect(fee.price).toBeGreaterThan(0);
+  });
+  it('the simulator answers the info and platform requests like the real validator and non-validator', async () => {
+    logs();
+    if (!existsSync(SIMULATOR_MAIN)) throw new Error(`${SIMULATOR_MAIN} is missing: run npm run build`);
+    const { startSimulator, L1_SUBNET_ID } = (await import(SIMULATOR_MAIN)) as {
+      startSimulator: (o: SimulatorOptions) => Promise<RunningSimulator>;
+      L1_SUBNET_ID: string;
+    };
+    // Node 0: a primary-network and L1 validator (as staker1); node 1: in no validator set.
+    const sim = await startSimulator({
+      nodes: 2,
+      // Each node at the root of its own port, as a real node is (requests use absolute paths).
+      portPerNode: true,
+      scenario: 'healthy',
+      trackL1: (i) => i === 0,
+      validator: (i) => i === 0,
+      l1Validator: (i) => i === 0,
+    });
+    try {
+      const [simValidator, simOther] = sim.nodes;
+      if (!simValidator || !simOther) throw new Error('the simulator started fewer than 2 nodes');
+      const simL1 = await rpcCall<{ validators: L1ValidatorEntry[] }>(simValidator.baseUrl, '/ext/bc/P', 'platform.getCurrentValidators', {
+        subnetID: L1_SUBNET_ID,
+        nodeIDs: [simValidator.nodeId],
+      });
+      const simValidationId = simL1.validators[0]?.validationID;
+      if (!simValidationId) throw new Error(`the simulated validator has no L1 entry: ${JSON.stringify(simL1)}`);
+      // Each side's cases from its own IDs. The simulator has one L1 validator: the real inactive
+      // one (balance "0") is compared with it by shape, values aside.
+      const simFacts = await readValidatorFacts(simValidator.baseUrl, {
+        l1: { subnetId: L1_SUBNET_ID, validationId: simValidationId, inactiveNodeId: simValidator.nodeId },
+      });
+      const sides = [
+        { real: validatorCases(facts), realUrl: url, simulated: validatorCases(simFacts), simUrl: simValidator.baseUrl },
+        {
+          real: nonValidatorCases(network.nonValidator.nodeId),
+          realUrl: network.nonValidator.url,
+          simulated: nonValidatorCases(simOther.nodeId),
+          simUrl: simOther.baseUrl,
+        },
+      ];
+      const found: Difference[] = [];
+      for (const side of sides) {
+        const simCases = new Map(side.simulated.map((c) => [c.name, c]));
+        const realCases = new Map(side.real.map((c) => [c.name, c]));
+        for (const name of new Set([...realCases.keys(), ...simCases.keys()])) {
+          const realCase = realCases.get(name);
+          const simCase = simCases.get(name);
+          if (!realCase || !simCase) {
+            found.push({ case: name, difference: `asked only of the ${realCase ? 'real node' : 'simulator'}` });
+            continue;
+          }
+          const real = await requestCase(side.realUrl, realCase);
+          const simulated = await requestCase(side.simUrl, simCase);
+          for (const difference of compareAnswers(real, simulated)) found.push({ case: name, difference });
+        }
+      }
+      const { unexplained, stale } = explain(found, KNOWN_VALIDATOR_DIFFERENCES);
+      process.stderr.write(
+        `[real-node] simulator vs real validators: ${sides.reduce((n, s) => n + s.real.length, 0)} cases, ` +
+          `${found.length - unexplained.length} known differences, ${unexplained.length} unexplained\n`,
+      );
+      expect(unexplained).toEqual([]);
+      expect(stale).toEqual([]);
+    } finally {
+      await sim.close();
+    }
   });
 });
