@@ -88,6 +88,8 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
     registry,
     version: VERSION,
     configOrigin: () => config.origin,
+    config: () => config,
+    nowSeconds: () => clock.now() / 1000,
     shard,
     ownerOf: (name: string) => split.ownerOf(name),
     ...(options.loadConfig ? { reload } : {}),

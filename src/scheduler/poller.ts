@@ -12,7 +12,8 @@ import { NodeClient, type Dispatchers } from '../rpc/client.js';
 import { classifyError, type PollError, type Reason } from '../rpc/errors.js';
 import { LinesBuilder, mergeLines, type NodeLines } from '../metrics/render.js';
 import { addPollStats, type SourceStats } from '../metrics/samples.js';
-import { health } from '../sources/health.js';
+import { health, type CheckSnapshot, type ChainSnapshot } from '../sources/health.js';
+import { indexApi, type EndpointSnapshot } from '../sources/index-api.js';
 import type { NodeSnapshots, PollContext, Source, StateWatcher } from '../sources/source.js';
 
 /** A short summary of a node's state, for the landing page and logs. */
@@ -25,6 +26,45 @@ export interface NodeSummary {
   lastError?: string;
   /** Polls every enabled source of the node has completed (the least of them). */
   polls: number;
+  /** Since when (Unix seconds) the node is in its current state (up/down, healthy/unhealthy), as this process saw it. */
+  stateSinceSeconds?: number;
+  /** When the last poll of any source of the node ended (Unix seconds). */
+  lastPollSeconds?: number;
+  /** The failing checks with the node's own error text (unbounded: shown escaped and truncated, never a label). */
+  failing: Array<{ name: string; error?: string; firstFailureSeconds?: number }>;
+  /** Last accepted height per chain, from the health report. */
+  heights: Array<{ chain: string; height: number }>;
+}
+
+/** One poll of one source, kept in a small ring for the status page (like blackbox_exporter's recent probes). */
+export interface PollRecord {
+  source: string;
+  /** When the poll started (Unix seconds). */
+  startedSeconds: number;
+  durationSeconds: number;
+  reason?: Reason;
+  error?: string;
+}
+
+/** Polls kept per source of a node for the status page. */
+export const RECENT_POLLS = 5;
+
+/** Everything the node page shows: the summary, every check, the chains, the index, each source's recent polls. */
+export interface NodeDetail {
+  summary: NodeSummary;
+  checks: CheckSnapshot[];
+  chains: ChainSnapshot[];
+  nodeId?: string;
+  index: EndpointSnapshot[];
+  sources: Array<{ name: string; intervalMs: number; polls: number; success?: boolean; lastSuccessSeconds?: number; recent: PollRecord[] }>;
+}
+
+/** One step of a debug poll (/probe?debug=true): what was asked, what came back, and how long it took. */
+export interface DebugStep {
+  /** Milliseconds since the debug poll started. */
+  atMs: number;
+  source: string;
+  text: string;
 }
 
 export interface PollerDeps {
@@ -49,6 +89,9 @@ interface SourceLoop {
   lines: NodeLines;
   /** The last poll's error while it is failing, for the landing page. */
   lastError?: string;
+  /** The last polls, oldest first (at most RECENT_POLLS). */
+  recent: PollRecord[];
+  lastEndSeconds?: number;
 }
 
 export class NodePoller implements NodeSnapshots {
@@ -56,6 +99,9 @@ export class NodePoller implements NodeSnapshots {
   private readonly client: NodeClient;
   private stopped = false;
   private lines: NodeLines = [];
+  /** The node's state as the status page names it, and since when this process sees it. */
+  private state?: string;
+  private stateSinceSeconds?: number;
 
   constructor(
     readonly target: TargetConfig,
@@ -67,7 +113,7 @@ export class NodePoller implements NodeSnapshots {
       .filter((source) => source.enabled(target))
       .map((source) => {
         const log = logger.child({ source: source.name });
-        return { source, intervalMs: source.intervalMs(target), log, watcher: source.watch?.(log), polls: 0, lines: [] };
+        return { source, intervalMs: source.intervalMs(target), log, watcher: source.watch?.(log), polls: 0, lines: [], recent: [] };
       });
   }
 
@@ -105,15 +151,102 @@ export class NodePoller implements NodeSnapshots {
     const healthLoop = this.loops.find((l) => l.source === health);
     const report = this.latest(health);
     const errors = this.loops.flatMap((l) => (l.lastError ? [l.lastError] : []));
+    const failing = report ? report.checks.filter((c) => !c.passing) : [];
+    let lastPollSeconds: number | undefined;
+    for (const l of this.loops) if (l.lastEndSeconds !== undefined && (lastPollSeconds === undefined || l.lastEndSeconds > lastPollSeconds)) lastPollSeconds = l.lastEndSeconds;
     return {
       name: this.target.name,
       url: this.target.url,
       ...(healthLoop && healthLoop.polls > 0 ? { up: report !== undefined } : {}),
       ...(report ? { healthy: report.healthy } : {}),
-      failingChecks: report ? report.checks.filter((c) => !c.passing).map((c) => c.name) : [],
+      failingChecks: failing.map((c) => c.name),
+      failing: failing.map((c) => ({ name: c.name, ...(c.error !== undefined ? { error: c.error } : {}), ...(c.firstFailureSeconds !== undefined ? { firstFailureSeconds: c.firstFailureSeconds } : {}) })),
+      heights: report ? report.chains.flatMap((c) => (c.lastAcceptedHeight !== undefined ? [{ chain: c.chain, height: c.lastAcceptedHeight }] : [])) : [],
       ...(errors.length > 0 ? { lastError: errors.join('; ') } : {}),
+      ...(this.stateSinceSeconds !== undefined ? { stateSinceSeconds: this.stateSinceSeconds } : {}),
+      ...(lastPollSeconds !== undefined ? { lastPollSeconds } : {}),
       polls: this.polls,
     };
+  }
+
+  /** The node page's view: no I/O, the last snapshots and polls. */
+  detail(): NodeDetail {
+    const report = this.latest(health);
+    return {
+      summary: this.summary(),
+      checks: report?.checks ?? [],
+      chains: report?.chains ?? [],
+      ...(report?.nodeId ? { nodeId: report.nodeId } : {}),
+      index: this.latest(indexApi)?.endpoints ?? [],
+      sources: this.loops.map((l) => ({
+        name: l.source.name,
+        intervalMs: l.intervalMs,
+        polls: l.polls,
+        ...(l.stats ? { success: l.stats.success } : {}),
+        ...(l.stats?.lastSuccessSeconds !== undefined ? { lastSuccessSeconds: l.stats.lastSuccessSeconds } : {}),
+        recent: [...l.recent],
+      })),
+    };
+  }
+
+  /**
+   * One fresh poll of every enabled source, traced step by step for /probe?debug=true:
+   * each request, its status, size and time, and what the parser made of it. It goes
+   * through the same request cap and deadline as a scheduled poll, and changes nothing
+   * the node serves.
+   */
+  async debugPoll(): Promise<DebugStep[]> {
+    const t0 = performance.now();
+    const steps: DebugStep[] = [];
+    // A node or proxy may echo a request header back in its body: never show a configured secret.
+    const secrets = [...Object.values(this.target.headers), this.target.basicAuth?.password].filter((v): v is string => !!v && v.length >= 4);
+    if (this.target.basicAuth) secrets.push(Buffer.from(`${this.target.basicAuth.username}:${this.target.basicAuth.password}`).toString('base64'));
+    const note = (source: string, text: string) => {
+      for (const secret of secrets) text = text.split(secret).join('<secret>');
+      steps.push({ atMs: Math.round((performance.now() - t0) * 10) / 10, source, text });
+    };
+    await Promise.all(
+      this.loops.map(async ({ source }) => {
+        const deadline = new AbortController();
+        const timer = setTimeout(() => deadline.abort(new Error(`poll deadline of ${this.target.timeoutMs} ms passed`)), this.target.timeoutMs);
+        note(source.name, `poll started (deadline ${this.target.timeoutMs} ms)`);
+        const ctx: PollContext = {
+          target: this.target,
+          signal: deadline.signal,
+          node: this,
+          rpc: async (path, method, params) => {
+            const started = performance.now();
+            note(source.name, `POST ${this.target.url}${path} ${method} ${JSON.stringify(params)}`);
+            try {
+              const reply = await this.client.rpc(path, method, params, deadline.signal);
+              const ms = Math.round((performance.now() - started) * 10) / 10;
+              note(source.name, `  → HTTP ${reply.status}, ${Buffer.byteLength(reply.body)} bytes in ${ms} ms${reply.headers['node-id'] ? `, node-id ${String(reply.headers['node-id'])}` : ''}: ${debugSnippet(reply.body)}`);
+              return reply;
+            } catch (err) {
+              note(source.name, `  → no answer after ${Math.round(performance.now() - started)} ms: ${(err as Error).message}${(err as Error).cause ? ` (${String((err as { cause?: unknown }).cause)})` : ''}`);
+              throw err;
+            }
+          },
+        };
+        const started = performance.now();
+        try {
+          const snapshot = await source.poll(ctx);
+          const partial = source.failure?.(snapshot);
+          const ms = Math.round(performance.now() - started);
+          if (partial !== undefined) {
+            const e = classifyError(partial, { url: this.target.url, timeoutMs: this.target.timeoutMs });
+            note(source.name, `poll FAILED after ${ms} ms, reason=${e.reason}: ${e.message} (the data that did arrive is kept)`);
+          } else note(source.name, `poll succeeded in ${ms} ms`);
+          note(source.name, `parsed: ${debugSnippet(JSON.stringify(snapshot))}`);
+        } catch (err) {
+          const e = classifyError(err, { url: this.target.url, timeoutMs: this.target.timeoutMs });
+          note(source.name, `poll FAILED after ${Math.round(performance.now() - started)} ms, reason=${e.reason}: ${e.message}`);
+        } finally {
+          clearTimeout(timer);
+        }
+      }),
+    );
+    return steps;
   }
 
   private schedule(loop: SourceLoop, delayMs: number): void {
@@ -153,7 +286,17 @@ export class NodePoller implements NodeSnapshots {
     const durationSeconds = Math.round((performance.now() - started) * 1000) / 1e6;
     const error = failure ? classifyError(failure.error, { url: this.target.url, timeoutMs: this.target.timeoutMs }) : undefined;
     this.record(loop, durationSeconds, error);
+    const nowSeconds = this.deps.clock.now() / 1000;
+    loop.recent.push({
+      source: source.name,
+      startedSeconds: nowSeconds - durationSeconds,
+      durationSeconds,
+      ...(error ? { reason: error.reason, error: truncate(error.message, 500) } : {}),
+    });
+    if (loop.recent.length > RECENT_POLLS) loop.recent.shift();
+    loop.lastEndSeconds = nowSeconds;
     loop.snapshot = snapshot;
+    if (source === health) this.noteState(snapshot === undefined ? 'down' : (snapshot as { healthy: boolean }).healthy ? 'healthy' : 'unhealthy', nowSeconds);
     loop.watcher?.observe(snapshot);
     const b = new LinesBuilder(this.target.name);
     source.samples(b, snapshot);
@@ -162,6 +305,12 @@ export class NodePoller implements NodeSnapshots {
     loop.polls++;
     this.lines = mergeLines(this.loops.map((l) => l.lines));
     if (!error) log.debug({ durationSeconds }, 'poll ok');
+  }
+
+  private noteState(state: string, nowSeconds: number): void {
+    if (state === this.state) return;
+    this.state = state;
+    this.stateSinceSeconds = nowSeconds;
   }
 
   private context(signal: AbortSignal): PollContext {
@@ -194,4 +343,13 @@ export class NodePoller implements NodeSnapshots {
     stats.durationSeconds = durationSeconds;
     loop.stats = stats;
   }
+}
+
+function truncate(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters)` : text;
+}
+
+/** The first 600 characters of a body or parse result, on one line. */
+function debugSnippet(text: string): string {
+  return truncate(text.replace(/\s+/g, ' '), 600);
 }

@@ -8,7 +8,7 @@ import { renderNodes } from '../metrics/render.js';
 import type { FleetView } from '../metrics/self.js';
 import { SOURCES } from '../sources/registry.js';
 import type { Source } from '../sources/source.js';
-import { NodePoller, type NodeSummary } from './poller.js';
+import { NodePoller, type NodeSummary, type NodeDetail, type DebugStep } from './poller.js';
 
 export interface SchedulerDeps {
   dispatchers: Dispatchers;
@@ -41,6 +41,7 @@ export class Scheduler implements FleetView {
   private readonly sources: ReadonlyArray<Source<unknown>>;
   private config: Config;
   private started = false;
+  private readonly debugPolls = new Map<string, Promise<DebugStep[]>>();
 
   constructor(
     private readonly deps: SchedulerDeps,
@@ -132,5 +133,26 @@ export class Scheduler implements FleetView {
 
   summaries(): NodeSummary[] {
     return [...this.pollers.values()].map((p) => p.summary());
+  }
+
+  /** One node's status page data, or undefined when no target has that name. */
+  detail(name: string): NodeDetail | undefined {
+    return this.pollers.get(name)?.detail();
+  }
+
+  /**
+   * A fresh, traced poll of one node (/probe?debug=true), or undefined when no target has
+   * that name. Concurrent requests for the same node share one poll: a burst of debug
+   * requests costs the node one poll.
+   */
+  debugPoll(name: string): Promise<DebugStep[]> | undefined {
+    const poller = this.pollers.get(name);
+    if (!poller) return undefined;
+    let running = this.debugPolls.get(name);
+    if (!running) {
+      running = poller.debugPoll().finally(() => this.debugPolls.delete(name));
+      this.debugPolls.set(name, running);
+    }
+    return running;
   }
 }

@@ -5,6 +5,9 @@ import type { Registry } from 'prom-client';
 import type { Scheduler } from '../scheduler/scheduler.js';
 import { CONTENT_TYPE } from '../metrics/render.js';
 import { landingPage } from './landing.js';
+import { nodePage } from './node-page.js';
+import { configPage } from './config-page.js';
+import type { Config } from '../config/schema.js';
 import type { ShardSpec } from '../shard.js';
 
 export interface AppOptions {
@@ -12,6 +15,10 @@ export interface AppOptions {
   registry: Registry;
   version: string;
   configOrigin: () => string;
+  /** The configuration in force, for /config (secrets redacted there). */
+  config: () => Config;
+  /** Wall-clock seconds, for "since" and "ago" on the status pages. */
+  nowSeconds: () => number;
   /** This replica's shard, and the shard that owns a configured target name (undefined: not configured). */
   shard?: ShardSpec;
   ownerOf?: (name: string) => number | undefined;
@@ -47,6 +54,20 @@ export function createApp(options: AppOptions): express.Express {
     if (typeof target !== 'string') {
       res.status(400).type('text/plain').send('give exactly one "target" parameter: /probe?target=<name>\n');
       return;
+    }
+    if (req.query.debug !== undefined && req.query.debug !== 'false') {
+      // A traced fresh poll, as blackbox_exporter's debug=true: for people, not for Prometheus.
+      const steps = options.scheduler().debugPoll(target);
+      if (steps) {
+        void steps.then(
+          (list) => {
+            const lines = list.map((s) => `${s.atMs.toFixed(1).padStart(8)} ms  [${s.source}] ${s.text}`);
+            res.type('text/plain').send(`Debug poll of ${target} (a fresh poll of every enabled source; it changes nothing the exporter serves)\n\n${lines.join('\n')}\n\nSeries served now (from the scheduled polls):\n\n${options.scheduler().renderNode(target)?.toString() ?? ''}`);
+          },
+          (err: unknown) => res.status(500).type('text/plain').send(`debug poll failed: ${(err as Error).message}\n`),
+        );
+        return;
+      }
     }
     const body = options.scheduler().renderNode(target);
     const owner = body === undefined ? options.ownerOf?.(target) : undefined;
@@ -92,12 +113,35 @@ export function createApp(options: AppOptions): express.Express {
     }
   });
 
-  app.all('/', only(['GET']), (_req, res) => {
-    res.type('html').send(landingPage(options.scheduler().summaries(), { version: options.version, configOrigin: options.configOrigin(), ...(options.shard ? { shard: options.shard } : {}) }));
+  app.all('/', only(['GET']), (req, res) => {
+    res.type('html').send(
+      landingPage(options.scheduler().summaries(), {
+        version: options.version,
+        configOrigin: options.configOrigin(),
+        nowSeconds: options.nowSeconds(),
+        refresh: req.query.refresh !== 'off',
+        ...(options.shard ? { shard: options.shard } : {}),
+      }),
+    );
+  });
+
+  app.all('/node/:name', only(['GET']), (req, res) => {
+    const name = String(req.params.name);
+    const detail = options.scheduler().detail(name);
+    if (!detail) {
+      const shown = name.length > 128 ? `${name.slice(0, 128)}…` : name;
+      res.status(404).type('text/plain').send(`no node named ${JSON.stringify(shown)} is polled here (see / for the list)\n`);
+      return;
+    }
+    res.type('html').send(nodePage(detail, options.nowSeconds()));
+  });
+
+  app.all('/config', only(['GET']), (_req, res) => {
+    res.type('html').send(configPage(options.config(), { ...(options.shard ? { shard: options.shard } : {}) }));
   });
 
   app.use((req, res) => {
-    res.status(404).type('text/plain').send(`not found: ${req.path}; the exporter serves /metrics, /probe?target=<name>, /-/healthy, /-/ready, /-/reload and /\n`);
+    res.status(404).type('text/plain').send(`not found: ${req.path}; the exporter serves /metrics, /probe?target=<name>, /node/<name>, /config, /-/healthy, /-/ready, /-/reload and /\n`);
   });
   return app;
 }

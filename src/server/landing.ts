@@ -1,49 +1,94 @@
-// The landing page: links, and the nodes with their state (first failing ones).
+// The fleet overview on `/`: every node this replica polls, worst first, with since when
+// it is in its state, its heights and lag to the fleet per primary chain, the failing
+// checks with the node's own error text, and its last poll. Built from the last snapshots:
+// no I/O.
 import type { NodeSummary } from '../scheduler/poller.js';
+import { ago, esc, humanDuration, nodeHref, nodeState, num, page, truncate } from './html.js';
 
 const MAX_ROWS = 500;
+/** Failing checks listed per node on the overview (the node page lists all). */
+const MAX_CHECKS = 4;
+/** A check's error text on the overview; the node page shows up to 2,000 characters. */
+const MAX_ERROR_CHARS = 240;
+const CHAINS = ['C', 'P', 'X'] as const;
+export const REFRESH_SECONDS = 10;
 
-function esc(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+export interface LandingInfo {
+  version: string;
+  configOrigin: string;
+  shard?: { index: number; count: number };
+  nowSeconds: number;
+  /** Auto-refresh (off with ?refresh=off, to read a long error text in peace). */
+  refresh: boolean;
 }
 
-function state(n: NodeSummary): { rank: number; text: string; cls: string } {
-  if (n.up === undefined) return { rank: 2, text: 'waiting for first poll', cls: 'wait' };
-  if (!n.up) return { rank: 0, text: 'down', cls: 'bad' };
-  if (!n.healthy) return { rank: 1, text: 'unhealthy', cls: 'warn' };
-  return { rank: 3, text: 'healthy', cls: 'ok' };
+/** The highest height per primary chain among the nodes listed (the "fleet" of this page). */
+function fleetMax(nodes: NodeSummary[]): Map<string, number> {
+  const max = new Map<string, number>();
+  for (const n of nodes) for (const h of n.heights) if (h.height > (max.get(h.chain) ?? -1)) max.set(h.chain, h.height);
+  return max;
 }
 
-export function landingPage(nodes: NodeSummary[], info: { version: string; configOrigin: string; shard?: { index: number; count: number } }): string {
+function heightCell(n: NodeSummary, chain: string, max: Map<string, number>): string {
+  const h = n.heights.find((x) => x.chain === chain)?.height;
+  if (h === undefined) return '<td class="n dim">–</td>';
+  const lag = (max.get(chain) ?? h) - h;
+  // Nodes are polled at different moments, so a few blocks of lag are normal.
+  const cls = lag >= 500 ? 'bad' : lag >= 50 ? 'warn' : 'dim';
+  return `<td class="n">${num(h)}${lag > 0 ? ` <span class="${cls}" title="behind the highest ${esc(chain)} height listed here">−${num(lag)}</span>` : ''}</td>`;
+}
+
+function failingCell(n: NodeSummary): string {
+  if (n.failing.length === 0) return '<td></td>';
+  const items = n.failing
+    .slice(0, MAX_CHECKS)
+    .map((c) => `<div><b>${esc(c.name)}</b>${c.error ? `: <span class="err">${esc(truncate(c.error, MAX_ERROR_CHARS))}</span>` : ''}</div>`)
+    .join('');
+  const more = n.failing.length > MAX_CHECKS ? `<div class="dim">… and ${n.failing.length - MAX_CHECKS} more</div>` : '';
+  return `<td>${items}${more}</td>`;
+}
+
+export function landingPage(nodes: NodeSummary[], info: LandingInfo): string {
   const rows = nodes
-    .map((n) => ({ n, s: state(n) }))
-    .sort((a, b) => a.s.rank - b.s.rank || a.n.name.localeCompare(b.n.name));
+    .map((n) => ({ n, s: nodeState(n) }))
+    .sort((a, b) => a.s.rank - b.s.rank || (a.n.stateSinceSeconds ?? 0) - (b.n.stateSinceSeconds ?? 0) || a.n.name.localeCompare(b.n.name));
   const counts = new Map<string, number>();
   for (const r of rows) counts.set(r.s.text, (counts.get(r.s.text) ?? 0) + 1);
   const summary = [...counts].map(([k, v]) => `${v} ${esc(k)}`).join(', ') || 'no targets';
+  const max = fleetMax(nodes);
   const body = rows
     .slice(0, MAX_ROWS)
-    .map(
-      ({ n, s }) =>
-        `<tr><td><a href="probe?target=${encodeURIComponent(n.name)}">${esc(n.name)}</a></td><td>${esc(n.url)}</td>` +
-        `<td class="${s.cls}">${esc(s.text)}</td><td>${esc(n.failingChecks.join(', '))}</td><td>${esc(n.lastError ?? '')}</td></tr>`,
-    )
+    .map(({ n, s }) => {
+      const since = n.stateSinceSeconds !== undefined ? ` <span class="dim">for ${esc(humanDuration(info.nowSeconds - n.stateSinceSeconds))}</span>` : '';
+      return (
+        `<tr><td class="name"><a href="${esc(nodeHref(n.name))}">${esc(n.name)}</a></td>` +
+        `<td class="state ${s.cls}">${esc(s.text)}${since}</td>` +
+        CHAINS.map((c) => heightCell(n, c, max)).join('') +
+        failingCell(n) +
+        `<td class="state">${ago(n.lastPollSeconds, info.nowSeconds)}</td>` +
+        `<td>${n.lastError ? `<span class="err">${esc(truncate(n.lastError, MAX_ERROR_CHARS))}</span>` : ''}</td></tr>`
+      );
+    })
     .join('\n');
   const more = rows.length > MAX_ROWS ? `<p>… and ${rows.length - MAX_ROWS} more (the worst states are listed first).</p>` : '';
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>AvalancheGo Exporter</title>
-<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left;vertical-align:top}
-.ok{color:#1a7f37}.warn{color:#9a6700}.bad{color:#cf222e;font-weight:bold}.wait{color:#57606a}</style></head>
-<body><h1>AvalancheGo Exporter</h1>
-<p>Version ${esc(info.version)} · configuration: ${esc(info.configOrigin)}${info.shard && info.shard.count > 1 ? ` · shard ${info.shard.index} of ${info.shard.count}: the nodes below are the ones this replica owns` : ''}</p>
+  const shard = info.shard && info.shard.count > 1 ? ` · shard ${info.shard.index} of ${info.shard.count}: the nodes below are the ones this replica owns` : '';
+  const refresh = info.refresh
+    ? `refreshes every ${REFRESH_SECONDS}s · <a href="?refresh=off">stop refreshing</a>`
+    : '<a href="./">refresh automatically</a>';
+  return page(
+    'AvalancheGo Exporter',
+    `<h1>AvalancheGo Exporter</h1>
+<p>Version ${esc(info.version)} · configuration: ${esc(info.configOrigin)}${shard}</p>
 <ul><li><a href="metrics">/metrics</a>: every node's series and the exporter's own</li>
-<li><code>/probe?target=&lt;name&gt;</code>: one node's series (multi-target scraping)</li>
+<li><code>/probe?target=&lt;name&gt;</code>: one node's series (multi-target scraping); add <code>&amp;debug=true</code> for a traced fresh poll</li>
+<li><a href="config">/config</a>: the loaded configuration, secrets redacted</li>
 <li><a href="-/healthy">/-/healthy</a> · <a href="-/ready">/-/ready</a> · <code>POST /-/reload</code></li></ul>
 <h2>Nodes: ${summary}</h2>
-<table><thead><tr><th>node</th><th>url</th><th>state</th><th>failing checks</th><th>last poll error</th></tr></thead>
+<p class="dim">Worst first. Heights are the last accepted heights from the health report; −N is the lag behind the highest height of that chain among the nodes listed. ${refresh}</p>
+<table><thead><tr><th>node</th><th>state</th>${CHAINS.map((c) => `<th>${c} height</th>`).join('')}<th>failing checks (the node's error text)</th><th>last poll</th><th>last poll error</th></tr></thead>
 <tbody>
 ${body}
-</tbody></table>${more}
-</body></html>
-`;
+</tbody></table>${more}`,
+    info.refresh ? { refreshSeconds: REFRESH_SECONDS } : {},
+  );
 }

@@ -22,7 +22,7 @@ describe('demo', () => {
       });
       expect(stdout).toContain(`Landing page:      ${url}/`);
       const page = await (await fetch(url)).text();
-      expect(page).toContain('<td class="bad">down</td>');
+      expect(page).toMatch(/<td class="state bad">down( <span class="dim">for \d+s<\/span>)?<\/td>/);
       child.kill('SIGINT');
       const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
       expect(code).toBe(0);

@@ -1,0 +1,71 @@
+// What the status pages share: escaping, the page frame, times and bounded text. Every
+// value from a node or the config goes through esc(); nothing is inserted unescaped.
+
+export function esc(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** Text cut to `max` characters, saying how much was left out. */
+export function truncate(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters)` : text;
+}
+
+/** "3m 20s", "2h 5m", "4d 1h": a duration for people, from seconds. */
+export function humanDuration(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m ${s % 60}s`;
+  if (s < 86400) return `${Math.floor(s / 3600)}h ${Math.floor((s % 3600) / 60)}m`;
+  return `${Math.floor(s / 86400)}d ${Math.floor((s % 86400) / 3600)}h`;
+}
+
+/** A time as "5m 2s ago" with the UTC time in a tooltip; "never" when undefined. */
+export function ago(seconds: number | undefined, nowSeconds: number): string {
+  if (seconds === undefined) return '<span class="dim">never</span>';
+  const iso = new Date(seconds * 1000).toISOString();
+  const delta = nowSeconds - seconds;
+  const text = delta >= 0 ? `${humanDuration(delta)} ago` : `in ${humanDuration(-delta)}`;
+  return `<time datetime="${esc(iso)}" title="${esc(iso)}">${esc(text)}</time>`;
+}
+
+export function num(n: number | undefined, digits = 0): string {
+  if (n === undefined || Number.isNaN(n)) return '<span class="dim">–</span>';
+  return n.toLocaleString('en-US', { maximumFractionDigits: digits });
+}
+
+const STYLE = `body{font-family:system-ui,sans-serif;margin:1.5em;color:#1f2328}
+table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #d0d7de;padding:.25em .5em;text-align:left;vertical-align:top}
+th{background:#f6f8fa}td.name,td.state{white-space:nowrap}td.n{text-align:right;font-variant-numeric:tabular-nums}
+.ok{color:#1a7f37}.warn{color:#9a6700}.bad{color:#cf222e;font-weight:bold}.wait,.dim{color:#57606a}
+.err{white-space:pre-wrap;font-family:ui-monospace,monospace;font-size:.85em;color:#cf222e;max-width:60em;overflow-wrap:anywhere}
+pre{background:#f6f8fa;padding:.8em;overflow:auto;max-width:100%}nav a{margin-right:1em}`;
+
+/**
+ * The page frame: title, navigation, and an optional auto-refresh. Links are relative
+ * (`root` is the way back to `/`: '' or '../'), so the pages work behind a reverse proxy
+ * that serves the exporter under a path prefix.
+ */
+export function page(title: string, body: string, options: { refreshSeconds?: number; root?: string } = {}): string {
+  const root = options.root ?? '';
+  const refresh = options.refreshSeconds ? `<meta http-equiv="refresh" content="${options.refreshSeconds}">` : '';
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8">${refresh}<title>${esc(title)}</title>
+<style>${STYLE}</style></head>
+<body><nav><a href="${root || './'}">fleet</a><a href="${root}metrics">/metrics</a><a href="${root}config">/config</a><a href="${root}-/ready">/-/ready</a></nav>
+${body}
+</body></html>
+`;
+}
+
+/** The node's state as the pages show it, with its rank (worst first). */
+export function nodeState(n: { up?: boolean; healthy?: boolean }): { rank: number; text: string; cls: string } {
+  if (n.up === undefined) return { rank: 2, text: 'waiting for first poll', cls: 'wait' };
+  if (!n.up) return { rank: 0, text: 'down', cls: 'bad' };
+  if (!n.healthy) return { rank: 1, text: 'unhealthy', cls: 'warn' };
+  return { rank: 3, text: 'healthy', cls: 'ok' };
+}
+
+/** The relative URL of a node's page from the page at `root`. */
+export function nodeHref(name: string, root = ''): string {
+  return `${root}node/${encodeURIComponent(name)}`;
+}
