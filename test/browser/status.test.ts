@@ -109,7 +109,7 @@ describe('status pages in Chromium', () => {
         const text = await page.locator('body').innerText();
         expect(text).toContain('<img src=x onerror="window.__pwned=1">');
         expect(text).toContain('<script>window.__pwned=2</script><b>not bold</b>');
-        expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+        expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
         expect(await page.locator('img').count()).toBe(0);
         expect(await page.locator('td b', { hasText: 'not bold' }).count()).toBe(0);
         await page.screenshot({ path: join(SHOTS, `hostile${path === '/' ? '-fleet' : '-node'}.png`), fullPage: true });
