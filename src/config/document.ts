@@ -29,6 +29,13 @@ export function parseYaml(text: string): ParsedText {
     return { line: pos.line, column: pos.col };
   };
   if (doc.errors.length > 0) {
+    const overflow = doc.errors.find((e) => /call stack/i.test(e.message));
+    if (overflow) {
+      const pos = overflow.linePos?.[0];
+      return {
+        problems: [{ path: [], message: 'YAML nested too deeply for the parser to follow: flatten the lists and maps (a config needs a few levels)', line: pos?.line, column: pos?.col }],
+      };
+    }
     return {
       problems: doc.errors.map((e) => {
         const pos = e.linePos?.[0];

@@ -63,7 +63,13 @@ export function loadConfigFile(file: string, env: Env = process.env): Config {
 
 /** `baseDir`: the folder relative file paths in the config are read from. */
 export function parseConfigText(text: string, origin: string, env: Env = process.env, baseDir = process.cwd()): Config {
-  const parsed = parseYaml(text);
+  let parsed: ReturnType<typeof parseYaml>;
+  try {
+    parsed = parseYaml(text);
+  } catch (err) {
+    // The parser's own failures are still a problem with this file, not an exporter crash.
+    throw new ConfigError(origin, [{ path: [], message: `cannot parse the YAML: ${quote((err as Error).message)}: check the file's syntax` }]);
+  }
   if ('problems' in parsed) throw new ConfigError(origin, parsed.problems);
   const problems: ConfigProblem[] = [];
   const value = interpolate(parsed.value, env, problems);

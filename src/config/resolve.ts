@@ -40,10 +40,15 @@ function merge(layers: Layer[]): Merged {
       const at = (...rest: string[]) => ({ layer, path: path && [...path, key, ...rest] });
       if (isSection(value) && !WHOLE_SECTIONS.has(key)) {
         const section: Record<string, unknown> = { ...(out[key] as Record<string, unknown> | undefined) };
+        // Header names are case-insensitive: a target's `authorization` replaces the defaults' `Authorization`.
+        const names = key === 'headers' ? new Map(Object.keys(section).map((name) => [name.toLowerCase(), name])) : undefined;
         for (const [k, v] of Object.entries(value)) {
           if (v === undefined) continue;
-          // Header names are case-insensitive: a target's `authorization` replaces the defaults' `Authorization`.
-          if (key === 'headers') for (const old of Object.keys(section)) if (old.toLowerCase() === k.toLowerCase()) delete section[old];
+          if (names) {
+            const old = names.get(k.toLowerCase());
+            if (old !== undefined && old !== k) delete section[old];
+            names.set(k.toLowerCase(), k);
+          }
           section[k] = v;
           origin.set(`${key}.${k}`, at(k));
         }
