@@ -172,8 +172,7 @@ export function infoServices(node: SimNode): Services {
   const none = (call: () => string): MethodSpec => ({ args: {}, call });
   const info: Record<string, MethodSpec> = {
     GetNodeVersion: none(() => {
-      const v = `v${release.version}`;
-      const vms: Record<string, string> = { avm: v, evm: release.evm, platform: v };
+      const vms: Record<string, string> = { avm: release.vm, evm: release.evm, platform: release.vm };
       if (node.l1 && release.l1) vms['subnet-evm'] = 'v0.8.0';
       const reply: Record<string, unknown> = { version: `${release.client}/${release.version}`, databaseVersion: 'v1.4.5' };
       if (release.rpcProtocol !== undefined) reply.rpcProtocolVersion = String(release.rpcProtocol);

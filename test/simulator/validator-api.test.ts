@@ -39,7 +39,7 @@ describe('info API (v1.14.2)', () => {
 
     const version = await rpc(info(validator!.baseUrl), 'info.getNodeVersion');
     expect(version.body).toMatch(
-      /^\{"jsonrpc":"2\.0","result":\{"version":"avalanchego\/1\.14\.2","databaseVersion":"v1\.4\.5","rpcProtocolVersion":"45","gitCommit":"[0-9a-f]{40}","vmVersions":\{"avm":"v1\.14\.2","evm":"v1\.14\.2","platform":"v1\.14\.2"\}\},"id":1\}\n$/,
+      /^\{"jsonrpc":"2\.0","result":\{"version":"avalanchego\/1\.14\.2","databaseVersion":"v1\.4\.5","rpcProtocolVersion":"45","gitCommit":"[0-9a-f]{40}","vmVersions":\{"avm":"avalanchego\/1\.14\.2","evm":"v1\.14\.2","platform":"avalanchego\/1\.14\.2"\}\},"id":1\}\n$/,
     );
     // A node running the L1's plugin lists its VM too (map keys sorted).
     expect(Object.keys((await result(info(l1!.baseUrl), 'info.getNodeVersion')).vmVersions)).toEqual(['avm', 'evm', 'platform', 'subnet-evm']);
