@@ -319,6 +319,7 @@ export class NodePoller implements NodeSnapshots {
       signal,
       rpc: (path, method, params) => this.client.rpc(path, method, params, signal),
       node: this,
+      now: () => this.deps.clock.now(),
     };
   }
 

@@ -12,6 +12,7 @@ import { header, rpcResult } from '../rpc/jsonrpc.js';
 import type { LinesBuilder } from '../metrics/render.js';
 import { parseGoDuration, parseRfc3339 } from '../util/gotime.js';
 import type { Source, StateWatcher } from './source.js';
+import { info } from './info.js';
 
 export interface CheckSnapshot {
   name: string;
@@ -40,6 +41,8 @@ export interface ChainSnapshot {
 export interface HealthSnapshot {
   /** The node's ID, from the `node-id` header AvalancheGo (v1.11.3+) sets on its answers. */
   nodeId?: string;
+  /** The info source is on for this target: it, not health, serves avalanchego_node_info. */
+  nodeInfoByInfoSource?: true;
   healthy: boolean;
   checks: CheckSnapshot[];
   chains: ChainSnapshot[];
@@ -83,7 +86,10 @@ export const health: Source<HealthSnapshot> = {
   intervalMs: (target) => target.intervalMs,
   async poll(ctx) {
     const tags = ctx.target.health.tags;
-    return parseHealthReply(await ctx.rpc('/ext/health', HEALTH_METHOD, tags.length > 0 ? { tags } : {}));
+    const snapshot = parseHealthReply(await ctx.rpc('/ext/health', HEALTH_METHOD, tags.length > 0 ? { tags } : {}));
+    // With the info source on, avalanchego_node_info is its (with version and network ID): one series, never two.
+    if (info.enabled(ctx.target)) snapshot.nodeInfoByInfoSource = true;
+    return snapshot;
   },
   samples: addHealthLines,
   watch: watchChecks,
@@ -312,7 +318,7 @@ function addHealthLines(b: LinesBuilder, s: HealthSnapshot | undefined): void {
   b.add('avalanchego_up', s ? 1 : 0);
   if (!s) return;
   b.add('avalanchego_healthy', s.healthy ? 1 : 0);
-  if (s.nodeId) b.add('avalanchego_node_info', 1, { node_id: s.nodeId });
+  if (s.nodeId && !s.nodeInfoByInfoSource) b.add('avalanchego_node_info', 1, { node_id: s.nodeId });
   for (const c of s.checks) {
     const labels = { check: c.name };
     b.add('avalanchego_health_check_passing', c.passing ? 1 : 0, labels);

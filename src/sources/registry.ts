@@ -3,6 +3,8 @@
 // one line here.
 import { health } from './health.js';
 import { indexApi } from './index-api.js';
+import { info } from './info.js';
+import { platform } from './platform.js';
 import type { Source } from './source.js';
 
-export const SOURCES: ReadonlyArray<Source<unknown>> = [health, indexApi];
+export const SOURCES: ReadonlyArray<Source<unknown>> = [health, indexApi, info, platform];

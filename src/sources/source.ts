@@ -65,6 +65,8 @@ export interface PollContext {
   rpc(path: string, method: string, params: object): Promise<RpcReply>;
   /** The node's latest snapshots of its other sources. */
   readonly node: NodeSnapshots;
+  /** Wall-clock milliseconds (the exporter's clock: fixed in tests), for parsers that compare times with now. */
+  now(): number;
 }
 
 /** Read-only: the snapshot each source of this node serves now. */

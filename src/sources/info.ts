@@ -1,0 +1,344 @@
+// The info source: the node's identity, version, network, the uptime the
+// network perceives of it, the next scheduled upgrade and a bounded summary of
+// its peers' versions, from /ext/info. Each method is asked in parallel and
+// keeps its own outcome: a method the node's version lacks (`rpc: can't find
+// method`) and `node is not a validator` from info.uptime are states of the
+// node (avalanchego_info_method_state), not poll failures; a method that fails
+// fails the poll while the others' values are still served.
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import type { TargetConfig } from '../config/schema.js';
+import type { RpcReply } from '../rpc/client.js';
+import { InvalidResponseError, RpcError } from '../rpc/errors.js';
+import { decodeRpc } from '../rpc/jsonrpc.js';
+import type { LinesBuilder } from '../metrics/render.js';
+import { parseRfc3339 } from '../util/gotime.js';
+import type { Source, StateWatcher } from './source.js';
+
+export const INFO_PATH = '/ext/info';
+export const INFO_METHODS = ['info.getNodeID', 'info.getNodeVersion', 'info.getNetworkID', 'info.uptime', 'info.upgrades', 'info.peers'] as const;
+export type InfoMethod = (typeof INFO_METHODS)[number];
+
+/** What a method's answer says about the node: answered, not a validator (info.uptime), or absent from its version. */
+export type MethodState = 'ok' | 'not_validator' | 'unsupported';
+
+/** gorilla/rpc's answer for a method or service the node's version does not have. */
+const METHOD_NOT_FOUND = /^rpc: can't find (method|service) /;
+/** info.uptime on a node outside the primary network's validator set: `couldn't get node uptime: node is not a validator` (v1.7: `this is not a validator node`). */
+const NOT_VALIDATOR = /not a validator/;
+/** Upgrade times further ahead than this are placeholders (upgrade.UnscheduledActivationTime is in year 9999). */
+const UNSCHEDULED_AFTER_SECONDS = 10 * 365.25 * 86_400;
+/** At most this many minor versions get their own peers series; the rest are summed under `other`. */
+export const MAX_PEER_VERSIONS = 10;
+const MAX_VERSION_LABEL = 64;
+
+export interface Version {
+  /** `1.14.2`, or the reported text (cut) when it does not parse. */
+  text: string;
+  /** [major, minor, patch] when it parses. */
+  parts?: [number, number, number];
+}
+
+export interface PeersSummary {
+  total: number;
+  /** Peers by MAJOR.MINOR (`1.14`), the most common first, at most MAX_PEER_VERSIONS plus `other` and `unknown`. */
+  byMinor: Array<{ version: string; count: number }>;
+  /** Share of the peers with a parseable version that run a newer version than the node; undefined when none or the node's own is unknown. */
+  newerRatio?: number;
+}
+
+export interface InfoSnapshot {
+  /** Each method's state at this poll; a method whose request or answer failed has none. */
+  methods: Partial<Record<InfoMethod, MethodState>>;
+  /** The first failure of the poll (it fails the poll; the rest is still served). */
+  failure?: unknown;
+  nodeId?: string;
+  /** `nodePOP.publicKey` (lower-case hex), absent when the node has no BLS key or a version without it. */
+  blsPublicKey?: string;
+  version?: Version;
+  networkId?: string;
+  uptime?: { rewardingStakeRatio: number; weightedAverageRatio: number };
+  /** Unix seconds of the earliest scheduled upgrade still ahead at the poll. */
+  nextUpgradeSeconds?: number;
+  peers?: PeersSummary;
+}
+
+type InfoTarget = TargetConfig & { info?: { enabled: boolean; intervalMs: number } };
+
+export const info: Source<InfoSnapshot> = {
+  name: 'info',
+  enabled: (target) => (target as InfoTarget).info?.enabled ?? false,
+  intervalMs: (target) => (target as InfoTarget).info?.intervalMs ?? target.intervalMs,
+  async poll(ctx) {
+    const answers = await Promise.all(
+      INFO_METHODS.map((method) => ctx.rpc(INFO_PATH, method, {}).then((reply): RpcReply | Failed => reply, (error: unknown) => ({ failed: error }))),
+    );
+    return parseInfo(Object.fromEntries(INFO_METHODS.map((m, i) => [m, answers[i]!])) as InfoAnswers, ctx.now() / 1000);
+  },
+  failure: (snapshot) => snapshot.failure,
+  samples: addInfoLines,
+  watch: watchInfo,
+};
+
+/** A request that got no answer. */
+export interface Failed {
+  failed: unknown;
+}
+export type InfoAnswers = Record<InfoMethod, RpcReply | Failed>;
+
+/**
+ * Pure: one method's answer → its result or a state. Throws (rpc/errors.ts
+ * types) for an answer that is neither: another HTTP status, another JSON-RPC
+ * error, not JSON-RPC at all.
+ */
+export function methodOutcome(reply: RpcReply): { state: 'ok'; result: unknown } | { state: 'not_validator' | 'unsupported' } {
+  const outcome = decodeRpc(reply);
+  if (outcome.ok) return { state: 'ok', result: outcome.result };
+  if (METHOD_NOT_FOUND.test(outcome.message)) return { state: 'unsupported' };
+  if (reply.method === 'info.uptime' && NOT_VALIDATOR.test(outcome.message)) return { state: 'not_validator' };
+  throw new RpcError(outcome.code, outcome.message, reply.method);
+}
+
+/** Pure: every method's answer (or failure) → the snapshot. `nowSeconds` decides which upgrades are still ahead. */
+export function parseInfo(answers: InfoAnswers, nowSeconds: number): InfoSnapshot {
+  const s: InfoSnapshot = { methods: {} };
+  let peerVersions: PeerVersions | undefined;
+  for (const method of INFO_METHODS) {
+    const answer = answers[method];
+    try {
+      if ('failed' in answer) throw answer.failed;
+      const outcome = methodOutcome(answer);
+      s.methods[method] = outcome.state;
+      if (outcome.state !== 'ok') continue;
+      switch (method) {
+        case 'info.getNodeID':
+          Object.assign(s, parseNodeId(outcome.result));
+          break;
+        case 'info.getNodeVersion':
+          s.version = parseNodeVersion(outcome.result);
+          break;
+        case 'info.getNetworkID':
+          s.networkId = parseNetworkId(outcome.result);
+          break;
+        case 'info.uptime':
+          s.uptime = parseUptime(outcome.result);
+          break;
+        case 'info.upgrades': {
+          const next = nextUpgrade(parseUpgrades(outcome.result), nowSeconds);
+          if (next !== undefined) s.nextUpgradeSeconds = next;
+          break;
+        }
+        case 'info.peers':
+          peerVersions = parsePeers(outcome.result);
+          break;
+      }
+    } catch (error) {
+      delete s.methods[method];
+      s.failure ??= error;
+    }
+  }
+  if (peerVersions) s.peers = summarizePeers(peerVersions, s.version?.parts);
+  if (s.failure === undefined) delete s.failure;
+  return s;
+}
+
+function invalid(method: string, what: string): InvalidResponseError {
+  return new InvalidResponseError(`${method} returned ${what}`);
+}
+
+/** First zod issue as `path: message`. */
+function firstIssue(error: z.ZodError): string {
+  const issue = error.issues[0]!;
+  return `${issue.path.join('.') || 'result'}: ${issue.message}`;
+}
+
+// json.Uint32/Uint64 are decimal strings on the wire; the node's own decoder also takes numbers.
+const uint = z.union([z.string().regex(/^\d+$/, 'expected a decimal string'), z.number().int().nonnegative()]);
+// json.Float64 is a decimal string with four decimals.
+const decimal = z.union([z.string().regex(/^-?\d+(\.\d+)?$/, 'expected a decimal string'), z.number()]);
+
+const nodeIdSchema = z.object({
+  nodeID: z.string().regex(/^NodeID-[1-9A-HJ-NP-Za-km-z]+$/, 'expected NodeID-…'),
+  nodePOP: z.object({ publicKey: z.string().regex(/^0x[0-9a-fA-F]+$/, 'expected 0x-hex') }).nullish(),
+});
+
+/** Pure: info.getNodeID → node ID and BLS public key (v1.8.6+; null or absent without one). */
+export function parseNodeId(result: unknown): { nodeId: string; blsPublicKey?: string } {
+  const r = nodeIdSchema.safeParse(result);
+  if (!r.success) throw invalid('info.getNodeID', `no node ID: ${firstIssue(r.error)}`);
+  const key = r.data.nodePOP?.publicKey;
+  return key ? { nodeId: r.data.nodeID, blsPublicKey: key.toLowerCase() } : { nodeId: r.data.nodeID };
+}
+
+const versionSchema = z.object({ version: z.string() });
+
+/** Pure: info.getNodeVersion → `1.14.2` (`avalanchego/1.14.2`; `avalanche/1.7.3` before v1.8). */
+export function parseNodeVersion(result: unknown): Version {
+  const r = versionSchema.safeParse(result);
+  if (!r.success) throw invalid('info.getNodeVersion', `no version: ${firstIssue(r.error)}`);
+  return parseVersionText(r.data.version);
+}
+
+/** `avalanchego/1.14.2` (or `1.14.2`) → its parts; other text is kept, cut, without parts. */
+export function parseVersionText(text: string): Version {
+  const m = /^(?:[a-z-]+\/)?v?(\d{1,6})\.(\d{1,6})\.(\d{1,6})/.exec(text);
+  if (!m) return { text: text.slice(0, MAX_VERSION_LABEL) };
+  const parts: [number, number, number] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  return { text: parts.join('.'), parts };
+}
+
+/** MAJOR*1e6 + MINOR*1e3 + PATCH: one number rules can compare. */
+export function versionNumber(parts: [number, number, number]): number {
+  return parts[0] * 1_000_000 + parts[1] * 1_000 + parts[2];
+}
+
+function compareVersions(a: [number, number, number], b: [number, number, number]): number {
+  return a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
+}
+
+/** Pure: info.getNetworkID → the network ID as text (`1` Mainnet, `5` Fuji, `12345` local). */
+export function parseNetworkId(result: unknown): string {
+  const r = z.object({ networkID: uint }).safeParse(result);
+  if (!r.success) throw invalid('info.getNetworkID', `no network ID: ${firstIssue(r.error)}`);
+  return String(Number(r.data.networkID));
+}
+
+const uptimeSchema = z.object({ rewardingStakePercentage: decimal, weightedAveragePercentage: decimal });
+
+/** Pure: info.uptime (percentages 0–100 as strings) → ratios 0..1. */
+export function parseUptime(result: unknown): { rewardingStakeRatio: number; weightedAverageRatio: number } {
+  const r = uptimeSchema.safeParse(result);
+  if (!r.success) throw invalid('info.uptime', `no uptime: ${firstIssue(r.error)}`);
+  const rewarding = Number(r.data.rewardingStakePercentage);
+  const average = Number(r.data.weightedAveragePercentage);
+  for (const [name, v] of [['rewardingStakePercentage', rewarding], ['weightedAveragePercentage', average]] as const) {
+    if (!Number.isFinite(v) || v < 0) throw invalid('info.uptime', `${name} ${JSON.stringify(v)}, not a percentage`);
+  }
+  return { rewardingStakeRatio: rewarding / 100, weightedAverageRatio: average / 100 };
+}
+
+/** Pure: info.upgrades → every `…Time` of the schedule as Unix seconds (keys the exporter does not know are kept). */
+export function parseUpgrades(result: unknown): number[] {
+  if (!result || typeof result !== 'object' || Array.isArray(result)) throw invalid('info.upgrades', 'a result that is not an object');
+  const times: number[] = [];
+  for (const [key, value] of Object.entries(result)) {
+    if (!key.endsWith('Time') || typeof value !== 'string') continue;
+    const t = parseRfc3339(value);
+    if (!t) throw invalid('info.upgrades', `${key} ${JSON.stringify(value.slice(0, 40))}, not an RFC 3339 time`);
+    times.push(t.seconds);
+  }
+  return times;
+}
+
+/** The earliest upgrade still ahead of `nowSeconds`; placeholders over 10 years ahead are unscheduled. */
+export function nextUpgrade(times: number[], nowSeconds: number): number | undefined {
+  let next: number | undefined;
+  for (const t of times) {
+    if (t > nowSeconds && t - nowSeconds <= UNSCHEDULED_AFTER_SECONDS && (next === undefined || t < next)) next = t;
+  }
+  return next;
+}
+
+/** Peers by full version (`1.14.2` → count) and those whose version does not parse. */
+export interface PeerVersions {
+  byVersion: Map<string, { parts: [number, number, number]; count: number }>;
+  unknown: number;
+}
+
+/**
+ * Pure: info.peers → peers counted by version. Hand-read rather than
+ * schema-checked: a mainnet node has thousands of peers and only `version`
+ * matters here.
+ */
+export function parsePeers(result: unknown): PeerVersions {
+  const peers = (result as { peers?: unknown } | null)?.peers;
+  // numPeers 0 comes with `peers: null` on some versions.
+  if (peers !== null && !Array.isArray(peers)) throw invalid('info.peers', 'no peers list');
+  const out: PeerVersions = { byVersion: new Map(), unknown: 0 };
+  for (const peer of peers ?? []) {
+    const text = (peer as { version?: unknown } | null)?.version;
+    const v = typeof text === 'string' ? parseVersionText(text) : undefined;
+    if (!v?.parts) {
+      out.unknown++;
+      continue;
+    }
+    const entry = out.byVersion.get(v.text);
+    if (entry) entry.count++;
+    else out.byVersion.set(v.text, { parts: v.parts, count: 1 });
+  }
+  return out;
+}
+
+/** Pure: peer counts → the bounded summary (top minor versions, `other`, `unknown`) and the share on a newer version. */
+export function summarizePeers(pv: PeerVersions, own: [number, number, number] | undefined): PeersSummary {
+  const minors = new Map<string, number>();
+  let parsed = 0;
+  let newer = 0;
+  for (const { parts, count } of pv.byVersion.values()) {
+    const minor = `${parts[0]}.${parts[1]}`;
+    minors.set(minor, (minors.get(minor) ?? 0) + count);
+    parsed += count;
+    if (own && compareVersions(parts, own) > 0) newer += count;
+  }
+  const sorted = [...minors].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  const byMinor = sorted.slice(0, MAX_PEER_VERSIONS).map(([version, count]) => ({ version, count }));
+  const rest = sorted.slice(MAX_PEER_VERSIONS).reduce((sum, [, count]) => sum + count, 0);
+  if (rest > 0) byMinor.push({ version: 'other', count: rest });
+  if (pv.unknown > 0) byMinor.push({ version: 'unknown', count: pv.unknown });
+  const summary: PeersSummary = { total: parsed + pv.unknown, byMinor };
+  if (own && parsed > 0) summary.newerRatio = newer / parsed;
+  return summary;
+}
+
+function addInfoLines(b: LinesBuilder, s: InfoSnapshot | undefined): void {
+  if (!s) return;
+  if (s.nodeId) {
+    const labels: Record<string, string> = { node_id: s.nodeId };
+    if (s.version) labels.version = s.version.text;
+    if (s.networkId) labels.network_id = s.networkId;
+    b.add('avalanchego_node_info', 1, labels);
+  }
+  if (s.version?.parts) b.add('avalanchego_node_version_number', versionNumber(s.version.parts));
+  if (s.uptime) {
+    b.add('avalanchego_uptime_rewarding_stake_ratio', s.uptime.rewardingStakeRatio);
+    b.add('avalanchego_uptime_weighted_average_ratio', s.uptime.weightedAverageRatio);
+  }
+  b.add('avalanchego_next_upgrade_timestamp_seconds', s.nextUpgradeSeconds);
+  if (s.peers) {
+    for (const { version, count } of s.peers.byMinor) b.add('avalanchego_network_peers_by_version', count, { version });
+    b.add('avalanchego_network_peers_newer_version_ratio', s.peers.newerRatio);
+  }
+  for (const method of INFO_METHODS) {
+    const state = s.methods[method];
+    if (state) b.add('avalanchego_info_method_state', 1, { method, state });
+  }
+}
+
+/** Logs what changes about the node, once: its node ID or version, becoming or ceasing to be a validator, methods its version lacks. */
+function watchInfo(log: Logger): StateWatcher<InfoSnapshot> {
+  let last: InfoSnapshot | undefined;
+  return {
+    observe(s) {
+      if (!s) return;
+      const prev = last;
+      last = s;
+      if (prev?.nodeId && s.nodeId && prev.nodeId !== s.nodeId) {
+        log.warn({ previous: prev.nodeId, nodeId: s.nodeId }, 'node ID changed: the node runs with another staking certificate');
+      }
+      if (prev?.version && s.version && prev.version.text !== s.version.text) {
+        log.info({ previous: prev.version.text, version: s.version.text }, 'node version changed');
+      }
+      const uptime = s.methods['info.uptime'];
+      const before = prev?.methods['info.uptime'];
+      if (uptime === 'not_validator' && before !== 'not_validator') {
+        log.info('info.uptime: node is not a validator (no uptime series; avalanchego_info_method_state says so)');
+      } else if (uptime === 'ok' && before === 'not_validator') {
+        log.info('info.uptime: node is a validator again');
+      }
+      const unsupported = INFO_METHODS.filter((m) => s.methods[m] === 'unsupported' && prev?.methods[m] !== 'unsupported');
+      if (unsupported.length > 0) {
+        log.info({ methods: unsupported, version: s.version?.text }, "the node's version lacks these info methods; their series are absent");
+      }
+    },
+  };
+}
