@@ -131,7 +131,7 @@ export const CATALOG = [
   // The help text stays as it was (the golden test pins it); the derivation covers both sources.
   spec('avalanchego_node_info', 'gauge', ['node', 'node_id', 'version', 'network_id'], 'health',
     'The node\'s ID, from the node-id header of its health API answers. Always 1.',
-    '1, labelled with `node_id` (`info.getNodeID` `nodeID` when the info source is on, else the `node-id` response header of the last successful health poll), `version` (`info.getNodeVersion` `version` without the `avalanchego/` prefix, e.g. `1.14.2`) and `network_id` (`info.getNetworkID` `networkID`, e.g. `1` Mainnet, `5` Fuji). `version` and `network_id` are absent while the info source is off or has not answered; the series is absent when neither source gives a node ID. Fleet rules join on `network_id` so that only nodes of one network are compared.'),
+    '1, labelled with `node_id`, `version` and `network_id`. With the info source on (the default) the info source alone serves it: `node_id` from `info.getNodeID` `nodeID`, `version` from `info.getNodeVersion` `version` without the `avalanchego/` prefix (e.g. `1.14.2`), `network_id` from `info.getNetworkID` `networkID` (e.g. `1` Mainnet, `5` Fuji); absent until the info source answers getNodeID, and a label is left out while its method fails. With the info source off, the health source serves it with `node_id` only, from the `node-id` response header of the last successful health poll (absent when the node sends none). Never both: one series per node. Fleet rules join on `network_id` so that only nodes of one network are compared.'),
 
   // --- index API -----------------------------------------------------------
   spec('avalanchego_index_available', 'gauge', ['node', 'endpoint'], 'index',

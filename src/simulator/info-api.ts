@@ -71,33 +71,65 @@ export function nodeIpOf(node: SimNode): string {
   return ipFor(node.nodeId);
 }
 
-interface NetworkPeer {
+/**
+ * A peer of the network as info.peers writes it, split around the parts that
+ * change per call (lastSent, lastReceived, observedUptime): the rest is built
+ * once per seed and release, so a call over thousands of peers only joins strings.
+ */
+interface PeerTemplate {
   nodeId: string;
-  version: string;
-  upgradeTime: number;
-  ip: string;
-  sentAgoNs: bigint;
-  receivedAgoNs: bigint;
+  /** `{"ip":…,"lastSent":"` */
+  head: string;
+  /** `","lastReceived":"` (v1.7: the same) */
+  middle: string;
+  /** `","observedUptime":"` and what follows it, up to the closing brace, in two parts around the uptime. */
+  beforeUptime: string;
+  afterUptime: string;
+  /** Which of the per-call message times the peer shows. */
+  slot: number;
 }
-/** The network's peers per seed, derived once (hashing thousands of IDs per call would dominate). */
-const networkPeers = new Map<string, NetworkPeer[]>();
 
-function peersOfNetwork(seed: string, count: number): NetworkPeer[] {
-  let list = networkPeers.get(seed);
-  if (!list) networkPeers.set(seed, (list = []));
+/** Distinct lastSent/lastReceived offsets per call (formatting a time per peer would dominate). */
+const TIME_SLOTS = 16;
+const peerTemplates = new Map<string, PeerTemplate[]>();
+
+function templatesFor(seed: string, release: Release, count: number): PeerTemplate[] {
+  const key = `${seed}:${release.version}`;
+  let list = peerTemplates.get(key);
+  if (!list) peerTemplates.set(key, (list = []));
+  const era = release.version === '1.7.3' ? 'v1.7' : release.version.startsWith('1.10.') ? 'v1.10' : 'modern';
   for (let i = list.length; i < count; i++) {
     const nodeId = nodeIdFor(`peer:${seed}:${i}`);
     const h = sha256(`peer-version:${seed}:${i}`);
     const u = h.readUInt32BE(0) / 4294967296;
-    const [, version, upgradeTime] = PEER_VERSIONS.find(([share]) => u < share)!;
-    list.push({
-      nodeId,
-      version,
-      upgradeTime,
-      ip: ipFor(nodeId),
-      sentAgoNs: BigInt(h.readUInt32BE(4) % 2_000_000_000),
-      receivedAgoNs: BigInt(h.readUInt32BE(8) % 2_000_000_000),
-    });
+    const [, current, upgradeTime] = PEER_VERSIONS.find(([share]) => u < share)!;
+    const ip = ipFor(nodeId);
+    const slot = h[4]! % TIME_SLOTS;
+    const id = `"ip":${goJson(ip)},"publicIP":${goJson(ip)},"nodeID":"${nodeId}"`;
+    if (era === 'v1.7') {
+      // network.PeerInfo of v1.7.3: benched before observedUptime (a Uint8).
+      const version = `avalanche/${current === '1.14.2' ? '1.7.3' : '1.7.2'}`;
+      list.push({ nodeId, slot, head: `{${id},"version":"${version}","lastSent":"`, middle: '","lastReceived":"', beforeUptime: '","benched":[],"observedUptime":"', afterUptime: '"}' });
+    } else if (era === 'v1.10') {
+      const version = `avalanchego/${current === '1.14.2' ? '1.10.19' : '1.10.18'}`;
+      list.push({
+        nodeId,
+        slot,
+        head: `{${id},"version":"${version}","lastSent":"`,
+        middle: '","lastReceived":"',
+        beforeUptime: '","observedUptime":"',
+        afterUptime: '","observedSubnetUptimes":{},"trackedSubnets":[],"supportedACPs":[],"objectedACPs":[],"benched":[]}',
+      });
+    } else {
+      list.push({
+        nodeId,
+        slot,
+        head: `{${id},"version":"avalanchego/${current}","upgradeTime":${upgradeTime},"lastSent":"`,
+        middle: '","lastReceived":"',
+        beforeUptime: '","observedUptime":"',
+        afterUptime: '","trackedSubnets":[],"supportedACPs":[],"objectedACPs":[],"benched":[]}',
+      });
+    }
   }
   return list;
 }
@@ -112,57 +144,23 @@ const peerCaches = new WeakMap<SimNode, PeerCache>();
 function peerEntries(node: SimNode, release: Release): Array<{ nodeId: string; json: string }> {
   const count = node.peerCount();
   const nowNs = node.clock.nowNs();
-  const second = nowNs / 1_000_000_000n;
-  const key = `${count}:${release.version}:${second}:${node.nodeId}:${node.scenario}`;
+  const key = `${count}:${release.version}:${nowNs / 1_000_000_000n}:${node.nodeId}:${node.scenario}`;
   const cached = peerCaches.get(node);
   if (cached?.key === key) return cached.entries;
   const nowMs = node.clock.simMs();
-  const entries: Array<{ nodeId: string; json: string }> = [];
-  const all = peersOfNetwork(node.seed, count);
-  for (let i = 0; i < count; i++) {
-    const { nodeId, version, upgradeTime, ip, sentAgoNs, receivedAgoNs } = all[i]!;
-    const sentNs = nowNs - sentAgoNs;
-    const receivedNs = nowNs - receivedAgoNs;
-    const lastSent = formatRfc3339Nano(sentNs, node.offsetMinutes);
-    const lastReceived = formatRfc3339Nano(receivedNs, node.offsetMinutes);
-    const observed = String(node.staking.observedUptime(i, nowMs));
-    let json: string;
-    if (release.version === '1.7.3') {
-      // network.PeerInfo of v1.7.3: benched before observedUptime, a Uint8.
-      json = goJson({ ip, publicIP: ip, nodeID: nodeId, version: `avalanche/${version === '1.14.2' ? '1.7.3' : '1.7.2'}`, lastSent, lastReceived, benched: [], observedUptime: observed });
-    } else if (release.version.startsWith('1.10.')) {
-      json = goJson({
-        ip,
-        publicIP: ip,
-        nodeID: nodeId,
-        version: `avalanchego/${version === '1.14.2' ? '1.10.19' : '1.10.18'}`,
-        lastSent,
-        lastReceived,
-        observedUptime: observed,
-        observedSubnetUptimes: {},
-        trackedSubnets: [],
-        supportedACPs: [],
-        objectedACPs: [],
-        benched: [],
-      });
-    } else {
-      json = goJson({
-        ip,
-        publicIP: ip,
-        nodeID: nodeId,
-        version: `avalanchego/${version}`,
-        upgradeTime,
-        lastSent,
-        lastReceived,
-        observedUptime: observed,
-        trackedSubnets: [],
-        supportedACPs: [],
-        objectedACPs: [],
-        benched: [],
-      });
-    }
-    entries.push({ nodeId, json });
+  // Message times up to two seconds old, in the node's zone.
+  const sent: string[] = [];
+  const received: string[] = [];
+  for (let k = 0; k < TIME_SLOTS; k++) {
+    sent.push(formatRfc3339Nano(nowNs - BigInt(((k * 7_919_993) % 2_000_000_000) + 1_000), node.offsetMinutes));
+    received.push(formatRfc3339Nano(nowNs - BigInt(((k * 104_729_003) % 2_000_000_000) + 1_000), node.offsetMinutes));
   }
+  const entries = templatesFor(node.seed, release, count)
+    .slice(0, count)
+    .map((t, i) => ({
+      nodeId: t.nodeId,
+      json: `${t.head}${sent[t.slot]}${t.middle}${received[t.slot]}${t.beforeUptime}${node.staking.observedUptime(i, nowMs)}${t.afterUptime}`,
+    }));
   peerCaches.set(node, { key, entries });
   return entries;
 }

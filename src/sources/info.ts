@@ -7,7 +7,6 @@
 // fails the poll while the others' values are still served.
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import type { TargetConfig } from '../config/schema.js';
 import type { RpcReply } from '../rpc/client.js';
 import { InvalidResponseError, RpcError } from '../rpc/errors.js';
 import { decodeRpc } from '../rpc/jsonrpc.js';
@@ -63,12 +62,10 @@ export interface InfoSnapshot {
   peers?: PeersSummary;
 }
 
-type InfoTarget = TargetConfig & { info?: { enabled: boolean; intervalMs: number } };
-
 export const info: Source<InfoSnapshot> = {
   name: 'info',
-  enabled: (target) => (target as InfoTarget).info?.enabled ?? false,
-  intervalMs: (target) => (target as InfoTarget).info?.intervalMs ?? target.intervalMs,
+  enabled: (target) => target.info.enabled,
+  intervalMs: (target) => target.info.intervalMs,
   async poll(ctx) {
     const answers = await Promise.all(
       INFO_METHODS.map((method) => ctx.rpc(INFO_PATH, method, {}).then((reply): RpcReply | Failed => reply, (error: unknown) => ({ failed: error }))),

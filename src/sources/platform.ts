@@ -8,7 +8,6 @@
 // from info.getNodeID when that source is off or has not answered yet.
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import type { TargetConfig } from '../config/schema.js';
 import type { RpcReply } from '../rpc/client.js';
 import { InvalidResponseError, RpcError } from '../rpc/errors.js';
 import { decodeRpc } from '../rpc/jsonrpc.js';
@@ -52,12 +51,10 @@ export interface PlatformSnapshot {
   failure?: unknown;
 }
 
-type PlatformTarget = TargetConfig & { platform?: { enabled: boolean; intervalMs: number; subnets: string[] } };
-
 export const platform: Source<PlatformSnapshot> = {
   name: 'platform',
-  enabled: (target) => (target as PlatformTarget).platform?.enabled ?? false,
-  intervalMs: (target) => (target as PlatformTarget).platform?.intervalMs ?? target.intervalMs,
+  enabled: (target) => target.platform.enabled,
+  intervalMs: (target) => target.platform.intervalMs,
   async poll(ctx) {
     let identity = ctx.node.latest(info);
     if (!identity?.nodeId) {
@@ -67,7 +64,8 @@ export const platform: Source<PlatformSnapshot> = {
       identity = { methods: {}, ...parseNodeId(outcome.result) };
     }
     const nodeId = identity.nodeId!;
-    const subnets = [PRIMARY_NETWORK, ...((ctx.target as PlatformTarget).platform?.subnets ?? [])];
+    // The config refuses the primary network in `subnets`: it is always checked.
+    const subnets = [PRIMARY_NETWORK, ...ctx.target.platform.subnets];
     const settle = (p: Promise<RpcReply>) => p.then((reply): RpcReply | { failed: unknown } => reply, (failed: unknown) => ({ failed }));
     const [fee, ...validators] = await Promise.all([
       settle(ctx.rpc(PLATFORM_PATH, 'platform.getValidatorFeeState', {})),

@@ -36,7 +36,7 @@ function run(args: string[], env: Record<string, string> = {}) {
 
 function writeConfig(name: string, targets: string[]): string {
   const file = join(dir, name);
-  writeFileSync(file, `defaults:\n  interval: 500ms\n  timeout: 250ms\n  index: { endpoints: [] }\ntargets:\n${targets.map((t) => `  - name: ${t}\n    url: ${node.url}\n`).join('')}`);
+  writeFileSync(file, `defaults:\n  interval: 500ms\n  timeout: 250ms\n  index: { endpoints: [] }\n  info: { enabled: false }\n  platform: { enabled: false }\ntargets:\n${targets.map((t) => `  - name: ${t}\n    url: ${node.url}\n`).join('')}`);
   return file;
 }
 
@@ -128,7 +128,7 @@ describe('CLI', () => {
   it('stops on SIGINT with exit 0 while a poll is under way', async () => {
     const slow = await startFakeNode({ '/ext/health': { fixture: 'health/healthy-v1.14.2.json', delayMs: 200 } });
     const file = join(dir, 's.yaml');
-    writeFileSync(file, `defaults:\n  interval: 300ms\n  timeout: 250ms\n  index: { endpoints: [] }\ntargets:\n  - name: s\n    url: ${slow.url}\n`);
+    writeFileSync(file, `defaults:\n  interval: 300ms\n  timeout: 250ms\n  index: { endpoints: [] }\n  info: { enabled: false }\n  platform: { enabled: false }\ntargets:\n  - name: s\n    url: ${slow.url}\n`);
     try {
       await startExporterProcess([`--config.file=${file}`]);
       child!.kill('SIGINT');

@@ -19,6 +19,8 @@ const config = (url: string, extra = '') => `
 defaults:
   interval: 300ms
   timeout: 150ms
+  info: { enabled: false }
+  platform: { enabled: false }
 targets:
   - name: n
     url: ${url}

@@ -30,6 +30,11 @@ defaults:
   timeout: 500ms
   index:
     endpoints: [C/block, P/block, X/block]
+  # The health and index pipeline only (the info and platform sources have their own tests).
+  info:
+    enabled: false
+  platform:
+    enabled: false
 targets:
   - name: healthy-node
     url: ${healthy.url}

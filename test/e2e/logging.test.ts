@@ -30,6 +30,8 @@ describe('logging', () => {
 defaults:
   interval: 200ms
   timeout: 100ms
+  info: { enabled: false }
+  platform: { enabled: false }
 targets:
   - name: n
     url: ${node.url}

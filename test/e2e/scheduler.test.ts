@@ -31,7 +31,7 @@ describe('scheduler', () => {
     node = await startFakeNode(healthRoutes(12, 60));
     exporter = await startTestExporter(`
 scheduler: { max_concurrent_requests: 3 }
-defaults: { interval: 1s, timeout: 900ms, index: { endpoints: [] } }
+defaults: { interval: 1s, timeout: 900ms, index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false } }
 targets:
 ${targets(12, node.url)}`);
     await waitForPolls(exporter, 2, 15_000);
@@ -45,7 +45,7 @@ ${targets(12, node.url)}`);
   it('never overlaps two polls of one node, even when a poll takes most of the interval', async () => {
     node = await startFakeNode(healthRoutes(1, 250));
     exporter = await startTestExporter(`
-defaults: { interval: 300ms, timeout: 280ms, index: { endpoints: [] } }
+defaults: { interval: 300ms, timeout: 280ms, index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false } }
 targets:
 ${targets(1, node.url)}`);
     await waitForPolls(exporter, 4, 15_000);
@@ -67,7 +67,7 @@ ${targets(1, node.url)}`);
     });
     exporter = await startTestExporter(`
 scheduler: { max_concurrent_requests: 1 }
-defaults: { interval: 3s, index: { endpoints: [] } }
+defaults: { interval: 3s, index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false } }
 targets:
   - { name: hog, url: '${node.url}/hog', timeout: 1s }
   - { name: waiter, url: '${node.url}/waiter', timeout: 300ms }`);
@@ -96,7 +96,7 @@ targets:
   it('stop waits for a poll under way, then no request follows', async () => {
     node = await startFakeNode({ ...healthRoutes(1, 150), ...healthRoutes(1, 0, 'control') });
     exporter = await startTestExporter(`
-defaults: { interval: 200ms, timeout: 190ms, index: { endpoints: [] } }
+defaults: { interval: 200ms, timeout: 190ms, index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false } }
 targets:
 ${targets(1, node.url)}`);
     await waitForPolls(exporter, 1);
@@ -107,7 +107,7 @@ ${targets(1, node.url)}`);
     // A control exporter on the same interval: once it has polled twice more, the
     // stopped one has had two chances to poll too.
     const control = await startTestExporter(`
-defaults: { interval: 200ms, timeout: 190ms, index: { endpoints: [] } }
+defaults: { interval: 200ms, timeout: 190ms, index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false } }
 targets:
 ${targets(1, node.url, 'control')}`);
     try {

@@ -83,7 +83,7 @@ describe('the Source contract', () => {
     });
     const { logger, logs } = memoryLogger();
     dispatchers = new Dispatchers();
-    const config = parseConfigText(`defaults: { interval: 2s, timeout: 1s, index: { endpoints: [] } }\ntargets:\n  - name: n\n    url: ${node.url}\n`, 'test.yaml', {});
+    const config = parseConfigText(`defaults: { interval: 2s, timeout: 1s, index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false } }\ntargets:\n  - name: n\n    url: ${node.url}\n`, 'test.yaml', {});
     const seen: Array<string | undefined> = [];
     const recording: Source<VersionSnapshot> = {
       ...version,
@@ -118,7 +118,7 @@ describe('the Source contract', () => {
     node = await startFakeNode({ '/ext/health': { fixture: 'health/healthy-v1.14.2.json' } });
     const { logger } = memoryLogger();
     dispatchers = new Dispatchers();
-    const config = parseConfigText(`defaults: { interval: 200ms, timeout: 100ms }\ntargets:\n  - name: n\n    url: ${node.url}\n`, 'test.yaml', {});
+    const config = parseConfigText(`defaults: { interval: 200ms, timeout: 100ms, info: { enabled: false }, platform: { enabled: false } }\ntargets:\n  - name: n\n    url: ${node.url}\n`, 'test.yaml', {});
     scheduler = new Scheduler({ dispatchers, logger, sources: [health, { ...version, enabled: () => false }] }, config);
     await scheduler.start();
     await waitFor(() => scheduler!.summaries()[0]!.polls >= 2, 'two health polls');
@@ -130,7 +130,7 @@ describe('the Source contract', () => {
     node = await startFakeNode({ '/ext/health': { fixture: 'health/healthy-v1.14.2.json' } });
     const { logger } = memoryLogger();
     dispatchers = new Dispatchers();
-    const config = parseConfigText(`defaults: { interval: 100ms, timeout: 50ms }\ntargets:\n  - name: n\n    url: ${node.url}\n`, 'test.yaml', {});
+    const config = parseConfigText(`defaults: { interval: 100ms, timeout: 50ms, info: { enabled: false }, platform: { enabled: false } }\ntargets:\n  - name: n\n    url: ${node.url}\n`, 'test.yaml', {});
     scheduler = new Scheduler({ dispatchers, logger }, config);
     // A control scheduler that is started: once it has polled twice, the other had the time to.
     const control = new Scheduler({ dispatchers, logger }, config);
