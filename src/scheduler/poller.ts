@@ -214,6 +214,7 @@ export class NodePoller implements NodeSnapshots {
           target: this.target,
           signal: deadline.signal,
           node: this,
+          now: () => this.deps.clock.now(),
           rpc: async (path, method, params) => {
             const started = performance.now();
             note(source.name, `POST ${this.target.url}${path} ${method} ${JSON.stringify(params)}`);
