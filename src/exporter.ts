@@ -1,7 +1,5 @@
 // Wiring: one logger, clock, dispatcher, scheduler and registry per exporter,
 // made here and passed down, so a test can build a whole exporter in-process.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config/schema.js';
@@ -9,6 +7,9 @@ import { Dispatchers } from './rpc/client.js';
 import { Scheduler } from './scheduler/scheduler.js';
 import { createSelfRegistry, type ReloadState } from './metrics/self.js';
 import { createApp } from './server/app.js';
+import { WebServer } from './server/http.js';
+import { openWebConfig, type WebConfig } from './web/config.js';
+import { WebGuard } from './web/guard.js';
 import { VERSION, REVISION } from './version.js';
 import { NO_SHARDING, splitTargets, type ShardSpec } from './shard.js';
 
@@ -22,6 +23,12 @@ export interface ExporterOptions {
   shard?: ShardSpec;
   /** Loads the config again (SIGHUP, POST /-/reload); absent when running on the built-in default. */
   loadConfig?: () => Config;
+  /** TLS, basic auth and headers for the exporter's port (--web.config.file); absent: plain HTTP, open. */
+  webConfig?: WebConfig;
+  /** Loads the web config again on reload; absent without --web.config.file. */
+  loadWebConfig?: () => WebConfig;
+  /** Connections served at once (--web.max-connections). */
+  maxConnections?: number;
 }
 
 export interface RunningExporter {
@@ -55,13 +62,20 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
 
   let reloading: Promise<void> | undefined;
   const reload = async (): Promise<void> => {
-    if (!options.loadConfig) throw new Error('nothing to reload: the exporter runs without --config.file');
+    if (!options.loadConfig && !options.loadWebConfig) throw new Error('nothing to reload: the exporter runs without --config.file or --web.config.file');
     // Serialize reloads: a SIGHUP during a POST /-/reload waits its turn.
     while (reloading) await reloading.catch(() => {});
     reloading = (async () => {
       let next: Config;
+      let nextWeb: WebConfig | undefined;
       try {
-        next = options.loadConfig!();
+        // Both files are read before either is applied: a bad one keeps both last good ones.
+        next = options.loadConfig ? options.loadConfig() : config;
+        if (options.loadWebConfig) {
+          nextWeb = options.loadWebConfig();
+          web.setWebConfig(nextWeb);
+          guard.setConfig(nextWeb);
+        }
       } catch (err) {
         reloadState.lastReloadSuccessful = false;
         logger.error({ err }, 'config reload failed; the previous configuration stays in force');
@@ -82,6 +96,8 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
     }
   };
 
+  const webConfig = options.webConfig ?? openWebConfig();
+  const guard = new WebGuard(webConfig);
   const registry = createSelfRegistry({ version: VERSION, revision: REVISION, fleet: scheduler, reload: reloadState, shard });
   const app = createApp({
     scheduler: () => scheduler,
@@ -92,24 +108,23 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
     nowSeconds: () => clock.now() / 1000,
     shard,
     ownerOf: (name: string) => split.ownerOf(name),
-    ...(options.loadConfig ? { reload } : {}),
+    ...(options.loadConfig || options.loadWebConfig ? { reload } : {}),
+    guard,
   });
-  const server: Server = createServer(app);
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
-  server.requestTimeout = 60_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const addr = server.address() as AddressInfo;
-  const shownHost = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
-  const url = `http://${shownHost}:${addr.port}`;
+  const web = new WebServer({ handler: app, web: webConfig, logger, ...(options.maxConnections ? { maxConnections: options.maxConnections } : {}) });
+  // Rejects with a ListenError (one line for the operator) before any poll has started.
+  const url = await web.listen(host, port, options.listenAddress);
   logger.info(
-    { address: url, targets: config.targets.length, ...(shard.count > 1 ? { shard: shard.index, shards: shard.count, owned: split.owned.length } : {}), origin: config.origin, version: VERSION },
+    {
+      address: url,
+      targets: config.targets.length,
+      ...(shard.count > 1 ? { shard: shard.index, shards: shard.count, owned: split.owned.length } : {}),
+      origin: config.origin,
+      web: webConfig.origin,
+      tls: web.tls,
+      users: webConfig.users.size,
+      version: VERSION,
+    },
     'exporter listening',
   );
   await scheduler.start();
@@ -119,10 +134,7 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
     scheduler,
     reload,
     async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      });
+      await web.close();
       await scheduler.stop();
       await dispatchers.close();
     },

@@ -6,6 +6,8 @@ import { ConfigError, defaultConfig, loadConfigFile } from './config/load.js';
 import type { Config } from './config/schema.js';
 import { startExporter } from './exporter.js';
 import { SHARD_COUNT_ENV, ShardFlagError, resolveShard, type ShardSpec } from './shard.js';
+import { DEFAULT_MAX_CONNECTIONS } from './server/http.js';
+import { loadWebConfigFile, type WebConfig } from './web/config.js';
 import { LOG_FORMATS, LOG_LEVELS, createLogger, type LogFormat, type LogLevel } from './log.js';
 import { VERSION } from './version.js';
 
@@ -29,6 +31,10 @@ Flags:
   --shard.from-pod-name        Take the shard index from the StatefulSet pod name's ordinal
                                ($POD_NAME, else the host name: exporter-3 is shard 3), and N from
                                --shard.count or $${SHARD_COUNT_ENV}.
+  --web.config.file=PATH       TLS, basic auth and response headers for that port, in the
+                               Prometheus exporter-toolkit format (see the README). Re-read on reload.
+  --web.max-connections=N      Connections served at once (default ${DEFAULT_MAX_CONNECTIONS}); past it the
+                               connection idle longest is closed.
   --log.level=LEVEL            ${LOG_LEVELS.join(', ')} (default info).
   --log.format=FORMAT          ${LOG_FORMATS.join(' or ')} (default json).
   --version                    Print the version and exit.
@@ -66,6 +72,8 @@ export async function main(argv: string[]): Promise<number> {
         'shard.count': { type: 'string' },
         'shard.index': { type: 'string' },
         'shard.from-pod-name': { type: 'boolean' },
+        'web.config.file': { type: 'string' },
+        'web.max-connections': { type: 'string', default: String(DEFAULT_MAX_CONNECTIONS) },
         'log.level': { type: 'string', default: 'info' },
         'log.format': { type: 'string', default: 'json' },
         version: { type: 'boolean' },
@@ -98,6 +106,8 @@ export async function main(argv: string[]): Promise<number> {
     if (err instanceof ShardFlagError) return fail(err.message);
     throw err;
   }
+  const maxConnections = Number(values['web.max-connections']);
+  if (!Number.isInteger(maxConnections) || maxConnections < 1) return fail(`--web.max-connections="${values['web.max-connections']}" is not a whole number of at least 1`);
 
   const file = values['config.file'];
   const load = (): Config => (file ? loadConfigFile(file) : defaultConfig());
@@ -108,9 +118,24 @@ export async function main(argv: string[]): Promise<number> {
     if (err instanceof ConfigError) return fail(err.message, 1);
     throw err;
   }
+  const webFile = values['web.config.file'];
+  const loadWeb = (): WebConfig => loadWebConfigFile(webFile!);
+  let webConfig: WebConfig | undefined;
+  if (webFile !== undefined) {
+    try {
+      webConfig = loadWeb();
+    } catch (err) {
+      if (err instanceof ConfigError) return fail(err.message, 1);
+      throw err;
+    }
+  }
   if (values['config.check']) {
     const n = config.targets.length;
     process.stdout.write(`${config.origin}: valid, ${n} target${n === 1 ? '' : 's'} (${config.targets.slice(0, 5).map((t) => t.name).join(', ')}${n > 5 ? ', …' : ''})\n`);
+    if (webConfig) {
+      const u = webConfig.users.size;
+      process.stdout.write(`${webConfig.origin}: valid web config, ${webConfig.tls ? 'TLS' : 'plain HTTP'}, ${u ? `basic auth for ${u} user${u === 1 ? '' : 's'}` : 'no basic auth'}\n`);
+    }
     return 0;
   }
 
@@ -122,12 +147,14 @@ export async function main(argv: string[]): Promise<number> {
       logger,
       listenAddress: values['web.listen-address']!,
       shard,
+      maxConnections,
       ...(file ? { loadConfig: load } : {}),
+      ...(webConfig ? { webConfig, loadWebConfig: loadWeb } : {}),
     });
   } catch (err) {
-    logger.error({ err }, 'cannot start');
     logger.flush();
-    return 1;
+    // A port that cannot be bound or a bad address: one line, exit 1, no poll has started.
+    return fail((err as Error).message, 1);
   }
 
   return new Promise<number>((resolve) => {

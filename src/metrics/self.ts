@@ -47,6 +47,17 @@ function help(name: GlobalMetricName): string {
 export function createSelfRegistry(options: SelfMetricsOptions): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  // Two of the dropped gauges carry the collect() that also sets their siblings (heap used,
+  // external memory, per-space used and available): hand it to the first sibling kept.
+  for (const [dropped, kept] of [
+    ['nodejs_heap_size_total_bytes', 'nodejs_heap_size_used_bytes'],
+    ['nodejs_heap_space_size_total_bytes', 'nodejs_heap_space_size_used_bytes'],
+  ] as const) {
+    // prom-client's typings leave out the collect property its metrics have.
+    const from = registry.getSingleMetric(dropped) as { collect?: () => unknown } | undefined;
+    const to = registry.getSingleMetric(kept) as { collect?: () => unknown } | undefined;
+    if (from?.collect && to) to.collect = from.collect;
+  }
   for (const name of DROPPED_DEFAULT_METRICS) registry.removeSingleMetric(name);
 
   const buildInfo = new Gauge({

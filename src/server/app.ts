@@ -9,6 +9,14 @@ import { nodePage } from './node-page.js';
 import { configPage } from './config-page.js';
 import type { Config } from '../config/schema.js';
 import type { ShardSpec } from '../shard.js';
+import type { WebGuard } from '../web/guard.js';
+
+/**
+ * Liveness and readiness say nothing but "up" and a count: they stay open to
+ * Kubernetes probes (which cannot hold a password outside the pod spec) when
+ * the web config asks for basic auth. TLS, headers and rate limit still apply.
+ */
+const OPEN_PATHS = new Set(['/-/healthy', '/-/ready']);
 
 export interface AppOptions {
   scheduler: () => Scheduler;
@@ -24,6 +32,8 @@ export interface AppOptions {
   ownerOf?: (name: string) => number | undefined;
   /** Reloads the config file; rejects with a message when it is invalid (the old config stays). */
   reload?: () => Promise<void>;
+  /** The web config's rate limit, headers and basic auth, before every endpoint. */
+  guard?: WebGuard;
 }
 
 /** Answers other methods on a known path with 405 and the Allow header. */
@@ -38,6 +48,8 @@ export function createApp(options: AppOptions): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  const { guard } = options;
+  if (guard) app.use((req, res, next) => guard.middleware(req, res, next, !OPEN_PATHS.has(req.path)));
 
   app.all('/metrics', only(['GET']), async (_req, res) => {
     const nodes = options.scheduler().render();
@@ -142,6 +154,14 @@ export function createApp(options: AppOptions): express.Express {
 
   app.use((req, res) => {
     res.status(404).type('text/plain').send(`not found: ${req.path}; the exporter serves /metrics, /probe?target=<name>, /node/<name>, /config, /-/healthy, /-/ready, /-/reload and /\n`);
+  });
+  // Express' default handler would answer with an HTML stack trace; a bad request (a malformed
+  // escape in the path) keeps its 4xx, anything else is a plain 500.
+  app.use((err: unknown, _req: Request, res: Response, _next: (err?: unknown) => void) => {
+    const status = (err as { status?: unknown })?.status;
+    const code = typeof status === 'number' && status >= 400 && status < 500 ? status : 500;
+    if (res.headersSent) return res.destroy();
+    res.status(code).type('text/plain').send(code === 500 ? 'internal error\n' : 'bad request\n');
   });
   return app;
 }

@@ -1,0 +1,303 @@
+// --web.config.file: TLS, basic auth and response headers for the exporter's own
+// port, in the Prometheus exporter-toolkit format (docs/web-configuration.md in
+// prometheus/exporter-toolkit), so operators reuse the files they already have.
+// Read at start and on reload; every problem names the key, the line and a fix.
+import { dirname, isAbsolute, join } from 'node:path';
+import { createSecureContext, type SecureContextOptions } from 'node:tls';
+import bcrypt from 'bcryptjs';
+import { isMap, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
+import { z } from 'zod';
+import { ConfigError, type ConfigPath, type ConfigProblem } from '../config/load.js';
+import { parsePromDuration } from '../config/duration.js';
+import { FileReadError, readRegularFile } from '../util/files.js';
+
+/** A web config, a certificate or a key is small; anything bigger is the wrong file. */
+export const MAX_WEB_FILE_BYTES = 1 << 20;
+
+/** Client certificate policies, with Go's names (crypto/tls ClientAuthType) as the toolkit takes them. */
+export const CLIENT_AUTH_TYPES = ['NoClientCert', 'RequestClientCert', 'RequireAnyClientCert', 'RequireClientCert', 'VerifyClientCertIfGiven', 'RequireAndVerifyClientCert'] as const;
+export type ClientAuthType = 'none' | 'request' | 'require-any' | 'verify-if-given' | 'require-and-verify';
+
+const TLS_VERSIONS = { TLS10: 'TLSv1', TLS11: 'TLSv1.1', TLS12: 'TLSv1.2', TLS13: 'TLSv1.3' } as const;
+const TLS_VERSION_ORDER = ['TLS10', 'TLS11', 'TLS12', 'TLS13'];
+
+/**
+ * The cipher suites Go's tls.CipherSuites() lists (the only ones the toolkit
+ * accepts), with OpenSSL's names, which Node takes. TLS 1.3 suites are always
+ * on in Go whatever the list says; Node keeps its TLS 1.3 defaults too unless
+ * one is named.
+ */
+const CIPHER_SUITES: Record<string, string> = {
+  TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256: 'ECDHE-ECDSA-AES128-GCM-SHA256',
+  TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384: 'ECDHE-ECDSA-AES256-GCM-SHA384',
+  TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256: 'ECDHE-RSA-AES128-GCM-SHA256',
+  TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384: 'ECDHE-RSA-AES256-GCM-SHA384',
+  TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256: 'ECDHE-ECDSA-CHACHA20-POLY1305',
+  TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256: 'ECDHE-RSA-CHACHA20-POLY1305',
+  TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA: 'ECDHE-ECDSA-AES128-SHA',
+  TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA: 'ECDHE-ECDSA-AES256-SHA',
+  TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA: 'ECDHE-RSA-AES128-SHA',
+  TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA: 'ECDHE-RSA-AES256-SHA',
+  TLS_AES_128_GCM_SHA256: 'TLS_AES_128_GCM_SHA256',
+  TLS_AES_256_GCM_SHA384: 'TLS_AES_256_GCM_SHA384',
+  TLS_CHACHA20_POLY1305_SHA256: 'TLS_CHACHA20_POLY1305_SHA256',
+};
+
+/** Go's curve names (crypto/tls CurveID) as the toolkit takes them, with OpenSSL's. */
+const CURVES: Record<string, string> = { CurveP256: 'P-256', CurveP384: 'P-384', CurveP521: 'P-521', X25519: 'X25519' };
+
+/** The only response headers the toolkit lets a web config set, and the values it allows where they are an enumeration. */
+export const EXTRA_HEADERS: Record<string, readonly string[] | undefined> = {
+  'Strict-Transport-Security': undefined,
+  'X-Content-Type-Options': ['nosniff'],
+  'X-Frame-Options': ['deny', 'sameorigin'],
+  'X-XSS-Protection': undefined,
+  'Content-Security-Policy': undefined,
+};
+
+const oneOf = (values: readonly string[], what: string) =>
+  z.string().refine((v) => values.includes(v), { message: `unknown ${what}: write one of ${values.join(', ')}` });
+
+const headerValue = z.string().refine((v) => !/[\r\n\0]/.test(v), { message: 'a header value cannot hold CR, LF or NUL' });
+
+export const webConfigSchema = z.strictObject({
+  tls_server_config: z
+    .strictObject({
+      cert: z.string().optional(),
+      key: z.string().optional(),
+      client_ca: z.string().optional(),
+      cert_file: z.string().optional(),
+      key_file: z.string().optional(),
+      client_auth_type: oneOf(CLIENT_AUTH_TYPES, 'client_auth_type').optional(),
+      client_ca_file: z.string().optional(),
+      client_allowed_sans: z.array(z.string()).optional(),
+      min_version: oneOf(TLS_VERSION_ORDER, 'TLS version').optional(),
+      max_version: oneOf(TLS_VERSION_ORDER, 'TLS version').optional(),
+      cipher_suites: z.array(oneOf(Object.keys(CIPHER_SUITES), 'cipher suite')).optional(),
+      prefer_server_cipher_suites: z.boolean().optional(),
+      curve_preferences: z.array(oneOf(Object.keys(CURVES), 'curve')).optional(),
+    })
+    .nullish(),
+  http_server_config: z
+    .strictObject({
+      http2: z.boolean().optional(),
+      headers: z.record(z.string(), headerValue).nullish(),
+    })
+    .nullish(),
+  basic_auth_users: z.record(z.string(), z.string()).nullish(),
+  rate_limit: z
+    .strictObject({
+      interval: z.string().refine((v) => parsePromDuration(v) !== undefined, { message: 'not a duration: write e.g. 100ms, 1s or 0 (no limit)' }).optional(),
+      burst: z.number().int().min(0).optional(),
+    })
+    .nullish(),
+});
+
+export interface WebTls {
+  /** Options for tls.createSecureContext / https.createServer. */
+  context: SecureContextOptions & { minVersion: NonNullable<SecureContextOptions['minVersion']>; maxVersion: NonNullable<SecureContextOptions['maxVersion']> };
+  clientAuth: ClientAuthType;
+  /** Client certificates must carry one of these SANs (DNS, IP, email or URI); absent: any. */
+  allowedSans?: string[];
+}
+
+export interface WebConfig {
+  origin: string;
+  tls?: WebTls;
+  /** user → bcrypt hash; empty: no authentication. */
+  users: Map<string, string>;
+  headers: Record<string, string>;
+  rateLimit?: { intervalMs: number; burst: number };
+}
+
+/** No file: plain HTTP, no authentication (as before the flag existed). */
+export function openWebConfig(): WebConfig {
+  return { origin: 'no --web.config.file', users: new Map(), headers: {} };
+}
+
+export function loadWebConfigFile(file: string): WebConfig {
+  let text: string;
+  try {
+    text = readRegularFile(file, MAX_WEB_FILE_BYTES);
+  } catch (err) {
+    throw new ConfigError(file, [{ path: [], message: err instanceof FileReadError ? err.message : `cannot read the file: ${(err as Error).message}` }]);
+  }
+  return parseWebConfigText(text, file, dirname(file));
+}
+
+export function parseWebConfigText(text: string, origin: string, baseDir: string): WebConfig {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    throw new ConfigError(
+      origin,
+      doc.errors.map((e) => ({ path: [], message: `YAML syntax: ${e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`, line: e.linePos?.[0].line, column: e.linePos?.[0].col })),
+    );
+  }
+  const locate = (path: ConfigPath) => locate1(doc, lineCounter, path);
+  let raw: unknown;
+  try {
+    raw = doc.toJS({ maxAliasCount: 100 }) ?? {};
+  } catch (err) {
+    throw new ConfigError(origin, [{ path: [], message: `YAML: ${(err as Error).message}: write the values out instead of through many aliases` }]);
+  }
+  const parsed = webConfigSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new ConfigError(
+      origin,
+      parsed.error.issues.map((issue): ConfigProblem => {
+        const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
+        if (issue.code === 'unrecognized_keys') {
+          const known = knownKeys(path);
+          return { path, message: `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}; known keys here: ${known.join(', ')}`, ...locate([...path, issue.keys[0]!]) };
+        }
+        return { path, message: issue.message, ...locate(path) };
+      }),
+    );
+  }
+  const problems: ConfigProblem[] = [];
+  const config = resolve(parsed.data, origin, baseDir, problems);
+  if (problems.length > 0) throw new ConfigError(origin, problems.map((p) => ({ ...p, ...locate(p.path) })));
+  return config;
+}
+
+function knownKeys(path: ConfigPath): string[] {
+  let schema: any = webConfigSchema;
+  for (const part of path) {
+    let def = schema?._zod?.def;
+    while (def && (def.type === 'optional' || def.type === 'nullable')) def = def.innerType._zod.def;
+    schema = def?.type === 'object' ? def.shape[part] : undefined;
+  }
+  let def = schema?._zod?.def;
+  while (def && (def.type === 'optional' || def.type === 'nullable')) def = def.innerType._zod.def;
+  return def?.type === 'object' ? Object.keys(def.shape) : [];
+}
+
+type RawWebConfig = z.infer<typeof webConfigSchema>;
+
+function resolve(raw: RawWebConfig, origin: string, baseDir: string, problems: ConfigProblem[]): WebConfig {
+  const config: WebConfig = { origin, users: new Map(), headers: {} };
+
+  for (const [name, value] of Object.entries(raw.http_server_config?.headers ?? {})) {
+    const allowed = EXTRA_HEADERS[name];
+    const path = ['http_server_config', 'headers', name];
+    if (!(name in EXTRA_HEADERS)) problems.push({ path, message: `HTTP header "${name}" cannot be configured: the toolkit allows ${Object.keys(EXTRA_HEADERS).join(', ')}` });
+    else if (allowed && !allowed.includes(value)) problems.push({ path, message: `invalid value ${JSON.stringify(value)} for ${name}: write one of ${allowed.join(', ')}` });
+    else if (value !== '') config.headers[name] = value;
+  }
+
+  for (const [user, hash] of Object.entries(raw.basic_auth_users ?? {})) {
+    const path = ['basic_auth_users', user];
+    // Never echo the value: a plain password written here by mistake is a secret.
+    if (!/^\$2[aby]\$\d\d\$[./A-Za-z0-9]{53}$/.test(hash)) {
+      problems.push({ path, message: `the password of user "${user}" is not a bcrypt hash ($2y$, $2a$ or $2b$ followed by 56 characters): write the output of htpasswd -nBC 10 "" | tr -d ':\\n'` });
+      continue;
+    }
+    const cost = bcrypt.getRounds(hash);
+    if (cost < 4 || cost > 31) {
+      problems.push({ path, message: `the bcrypt cost of user "${user}" is ${cost}: it must be 4..31 (10 is usual)` });
+      continue;
+    }
+    config.users.set(user, hash);
+  }
+
+  if (raw.rate_limit) {
+    const intervalMs = parsePromDuration(raw.rate_limit.interval ?? '0')!;
+    const burst = raw.rate_limit.burst ?? 0;
+    if (intervalMs > 0 && burst < 1) problems.push({ path: ['rate_limit', 'burst'], message: 'burst must be at least 1 when interval is set: no request would ever be allowed' });
+    else if (intervalMs > 0) config.rateLimit = { intervalMs, burst };
+  }
+
+  const tls = raw.tls_server_config;
+  const enabled = tls && (tls.cert !== undefined || tls.cert_file !== undefined || tls.key !== undefined || tls.key_file !== undefined || tls.client_ca !== undefined || tls.client_ca_file !== undefined || tls.client_auth_type !== undefined);
+  if (tls && enabled) {
+    const at = (key: string): ConfigPath => ['tls_server_config', key];
+    const file = (key: 'cert_file' | 'key_file' | 'client_ca_file'): string | undefined => {
+      const name = tls[key];
+      if (name === undefined) return undefined;
+      if (name === '') {
+        problems.push({ path: at(key), message: `${key} is empty: give the path of a PEM file` });
+        return undefined;
+      }
+      try {
+        return readRegularFile(isAbsolute(name) ? name : join(baseDir, name), MAX_WEB_FILE_BYTES);
+      } catch (err) {
+        problems.push({ path: at(key), message: (err as Error).message });
+        return undefined;
+      }
+    };
+    const both = (inline: 'cert' | 'key' | 'client_ca', fileKey: 'cert_file' | 'key_file' | 'client_ca_file'): string | undefined => {
+      if (tls[inline] !== undefined && tls[fileKey] !== undefined) {
+        problems.push({ path: at(inline), message: `give either ${inline} or ${fileKey}, not both` });
+        return undefined;
+      }
+      return tls[inline] ?? file(fileKey);
+    };
+    const cert = both('cert', 'cert_file');
+    const key = both('key', 'key_file');
+    const ca = both('client_ca', 'client_ca_file');
+    if (cert === undefined && tls.cert === undefined && tls.cert_file === undefined) problems.push({ path: at('cert_file'), message: 'missing one of cert or cert_file: TLS needs the server certificate' });
+    if (key === undefined && tls.key === undefined && tls.key_file === undefined) problems.push({ path: at('key_file'), message: 'missing one of key or key_file: TLS needs the private key of the certificate' });
+
+    const clientAuth = (
+      {
+        NoClientCert: 'none',
+        RequestClientCert: 'request',
+        RequireAnyClientCert: 'require-any',
+        RequireClientCert: 'require-any',
+        VerifyClientCertIfGiven: 'verify-if-given',
+        RequireAndVerifyClientCert: 'require-and-verify',
+      } as const
+    )[(tls.client_auth_type ?? 'NoClientCert') as (typeof CLIENT_AUTH_TYPES)[number]];
+    if ((tls.client_ca !== undefined || tls.client_ca_file !== undefined) && clientAuth === 'none') {
+      problems.push({ path: at('client_auth_type'), message: 'client CAs are configured without a client auth policy: set client_auth_type (RequireAndVerifyClientCert to require client certificates)' });
+    }
+    const min = tls.min_version ?? 'TLS12';
+    const max = tls.max_version ?? 'TLS13';
+    if (TLS_VERSION_ORDER.indexOf(min) > TLS_VERSION_ORDER.indexOf(max)) problems.push({ path: at('min_version'), message: `min_version ${min} is above max_version ${max}` });
+
+    if (problems.length > 0 || cert === undefined || key === undefined) return config;
+    const context: WebTls['context'] = {
+      cert,
+      key,
+      minVersion: TLS_VERSIONS[min as keyof typeof TLS_VERSIONS],
+      maxVersion: TLS_VERSIONS[max as keyof typeof TLS_VERSIONS],
+      // Go's default, and the toolkit's: the server's order of preference.
+      honorCipherOrder: tls.prefer_server_cipher_suites ?? true,
+      ...(ca !== undefined ? { ca } : {}),
+      ...(tls.cipher_suites?.length ? { ciphers: tls.cipher_suites.map((c) => CIPHER_SUITES[c]).join(':') } : {}),
+      ...(tls.curve_preferences?.length ? { ecdhCurve: tls.curve_preferences.map((c) => CURVES[c]).join(':') } : {}),
+    };
+    if (ca !== undefined && !ca.includes('-----BEGIN CERTIFICATE-----')) {
+      problems.push({ path: at(tls.client_ca !== undefined ? 'client_ca' : 'client_ca_file'), message: 'holds no PEM certificate (-----BEGIN CERTIFICATE-----): give the CA certificate(s) that sign client certificates' });
+      return config;
+    }
+    try {
+      // Fail at load, not at the first handshake, when the files cannot be used together.
+      createSecureContext(context);
+    } catch (err) {
+      // OpenSSL's message names the part that failed, never the key's content.
+      problems.push({ path: ['tls_server_config'], message: `cannot use the certificate and key: ${(err as Error).message}: give a PEM certificate and its matching private key` });
+      return config;
+    }
+    config.tls = { context, clientAuth, ...(tls.client_allowed_sans ? { allowedSans: tls.client_allowed_sans } : {}) };
+  }
+  return config;
+}
+
+/** Line and column of the key or value at a path (or its nearest parent). */
+function locate1(doc: Document, lineCounter: LineCounter, path: ConfigPath): Pick<ConfigProblem, 'line' | 'column'> {
+  let node: unknown = doc.contents;
+  let found: unknown = node;
+  for (const part of path) {
+    if (!isMap(node)) break;
+    const pair = node.items.find((p) => isScalar(p.key) && p.key.value === part);
+    if (!pair) break;
+    found = pair.key;
+    node = pair.value;
+  }
+  const range = (found as { range?: [number, number, number] } | null)?.range;
+  if (!range) return {};
+  const pos = lineCounter.linePos(range[0]);
+  return { line: pos.line, column: pos.col };
+}
