@@ -38,6 +38,8 @@ export class WebGuard {
   /** bcrypt runs one at a time (it is CPU work that polls share): a queue, bounded. */
   private chain: Promise<unknown> = Promise.resolve();
   private pending = 0;
+  /** bcrypt comparisons run so far (the cache's effect, for tests and the curious). */
+  bcryptRuns = 0;
   private tokens = 0;
   private refilledAt = 0;
 
@@ -84,7 +86,10 @@ export class WebGuard {
     if (known && known.hash === hash && timingSafeEqual(known.digest, digest)) return true;
     if (this.pending >= MAX_PENDING_BCRYPT) return 'busy';
     this.pending++;
-    const run = this.chain.then(() => bcrypt.compare(password, hash ?? UNKNOWN_USER_HASH));
+    const run = this.chain.then(() => {
+      this.bcryptRuns++;
+      return bcrypt.compare(password, hash ?? UNKNOWN_USER_HASH);
+    });
     this.chain = run.catch(() => false);
     let ok: boolean;
     try {

@@ -2,7 +2,7 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { parseConfigText } from '../../src/config/load.js';
-import { startExporter, type RunningExporter } from '../../src/exporter.js';
+import { startExporter, type ExporterOptions, type RunningExporter } from '../../src/exporter.js';
 import { REDACT_PATHS } from '../../src/log.js';
 import type { Clock } from '../../src/clock.js';
 import { waitFor } from './fake-node.js';
@@ -13,7 +13,7 @@ export interface TestExporter extends RunningExporter {
   metrics(path?: string): Promise<string>;
 }
 
-export async function startTestExporter(yaml: string, options: { clock?: Clock; env?: Record<string, string>; level?: string } = {}): Promise<TestExporter> {
+export async function startTestExporter(yaml: string, options: { clock?: Clock; env?: Record<string, string>; level?: string; exporter?: Partial<ExporterOptions> } = {}): Promise<TestExporter> {
   const chunks: string[] = [];
   const sink = new Writable({
     write(chunk, _enc, cb) {
@@ -23,7 +23,7 @@ export async function startTestExporter(yaml: string, options: { clock?: Clock; 
   });
   const logger = pino({ level: options.level ?? 'debug', redact: { paths: REDACT_PATHS, censor: '[REDACTED]' } }, sink);
   const config = parseConfigText(yaml, 'test.yaml', options.env ?? {});
-  const exporter = await startExporter({ config, logger, listenAddress: '127.0.0.1:0', ...(options.clock ? { clock: options.clock } : {}) });
+  const exporter = await startExporter({ config, logger, listenAddress: '127.0.0.1:0', ...(options.clock ? { clock: options.clock } : {}), ...options.exporter });
   const logs = () => chunks.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
   // A getter, defined (not copied) so that every read sees the logs so far.
   Object.defineProperty(exporter, 'logs', { get: logs });
