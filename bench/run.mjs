@@ -1,163 +1,422 @@
-// Fleet benchmark: a simulated fleet of N nodes (one process) and the exporter
-// polling all of them (another process), on loopback. Prints figures; asserts
-// nothing. Usage: npm run bench -- [--nodes=10000] [--interval=15s] [--duration=60]
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+// Fleet benchmark. Starts a simulated fleet in several simulator processes and,
+// in one run, measures the two anchors and the exporter against them:
+//   - the raw undici floor (bench/floor.mjs): keep-alive POST of health.health + JSON.parse;
+//   - prometheus-blackbox-exporter probing GET /ext/health (skipped, with the reason, when missing);
+//   - the exporter at each fleet size: CPU per request and per poll, RSS per node,
+//     poll-start delay with and without /metrics scrapes, /metrics time and CPU,
+//     /probe latency at a fixed rate (wrk, skipped when missing).
+// Prints figures and, as its last line, one JSON object. Asserts nothing.
+// Every process runs on loopback and is stopped by PID.
+//
+//   npm run bench                      1,000, 10,000 and 30,000 nodes at a 15 s interval (~8 min)
+//   npm run bench -- --quick           1,000 nodes at a 5 s interval (< 60 s)
+//   npm run bench -- --sizes=10000 --cpu-prof=10000   write a CPU profile of the exporter to bench/profiles/
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { Agent, request } from 'undici';
+import {
+  Procs,
+  bucketDelta,
+  cpuSeconds,
+  freePort,
+  histogramBuckets,
+  histogramQuantile,
+  median,
+  percentile,
+  rssBytes,
+  samplesByLabel,
+  sleep,
+  sumSamples,
+  waitFor,
+} from './lib.mjs';
 
-const { values } = parseArgs({
+const { values: opts } = parseArgs({
   options: {
-    nodes: { type: 'string', default: '10000' },
-    interval: { type: 'string', default: '15s' },
-    timeout: { type: 'string', default: '5s' },
-    duration: { type: 'string', default: '60' },
-    scrapes: { type: 'string', default: '10' },
-    endpoints: { type: 'string', default: 'C/block,P/block,X/block,X/tx' },
+    quick: { type: 'boolean', default: false },
+    sizes: { type: 'string' },
+    interval: { type: 'string' },
+    window: { type: 'string' },
+    simulators: { type: 'string', default: '4' },
+    'probe-rate': { type: 'string', default: '1000' },
+    'probe-connections': { type: 'string', default: '100' },
+    'blackbox-rate': { type: 'string', default: '200' },
+    'cpu-prof': { type: 'string' },
   },
 });
-const nodes = Number(values.nodes);
-const durationS = Number(values.duration);
-const endpoints = values.endpoints ? values.endpoints.split(',') : [];
+const QUICK = opts.quick;
+const SIZES = (opts.sizes ?? (QUICK ? '1000' : '1000,10000,30000')).split(',').map(Number);
+const INTERVAL_S = Number((opts.interval ?? (QUICK ? '5s' : '15s')).replace(/s$/, ''));
+const WINDOW_S = Number(opts.window ?? (QUICK ? 6 : 20));
+const ANCHOR_S = QUICK ? 5 : 10;
+const PROBE_S = QUICK ? 5 : 10;
+const SIMS = Number(opts.simulators);
+const ENDPOINTS = ['C/block', 'P/block', 'X/block', 'X/tx'];
+const REQUESTS_PER_POLL = 1 + ENDPOINTS.length;
+const DELAY_METRIC = 'avalanchego_exporter_poll_start_delay_seconds';
+const NODE = process.execPath;
 
-const freePort = () =>
-  new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-
-const children = [];
-function start(args, name) {
-  const child = spawn(process.execPath, ['--max-old-space-size=8192', 'dist/main.js', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let err = '';
-  child.stderr.on('data', (d) => (err = (err + d).slice(-4000)));
-  child.on('exit', (code, signal) => {
-    if (!stopping) console.error(`${name} exited early (${code ?? signal}):\n${err}`);
-  });
-  children.push(child);
-  return child;
-}
-let stopping = false;
-async function stopAll() {
-  stopping = true;
-  await Promise.all(
-    children.map(
-      (c) =>
-        new Promise((resolve) => {
-          if (c.exitCode !== null || c.signalCode !== null) return resolve();
-          const t = setTimeout(() => c.kill('SIGKILL'), 15_000);
-          c.once('exit', () => {
-            clearTimeout(t);
-            resolve();
-          });
-          c.kill('SIGTERM');
-        }),
-    ),
-  );
-}
-
-async function waitFor(probe, what, timeoutMs) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v) return v;
-    } catch {}
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
-const sum = (text, name) => {
-  let total = 0;
-  for (const line of text.split('\n')) if (line.startsWith(name)) total += Number(line.slice(line.lastIndexOf(' ') + 1));
-  return total;
-};
-const value = (text, name) => {
-  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
-  return line ? Number(line.slice(name.length + 1)) : NaN;
-};
-const pct = (arr, p) => [...arr].sort((a, b) => a - b)[Math.min(arr.length - 1, Math.floor((p / 100) * arr.length))];
-const ms = (x) => `${x.toFixed(1)} ms`;
-
+const started = performance.now();
+const procs = new Procs();
 const dir = mkdtempSync(join(tmpdir(), 'avaxexp-bench-'));
-try {
-  const simPort = await freePort();
-  const expPort = await freePort();
-  const sim = `http://127.0.0.1:${simPort}`;
-  const exp = `http://127.0.0.1:${expPort}`;
-  console.log(`fleet benchmark: ${nodes} nodes, interval ${values.interval}, timeout ${values.timeout}, index endpoints [${endpoints.join(', ')}], ${durationS}s of steady state`);
+const agent = new Agent({ keepAliveTimeout: 10_000, connections: 16 });
+const results = { sizes: {} };
+const log = (s = '') => console.log(s);
+const us = (s) => `${(s * 1e6).toFixed(0)} µs`;
+const f1 = (x) => (Number.isFinite(x) ? x.toFixed(1) : 'n/a');
+const f2 = (x) => (Number.isFinite(x) ? x.toFixed(2) : 'n/a');
+const f3 = (x) => (Number.isFinite(x) ? x.toFixed(3) : 'n/a');
+const have = (cmd) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
 
-  let t0 = performance.now();
-  start(['simulate', `--web.listen-address=127.0.0.1:${simPort}`, `--nodes=${nodes}`, '--scenario=healthy'], 'simulator');
-  await waitFor(async () => (await fetch(`${sim}/sim/nodes`)).ok, 'simulator', 120_000);
-  console.log(`simulator up in ${ms(performance.now() - t0)}`);
+let interrupted = false;
+for (const sig of ['SIGINT', 'SIGTERM']) {
+  process.on(sig, () => {
+    if (interrupted) return;
+    interrupted = true;
+    console.error(`\n${sig}: stopping the benchmark's processes`);
+    void procs.stopAll().finally(() => process.exit(130));
+  });
+}
 
-  const lines = ['defaults:', `  interval: ${values.interval}`, `  timeout: ${values.timeout}`, `  index: { endpoints: [${endpoints.join(', ')}] }`, 'targets:'];
-  for (let i = 0; i < nodes; i++) lines.push(`  - name: node-${i}`, `    url: ${nodes === 1 ? sim : `${sim}/node-${i}`}`);
-  const configFile = join(dir, 'config.yaml');
-  writeFileSync(configFile, `${lines.join('\n')}\n`);
-
-  t0 = performance.now();
-  start([`--config.file=${configFile}`, `--web.listen-address=127.0.0.1:${expPort}`, '--log.level=warn'], 'exporter');
-  await waitFor(async () => (await fetch(`${exp}/-/healthy`)).ok, 'exporter', 120_000);
-  const startupMs = performance.now() - t0;
-  await waitFor(async () => (await fetch(`${exp}/-/ready`)).ok, 'first poll of every node', 600_000);
-  const firstRoundMs = performance.now() - t0;
-  console.log(`exporter: listening after ${ms(startupMs)}, every node polled once after ${ms(firstRoundMs)}`);
-
-  const before = await (await fetch(`${exp}/metrics`)).text();
-  const tBefore = performance.now();
-  await new Promise((r) => setTimeout(r, durationS * 1000));
-  const scrapeMs = [];
-  let size = 0;
-  let after = '';
-  for (let i = 0; i < Number(values.scrapes); i++) {
-    const s = performance.now();
-    after = await (await fetch(`${exp}/metrics`)).text();
-    scrapeMs.push(performance.now() - s);
-    size = after.length;
-  }
-  const elapsedS = (performance.now() - tBefore) / 1000;
-  const probeMs = [];
-  for (let i = 0; i < 50; i++) {
-    const s = performance.now();
-    await (await fetch(`${exp}/probe?target=node-${(i * 7919) % nodes}`)).text();
-    probeMs.push(performance.now() - s);
-  }
-
-  const successes = (text, source) => text.split('\n').filter((l) => l.startsWith(`avalanchego_exporter_poll_success{`) && l.includes(`source="${source}"`) && l.endsWith(' 1')).length;
-  const errors = sum(after, 'avalanchego_exporter_poll_errors_total') - sum(before, 'avalanchego_exporter_poll_errors_total');
-  const cpu = value(after, 'process_cpu_seconds_total') - value(before, 'process_cpu_seconds_total');
-  const rss = value(after, 'process_resident_memory_bytes');
-  const series = after.split('\n').filter((l) => l && !l.startsWith('#')).length;
-  const intervalS = Number(values.interval.replace(/s$/, ''));
-  const expectedRequests = (nodes * (1 + endpoints.length)) / intervalS;
-
-  console.log('');
-  console.log(`steady state over ${elapsedS.toFixed(1)} s:`);
-  console.log(`  nodes with a successful health poll: ${successes(after, 'health')} / ${nodes}; index: ${successes(after, 'index')} / ${nodes}`);
-  const byReason = (text) => {
-    const m = new Map();
-    for (const line of text.split('\n')) {
-      const r = /^avalanchego_exporter_poll_errors_total\{.*reason="([^"]+)"\} (\d+)$/.exec(line);
-      if (r) m.set(r[1], (m.get(r[1]) ?? 0) + Number(r[2]));
+/** Builds dist/ when a source file is newer than it (so `npm run bench` measures the tree as it is). */
+function ensureBuilt() {
+  const newest = (d) => {
+    let t = 0;
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      t = Math.max(t, e.isDirectory() ? newest(p) : statSync(p).mtimeMs);
     }
-    return m;
+    return t;
   };
-  const reasonsBefore = byReason(before);
-  const reasons = [...byReason(after)].map(([r, n]) => `${r} ${n - (reasonsBefore.get(r) ?? 0)}`).join(', ');
-  console.log(`  poll errors during the window: ${errors}${reasons ? ` (${reasons})` : ''}`);
-  console.log(`  requests to nodes: ${expectedRequests.toFixed(0)}/s scheduled (${nodes} × ${1 + endpoints.length} every ${values.interval})`);
-  console.log(`  exporter CPU: ${((cpu / elapsedS) * 100).toFixed(1)} % of one core; RSS ${(rss / 2 ** 20).toFixed(0)} MiB`);
-  console.log(`  /metrics: ${series} samples, ${(size / 2 ** 20).toFixed(1)} MiB; scrape p50 ${ms(pct(scrapeMs, 50))}, p95 ${ms(pct(scrapeMs, 95))}, max ${ms(Math.max(...scrapeMs))} (${scrapeMs.length} scrapes)`);
-  console.log(`  /probe (one node): p50 ${ms(pct(probeMs, 50))}, p95 ${ms(pct(probeMs, 95))}`);
+  let built = 0;
+  try {
+    built = statSync('dist/main.js').mtimeMs;
+  } catch {
+    // not built
+  }
+  if (newest('src') > built) {
+    log('building dist/ (a source file is newer) …');
+    const r = spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
+    if (r.status !== 0) throw new Error('npm run build failed');
+  }
+}
+
+async function get(url, headers = {}) {
+  const res = await request(url, { dispatcher: agent, headers });
+  const body = Buffer.from(await res.body.arrayBuffer());
+  return { status: res.statusCode, headers: res.headers, body };
+}
+
+/**
+ * The exporter's own series without paying for the fleet's: reads /metrics
+ * until the poll-start histogram has gone by, then drops the connection. When
+ * the exporter renders its own series after the fleet's (or has no histogram),
+ * this reads the whole body.
+ */
+async function readSelf(exp) {
+  const res = await request(`${exp}/metrics`, { dispatcher: agent });
+  let text = '';
+  let seenCount = false;
+  for await (const chunk of res.body) {
+    const from = Math.max(0, text.length - 512);
+    text += chunk.toString('latin1');
+    const tail = text.slice(from);
+    if (!seenCount && tail.includes(`${DELAY_METRIC}_count`)) seenCount = true;
+    if (seenCount) {
+      const lastCount = text.lastIndexOf(`${DELAY_METRIC}_count`);
+      const eol = text.indexOf('\n', lastCount);
+      if (eol > 0 && eol + 1 < text.length && !text.startsWith(DELAY_METRIC, eol + 1)) {
+        res.body.destroy();
+        return text;
+      }
+    }
+  }
+  return text;
+}
+
+function startNode(name, args, nodeFlags = []) {
+  return procs.start(name, NODE, [...nodeFlags, 'dist/main.js', ...args]);
+}
+
+// ---------------------------------------------------------------------------
+ensureBuilt();
+const t0 = performance.now();
+const maxNodes = Math.max(...SIZES);
+log(`fleet benchmark${QUICK ? ' (--quick)' : ''}: sizes ${SIZES.join(', ')}; poll interval ${INTERVAL_S}s, timeout 5s, health + index [${ENDPOINTS.join(', ')}] (${REQUESTS_PER_POLL} requests a poll); ${SIMS} simulator processes`);
+log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node.js ${process.version}; load average at start ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+log('figures from one run are comparable with each other (ratios to the floor measured in the same run); the machine may be shared.');
+results.loadavg_start = loadavg()[0];
+
+try {
+  // --- the fleet -------------------------------------------------------------
+  const simUrls = [];
+  const simProcs = [];
+  for (let s = 0; s < SIMS; s++) {
+    const port = await freePort();
+    const nodes = Math.ceil(maxNodes / SIMS);
+    simProcs[s] = startNode(`simulator-${s}`, ['simulate', `--web.listen-address=127.0.0.1:${port}`, `--nodes=${nodes}`, '--scenario=healthy'], ['--max-old-space-size=4096']);
+    simUrls.push(`http://127.0.0.1:${port}`);
+  }
+  await Promise.all(simUrls.map((u, s) => waitFor(async () => (await get(`${u}/sim/scenarios`)).status === 200, `simulator ${u}`, 120_000, simProcs[s])));
+  // Node i of the exporter's config is node i / SIMS of simulator i % SIMS: every size spreads over every process.
+  const baseUrl = (i) => `${simUrls[i % SIMS]}/node-${Math.floor(i / SIMS)}`;
+  log(`simulators: ${SIMS} × ${Math.ceil(maxNodes / SIMS)} nodes up in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+
+  // --- anchor 1: the raw undici floor ------------------------------------------
+  async function floor(n, rate, mix) {
+    const file = join(dir, `urls-${n}.json`);
+    writeFileSync(file, JSON.stringify(Array.from({ length: n }, (_, i) => baseUrl(i))));
+    const out = await procs.run('floor', NODE, ['bench/floor.mjs', `--urls=${file}`, `--rate=${rate}`, `--duration=${ANCHOR_S}`, ...(mix ? ['--mix'] : [])], (ANCHOR_S + 30) * 1000);
+    const r = JSON.parse(out.trim().split('\n').at(-1));
+    return { ...r, cpuPerRequest: r.cpuSeconds / r.requests };
+  }
+
+  // --- anchor 2: prometheus-blackbox-exporter ----------------------------------
+  async function blackbox() {
+    if (!have('prometheus-blackbox-exporter')) return { skipped: 'prometheus-blackbox-exporter is not installed (Debian package prometheus-blackbox-exporter)' };
+    if (!have('wrk')) return { skipped: 'wrk is not installed (Debian package wrk): it drives the probes' };
+    const port = await freePort();
+    const config = join(dir, 'blackbox.yml');
+    writeFileSync(config, 'modules:\n  http_get:\n    prober: http\n    timeout: 5s\n    http:\n      method: GET\n      preferred_ip_protocol: ip4\n');
+    const p = procs.start('blackbox', 'prometheus-blackbox-exporter', [`--config.file=${config}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn']);
+    const bb = `http://127.0.0.1:${port}`;
+    await waitFor(async () => (await get(`${bb}/-/healthy`)).status === 200, 'blackbox exporter', 30_000, p);
+    const one = await get(`${bb}/probe?module=http_get&target=${simUrls[0]}/node-0/ext/health`);
+    if (!/^probe_success 1$/m.test(one.body.toString())) {
+      await procs.stop(p);
+      return { skipped: `blackbox probe of /ext/health failed:\n${one.body.toString().slice(0, 500)}` };
+    }
+    const rate = Number(opts['blackbox-rate']);
+    const conns = 20;
+    const nodesOnSim0 = Math.ceil(maxNodes / SIMS);
+    const c0 = cpuSeconds(p.child.pid);
+    const w = await wrk(bb, `/probe?module=http_get&target=${simUrls[0]}/node-{i}/ext/health`, nodesOnSim0, rate, conns, ANCHOR_S);
+    const cpu = cpuSeconds(p.child.pid) - c0;
+    const rss = rssBytes(p.child.pid);
+    await procs.stop(p);
+    return { probes: w.requests, rate: w.rate, cpuSeconds: cpu, cpuPerProbe: cpu / w.requests, p50ms: w.p50ms, p99ms: w.p99ms, rss };
+  }
+
+  /** wrk at a fixed rate: `connections` connections, each waiting connections/rate between requests. */
+  async function wrk(base, template, count, rate, connections, seconds) {
+    const delayMs = Math.max(1, Math.round((connections * 1000) / rate));
+    const args = ['-t2', `-c${connections}`, `-d${seconds}s`, '--timeout', '5s', '-s', 'bench/paced.lua', base, '--', String(delayMs), template, String(count)];
+    const out = await procs.run('wrk', 'wrk', args, (seconds + 30) * 1000);
+    const line = out.trim().split('\n').reverse().find((l) => l.startsWith('{'));
+    if (!line) throw new Error(`wrk printed no summary:\n${out}`);
+    const r = JSON.parse(line);
+    return { ...r, rate: r.requests / (r.duration_us / 1e6), p50ms: r.p50_us / 1000, p99ms: r.p99_us / 1000, maxms: r.max_us / 1000 };
+  }
+
+  // --- the exporter -------------------------------------------------------------
+  async function startExporter(n, intervalS, nodeFlags = []) {
+    const lines = ['defaults:', `  interval: ${intervalS * 1000}ms`, `  timeout: ${Math.min(5000, intervalS * 500)}ms`, `  index: { endpoints: [${ENDPOINTS.join(', ')}] }`, 'targets:'];
+    for (let i = 0; i < n; i++) lines.push(`  - name: node-${i}`, `    url: ${baseUrl(i)}`);
+    const file = join(dir, `exporter-${n}.yaml`);
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    const port = await freePort();
+    const exp = `http://127.0.0.1:${port}`;
+    const s = performance.now();
+    const p = startNode(`exporter-${n}`, [`--config.file=${file}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn'], nodeFlags);
+    await waitFor(async () => (await get(`${exp}/-/healthy`)).status === 200, `exporter with ${n} nodes listening`, 120_000, p);
+    const listenS = (performance.now() - s) / 1000;
+    await waitFor(async () => (await get(`${exp}/-/ready`)).status === 200, `first poll of ${n} nodes`, (intervalS * 4 + 60) * 1000, p);
+    return { p, exp, listenS, readyS: (performance.now() - s) / 1000 };
+  }
+
+  /** Requests made between two readings of the exporter's own series. */
+  function requestsBetween(before, after, seconds, n) {
+    const b = samplesByLabel(before, `${DELAY_METRIC}_count`, 'source');
+    const a = samplesByLabel(after, `${DELAY_METRIC}_count`, 'source');
+    if (a.size === 0) return { requests: (n * REQUESTS_PER_POLL * seconds) / INTERVAL_S, counted: false };
+    let requests = 0;
+    for (const [source, count] of a) requests += (count - (b.get(source) ?? 0)) * (source === 'index' ? ENDPOINTS.length : 1);
+    return { requests, counted: true };
+  }
+
+  const delayQuantiles = (before, after) => {
+    const b = histogramBuckets(before, DELAY_METRIC);
+    const a = histogramBuckets(after, DELAY_METRIC);
+    if (!a) return { p50: NaN, p99: NaN, polls: 0 };
+    const d = bucketDelta(a, b);
+    return { p50: histogramQuantile(0.5, d), p99: histogramQuantile(0.99, d), polls: d.get(Infinity) };
+  };
+
+  const pollState = (text) => ({
+    errors: sumSamples(text, 'avalanchego_exporter_poll_errors_total') ?? 0,
+    up: text.split('\n').filter((l) => l.startsWith('avalanchego_up{') && l.endsWith(' 1')).length,
+  });
+
+  async function measureSize(n) {
+    const r = { nodes: n };
+    const prof = opts['cpu-prof'] && Number(opts['cpu-prof']) === n ? ['--cpu-prof', `--cpu-prof-dir=${join(process.cwd(), 'bench/profiles')}`] : [];
+    if (prof.length) mkdirSync('bench/profiles', { recursive: true });
+    const { p, exp, listenS, readyS } = await startExporter(n, INTERVAL_S, prof);
+    const pid = p.child.pid;
+    r.listen_s = listenS;
+    r.first_round_s = readyS;
+
+    // Window A: polling only (no scrape of the fleet's series).
+    let before = await readSelf(exp);
+    let c = cpuSeconds(pid);
+    let t = performance.now();
+    const rss = [];
+    while (performance.now() - t < WINDOW_S * 1000) {
+      rss.push(rssBytes(pid));
+      await sleep(500);
+    }
+    let after = await readSelf(exp);
+    let seconds = (performance.now() - t) / 1000;
+    const cpuA = cpuSeconds(pid) - c;
+    const reqA = requestsBetween(before, after, seconds, n);
+    r.cpu_core_fraction = cpuA / seconds;
+    r.requests_per_s = reqA.requests / seconds;
+    r.requests_counted = reqA.counted;
+    r.cpu_per_request_s = cpuA / reqA.requests;
+    r.rss_bytes = median(rss);
+    r.delay = delayQuantiles(before, after);
+
+    // One full scrape: poll errors so far, and the size of /metrics.
+    const first = await get(`${exp}/metrics`);
+    const text0 = first.body.toString();
+    const state0 = pollState(text0);
+    r.metrics_bytes = first.body.length;
+    r.samples = text0.split('\n').filter((l) => l && !l.startsWith('#')).length;
+
+    // Window B: the same, with /metrics scraped back to back.
+    before = await readSelf(exp);
+    c = cpuSeconds(pid);
+    t = performance.now();
+    const scrapes = [];
+    let last = text0;
+    let peakRss = 0;
+    while (performance.now() - t < WINDOW_S * 1000) {
+      const s = performance.now();
+      const res = await get(`${exp}/metrics`);
+      scrapes.push((performance.now() - s) / 1000);
+      last = res.body.toString();
+      peakRss = Math.max(peakRss, rssBytes(pid));
+    }
+    after = await readSelf(exp);
+    seconds = (performance.now() - t) / 1000;
+    const cpuB = cpuSeconds(pid) - c;
+    const reqB = requestsBetween(before, after, seconds, n);
+    r.delay_scraped = delayQuantiles(before, after);
+    r.scrapes = scrapes.length;
+    r.scrape_p50_s = median(scrapes);
+    r.scrape_max_s = Math.max(...scrapes);
+    // A scrape's CPU: window B's CPU beyond polling's (polling's cost per request from window A).
+    r.scrape_cpu_s = (cpuB - reqB.requests * r.cpu_per_request_s) / scrapes.length;
+    r.peak_rss_scraped_bytes = peakRss;
+    const state1 = pollState(last);
+    r.poll_errors = state1.errors - state0.errors;
+    r.up = state1.up;
+
+    // gzip, when the exporter offers it.
+    c = cpuSeconds(pid);
+    t = performance.now();
+    const gz = await get(`${exp}/metrics`, { 'accept-encoding': 'gzip' });
+    r.gzip = gz.headers['content-encoding'] === 'gzip' ? { bytes: gz.body.length, seconds: (performance.now() - t) / 1000, cpu_s: cpuSeconds(pid) - c } : undefined;
+
+    // /probe at a fixed rate while polling.
+    if (have('wrk')) {
+      c = cpuSeconds(pid);
+      const w = await wrk(exp, '/probe?target=node-{i}', n, Number(opts['probe-rate']), Number(opts['probe-connections']), PROBE_S);
+      r.probe = { rate: w.rate, p50ms: w.p50ms, p99ms: w.p99ms, maxms: w.maxms, errors: w.socket_errors + w.non_2xx };
+    } else r.probe = { skipped: 'wrk is not installed (Debian package wrk)' };
+
+    await procs.stop(p);
+    return r;
+  }
+
+  // Anchors first, then the exporter at each size; the floor at each size's request rate.
+  const bb = await blackbox();
+  results.blackbox = bb;
+  log('');
+  if (bb.skipped) log(`blackbox exporter: skipped: ${bb.skipped}`);
+  else log(`blackbox exporter (GET /ext/health, one new connection a probe): ${bb.probes} probes at ${bb.rate.toFixed(0)}/s, ${us(bb.cpuPerProbe)} CPU a probe, probe p50 ${f1(bb.p50ms)} ms p99 ${f1(bb.p99ms)} ms`);
+
+  // RSS of a one-node exporter: the base that RSS per node is counted from.
+  {
+    const { p } = await startExporter(1, 1);
+    await sleep(2000);
+    const samples = [];
+    for (let i = 0; i < 5; i++) {
+      samples.push(rssBytes(p.child.pid));
+      await sleep(200);
+    }
+    results.rss_one_node_bytes = median(samples);
+    await procs.stop(p);
+    log(`exporter with 1 node: RSS ${(results.rss_one_node_bytes / 2 ** 20).toFixed(1)} MiB`);
+  }
+
+  for (const n of SIZES) {
+    const rate = (n * REQUESTS_PER_POLL) / INTERVAL_S;
+    const fl = await floor(n, (n / INTERVAL_S) * REQUESTS_PER_POLL, false);
+    const mix = QUICK ? undefined : await floor(n, rate, true);
+    log('');
+    log(`--- ${n.toLocaleString('en')} nodes (${rate.toFixed(0)} requests/s) ---`);
+    log(`floor, health.health + JSON.parse at ${(fl.requests / fl.elapsed).toFixed(0)}/s: ${us(fl.cpuPerRequest)} CPU a request (${fl.errors} errors)`);
+    if (mix) log(`floor, the poll's mix (1 health + ${ENDPOINTS.length} index) at ${(mix.requests / mix.elapsed).toFixed(0)}/s: ${us(mix.cpuPerRequest)} CPU a request (${mix.errors} errors)`);
+    const r = await measureSize(n);
+    r.floor_cpu_per_request_s = fl.cpuPerRequest;
+    r.floor_mix_cpu_per_request_s = mix?.cpuPerRequest;
+    r.rss_per_node_bytes = (r.rss_bytes - results.rss_one_node_bytes) / n;
+    results.sizes[n] = r;
+    const perPoll = r.cpu_per_request_s * REQUESTS_PER_POLL;
+    log(`exporter: listening after ${f1(r.listen_s)} s, every node polled once after ${f1(r.first_round_s)} s; ${r.up} / ${n} up; ${r.poll_errors} poll errors while scraped`);
+    log(`  CPU: ${f1(r.cpu_core_fraction * 100)} % of a core for ${r.requests_per_s.toFixed(0)} requests/s${r.requests_counted ? '' : ' (scheduled rate: no poll counter in this build)'}`);
+    log(`  CPU a request ${us(r.cpu_per_request_s)} = ${f2(r.cpu_per_request_s / fl.cpuPerRequest)} × floor${mix ? ` (${f2(r.cpu_per_request_s / mix.cpuPerRequest)} × the mix floor)` : ''}; a poll ${us(perPoll)}${bb.skipped ? '' : ` = ${f2(perPoll / bb.cpuPerProbe)} × a blackbox probe`}`);
+    log(`  nodes a core can poll at ${INTERVAL_S}s: ${Math.round(INTERVAL_S / perPoll).toLocaleString('en')} (from CPU a poll)`);
+    log(`  RSS ${(r.rss_bytes / 2 ** 20).toFixed(0)} MiB → ${(r.rss_per_node_bytes / 1024).toFixed(1)} KiB a node; peak while scraped ${(r.peak_rss_scraped_bytes / 2 ** 20).toFixed(0)} MiB`);
+    log(`  poll-start delay p50 / p99: ${f3(r.delay.p50)} / ${f3(r.delay.p99)} s (${r.delay.polls ?? 0} polls); with /metrics scraped back to back: ${f3(r.delay_scraped.p50)} / ${f3(r.delay_scraped.p99)} s`);
+    log(`  /metrics: ${r.samples.toLocaleString('en')} samples, ${(r.metrics_bytes / 2 ** 20).toFixed(1)} MiB; ${r.scrapes} scrapes, p50 ${f3(r.scrape_p50_s)} s, max ${f3(r.scrape_max_s)} s, ${f3(r.scrape_cpu_s)} s CPU a scrape${r.gzip ? `; gzip ${(r.gzip.bytes / 2 ** 20).toFixed(1)} MiB in ${f3(r.gzip.seconds)} s` : '; no gzip'}`);
+    if (r.probe.skipped) log(`  /probe: skipped: ${r.probe.skipped}`);
+    else log(`  /probe at ${r.probe.rate.toFixed(0)}/s over ${opts['probe-connections']} connections: p50 ${f2(r.probe.p50ms)} ms, p99 ${f2(r.probe.p99ms)} ms, max ${f1(r.probe.maxms)} ms (${r.probe.errors} errors)`);
+  }
 } finally {
-  await stopAll();
+  await procs.stopAll();
+  await agent.close().catch(() => {});
   rmSync(dir, { recursive: true, force: true });
 }
+
+results.loadavg_end = loadavg()[0];
+results.seconds = (performance.now() - t0) / 1000;
+const main = results.sizes[SIZES.includes(10000) ? 10000 : SIZES[0]];
+const bbProbe = results.blackbox.cpuPerProbe;
+const summary = {
+  nodes: main.nodes,
+  interval_s: INTERVAL_S,
+  cpu_per_request_us: +(main.cpu_per_request_s * 1e6).toFixed(1),
+  floor_cpu_per_request_us: +(main.floor_cpu_per_request_s * 1e6).toFixed(1),
+  cpu_per_request_over_floor: +(main.cpu_per_request_s / main.floor_cpu_per_request_s).toFixed(3),
+  cpu_per_poll_over_blackbox_probe: bbProbe ? +((main.cpu_per_request_s * REQUESTS_PER_POLL) / bbProbe).toFixed(3) : null,
+  rss_kib_per_node: Object.fromEntries(SIZES.map((n) => [n, +(results.sizes[n].rss_per_node_bytes / 1024).toFixed(1)])),
+  poll_start_delay_p50_seconds: Number.isFinite(main.delay.p50) ? +main.delay.p50.toFixed(4) : null,
+  poll_start_delay_p99_seconds: Number.isFinite(main.delay.p99) ? +main.delay.p99.toFixed(4) : null,
+  poll_start_delay_p99_seconds_scraped: Number.isFinite(main.delay_scraped.p99) ? +main.delay_scraped.p99.toFixed(4) : null,
+  metrics_scrape_seconds: +main.scrape_p50_s.toFixed(4),
+  metrics_scrape_cpu_seconds: +main.scrape_cpu_s.toFixed(4),
+  probe_p50_ms: main.probe.p50ms ?? null,
+  probe_p99_ms: main.probe.p99ms ?? null,
+  probe_rate: main.probe.rate ? Math.round(main.probe.rate) : null,
+  loadavg: [+results.loadavg_start.toFixed(2), +results.loadavg_end.toFixed(2)],
+  seconds: +results.seconds.toFixed(1),
+};
+if (SIZES.length > 1) summary.by_size = Object.fromEntries(SIZES.map((n) => {
+  const r = results.sizes[n];
+  return [n, {
+    cpu_per_request_over_floor: +(r.cpu_per_request_s / r.floor_cpu_per_request_s).toFixed(3),
+    poll_start_delay_p99_seconds: Number.isFinite(r.delay.p99) ? +r.delay.p99.toFixed(4) : null,
+    poll_start_delay_p99_seconds_scraped: Number.isFinite(r.delay_scraped.p99) ? +r.delay_scraped.p99.toFixed(4) : null,
+    metrics_scrape_seconds: +r.scrape_p50_s.toFixed(3),
+    metrics_scrape_cpu_seconds: +r.scrape_cpu_s.toFixed(3),
+    probe_p99_ms: r.probe.p99ms ?? null,
+  }];
+}));
+log('');
+log(`done in ${results.seconds.toFixed(1)} s (${((performance.now() - started) / 1000).toFixed(1)} s with the build check); load average at end ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+console.log(JSON.stringify(summary));
+process.exit(0);

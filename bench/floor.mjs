@@ -1,0 +1,80 @@
+// The raw undici floor: what any Node.js client pays to ask nodes for their
+// health, with nothing of the exporter. Keep-alive POSTs of health.health
+// (or, with --mix, the exporter's poll: health.health and four
+// index.getLastAccepted) to the fleet's nodes in turn, paced at --rate
+// requests a second, each body read and JSON.parse'd. Prints one JSON line:
+// requests completed and CPU used during the measured window.
+// Usage: node bench/floor.mjs --urls=FILE --rate=R --duration=S [--warmup=S] [--mix]
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { Agent, request } from 'undici';
+
+const { values } = parseArgs({
+  options: {
+    urls: { type: 'string' },
+    rate: { type: 'string' },
+    duration: { type: 'string', default: '10' },
+    warmup: { type: 'string', default: '2' },
+    connections: { type: 'string', default: '8' },
+    mix: { type: 'boolean', default: false },
+  },
+});
+const urls = JSON.parse(readFileSync(values.urls, 'utf8'));
+const rate = Number(values.rate);
+const dispatcher = new Agent({ keepAliveTimeout: 60_000, connections: Number(values.connections) });
+const headers = { 'content-type': 'application/json', accept: 'application/json' };
+const calls = values.mix
+  ? [
+      ['/ext/health', 'health.health', {}],
+      ...['C/block', 'P/block', 'X/block', 'X/tx'].map((e) => [`/ext/index/${e}`, 'index.getLastAccepted', { encoding: 'hex' }]),
+    ]
+  : [['/ext/health', 'health.health', {}]];
+
+let id = 0;
+let measuring = false;
+let completed = 0;
+let errors = 0;
+let inFlight = 0;
+
+async function one(n) {
+  const [path, method, params] = calls[n % calls.length];
+  const url = `${urls[Math.floor(n / calls.length) % urls.length]}${path}`;
+  inFlight++;
+  try {
+    const res = await request(url, {
+      method: 'POST',
+      dispatcher,
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }),
+    });
+    const body = JSON.parse(await res.body.text());
+    if (res.statusCode !== 200 || body.result === undefined) throw new Error(`status ${res.statusCode}`);
+    if (measuring) completed++;
+  } catch {
+    if (measuring) errors++;
+  } finally {
+    inFlight--;
+  }
+}
+
+// Pacing: every 5 ms, start the requests due since the start.
+let issued = 0;
+const started = performance.now();
+const pacer = setInterval(() => {
+  const due = Math.floor(((performance.now() - started) / 1000) * rate);
+  while (issued < due) one(issued++);
+}, 5);
+
+await new Promise((r) => setTimeout(r, Number(values.warmup) * 1000));
+measuring = true;
+const cpu0 = process.cpuUsage();
+const t0 = performance.now();
+await new Promise((r) => setTimeout(r, Number(values.duration) * 1000));
+const cpu = process.cpuUsage(cpu0);
+const elapsed = (performance.now() - t0) / 1000;
+measuring = false;
+clearInterval(pacer);
+const cpuSeconds = (cpu.user + cpu.system) / 1e6;
+process.stdout.write(`${JSON.stringify({ requests: completed, errors, elapsed, cpuSeconds, inFlight })}\n`);
+await dispatcher.close().catch(() => {});
+process.exit(0);
