@@ -16,11 +16,14 @@ const { values } = parseArgs({
     duration: { type: 'string', default: '10' },
     warmup: { type: 'string', default: '2' },
     connections: { type: 'string', default: '8' },
+    // The exporter's default scheduler.max_concurrent_requests: past it, requests wait (here: are started later).
+    'max-in-flight': { type: 'string', default: '512' },
     mix: { type: 'boolean', default: false },
   },
 });
 const urls = JSON.parse(readFileSync(values.urls, 'utf8'));
 const rate = Number(values.rate);
+const maxInFlight = Number(values['max-in-flight']);
 const dispatcher = new Agent({ keepAliveTimeout: 60_000, connections: Number(values.connections) });
 const headers = { 'content-type': 'application/json', accept: 'application/json' };
 const calls = values.mix
@@ -62,7 +65,7 @@ let issued = 0;
 const started = performance.now();
 const pacer = setInterval(() => {
   const due = Math.floor(((performance.now() - started) / 1000) * rate);
-  while (issued < due) one(issued++);
+  while (issued < due && inFlight < maxInFlight) one(issued++);
 }, 5);
 
 await new Promise((r) => setTimeout(r, Number(values.warmup) * 1000));
@@ -75,6 +78,5 @@ const elapsed = (performance.now() - t0) / 1000;
 measuring = false;
 clearInterval(pacer);
 const cpuSeconds = (cpu.user + cpu.system) / 1e6;
-process.stdout.write(`${JSON.stringify({ requests: completed, errors, elapsed, cpuSeconds, inFlight })}\n`);
-await dispatcher.close().catch(() => {});
+process.stdout.write(`${JSON.stringify({ requests: completed, errors, elapsed, cpuSeconds, behind: Math.max(0, Math.floor(((performance.now() - started) / 1000) * rate) - issued) })}\n`);
 process.exit(0);

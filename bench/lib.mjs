@@ -32,7 +32,7 @@ export class Procs {
     child.stdout.on('data', keep);
     child.stderr.on('data', keep);
     child.on('exit', (code, signal) => {
-      if (!p.stopping) console.error(`${name} (pid ${child.pid}) exited early (${code ?? signal}):\n${p.tail}`);
+      if (!p.stopping) console.error(`${name} (pid ${child.pid}) exited early (${code ?? signal}):\n${p.tail.split('\n').slice(-8).join('\n')}`);
     });
     this.list.push(p);
     return p;
