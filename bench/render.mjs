@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import { health, parseHealth } from '../dist/sources/health.js';
 import { indexApi } from '../dist/sources/index-api.js';
 import { addPollStats } from '../dist/metrics/samples.js';
-import { LinesBuilder, mergeLines, renderNodes } from '../dist/metrics/render.js';
+import { LinesBuilder, renderNodes } from '../dist/metrics/render.js';
 
 const { values } = parseArgs({ options: { nodes: { type: 'string', default: '10000' }, rounds: { type: 'string', default: '5' } } });
 const n = Number(values.nodes);
@@ -19,7 +19,7 @@ const stats = { success: true, durationSeconds: 0.012345, lastSuccessSeconds: 17
 
 let t = performance.now();
 const nodes = [];
-// As the poller does: each source's lines when its poll ends, then the node's lines merged.
+// As the poller does: each source's lines when its poll ends, the node's lines are the list of them.
 const sourceLines = (name, source, value) => {
   const b = new LinesBuilder(name);
   source.samples(b, value);
@@ -28,7 +28,7 @@ const sourceLines = (name, source, value) => {
 };
 for (let i = 0; i < n; i++) {
   const name = `node-${i}`;
-  nodes.push(mergeLines([sourceLines(name, health, snapshot), sourceLines(name, indexApi, index)]));
+  nodes.push([sourceLines(name, health, snapshot), sourceLines(name, indexApi, index)]);
 }
 const buildMs = performance.now() - t;
 const times = [];

@@ -5,7 +5,7 @@ import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config/schema.js';
 import { Dispatchers } from './rpc/client.js';
 import { Scheduler } from './scheduler/scheduler.js';
-import { createSelfRegistry, type ReloadState } from './metrics/self.js';
+import { createInstruments, createSelfRegistry, type ReloadState } from './metrics/self.js';
 import { createApp } from './server/app.js';
 import { WebServer } from './server/http.js';
 import { openWebConfig, type WebConfig } from './web/config.js';
@@ -52,12 +52,16 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
   const { logger } = options;
   const clock = options.clock ?? systemClock;
   const { host, port } = parseListenAddress(options.listenAddress);
-  const dispatchers = new Dispatchers();
+  const instruments = createInstruments();
+  const dispatchers = new Dispatchers({ onFileDescriptorError: () => instruments.fileDescriptorErrors.inc() });
   const shard = options.shard ?? NO_SHARDING;
   let config = options.config;
   // Every replica loads the whole config; the scheduler gets the targets this shard owns.
   let split = splitTargets(shard, config.targets);
-  const scheduler = new Scheduler({ dispatchers, logger, clock }, { ...config, targets: split.owned });
+  const scheduler = new Scheduler(
+    { dispatchers, logger, clock, onPollStart: (delaySeconds) => instruments.pollStartDelay.observe(delaySeconds) },
+    { ...config, targets: split.owned },
+  );
   const reloadState: ReloadState = { lastReloadSuccessful: true, lastSuccessSeconds: clock.now() / 1000 };
 
   let reloading: Promise<void> | undefined;
@@ -98,7 +102,7 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
 
   const webConfig = options.webConfig ?? openWebConfig();
   const guard = new WebGuard(webConfig);
-  const registry = createSelfRegistry({ version: VERSION, revision: REVISION, fleet: scheduler, reload: reloadState, shard });
+  const registry = createSelfRegistry({ instruments, version: VERSION, revision: REVISION, fleet: scheduler, reload: reloadState, shard });
   const app = createApp({
     scheduler: () => scheduler,
     registry,

@@ -1,18 +1,29 @@
-// Prometheus text exposition of the per-node catalog. A node's sample lines are
-// built once, when its poll ends (NodeLines); a scrape only concatenates them
-// under each family's HELP and TYPE, so its cost is proportional to its output.
+// Prometheus text exposition of the per-node catalog. A source's sample lines
+// for a node are built once, when its poll ends, as one buffer (LineBlock); a
+// scrape copies byte ranges of those buffers under each family's HELP and TYPE,
+// in chunks, so its cost is proportional to its output and the fleet's text is
+// never held in one piece.
 import { CATALOG, type MetricName, type MetricSpec } from './catalog.js';
 
 const FAMILY_INDEX = new Map<string, number>(CATALOG.map((m, i) => [m.name, i]));
+const FAMILIES = CATALOG.length;
 const HEADERS: Buffer[] = CATALOG.map((m: MetricSpec) => Buffer.from(`# HELP ${m.name} ${escapeHelp(m.help)}\n# TYPE ${m.name} ${m.type}\n`));
 
 export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
 /**
- * One node's sample lines, one Buffer per catalog family (undefined when it has
- * none). Built once per poll as flat bytes, so a scrape only copies them.
+ * One source's sample lines for one node: every line in one buffer, family by
+ * family in catalog order; family i is `bytes[ends[i - 1] … ends[i])` (from 0
+ * for the first). One allocation per poll, outside Node's pooled slabs (a small
+ * pooled Buffer keeps its whole 8 KiB slab alive as long as it lives).
  */
-export type NodeLines = ReadonlyArray<Buffer | undefined>;
+export interface LineBlock {
+  readonly bytes: Buffer;
+  readonly ends: Uint32Array;
+}
+
+/** A node's lines: one block per source that has polled. */
+export type NodeLines = ReadonlyArray<LineBlock>;
 
 function escapeHelp(text: string): string {
   return text.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
@@ -31,7 +42,7 @@ export function formatValue(value: number): string {
 
 /** Collects one node's samples by family. `node` is always the first label. */
 export class LinesBuilder {
-  private readonly families: string[] = new Array<string>(CATALOG.length).fill('');
+  private readonly families: string[] = new Array<string>(FAMILIES).fill('');
   private readonly nodeLabel: string;
 
   constructor(node: string) {
@@ -46,47 +57,61 @@ export class LinesBuilder {
     this.families[i] += `${metric}{${labelText}} ${formatValue(value)}\n`;
   }
 
-  build(): NodeLines {
-    return this.families.map((text) => (text ? Buffer.from(text) : undefined));
+  build(): LineBlock {
+    const ends = new Uint32Array(FAMILIES);
+    let size = 0;
+    for (let i = 0; i < FAMILIES; i++) {
+      const text = this.families[i];
+      if (text) size += Buffer.byteLength(text);
+      ends[i] = size;
+    }
+    const bytes = Buffer.allocUnsafeSlow(size);
+    let at = 0;
+    for (const text of this.families) if (text) at += bytes.write(text, at);
+    return { bytes, ends };
   }
 }
+
+/** Chunks of a scrape: large enough to write efficiently, small enough to yield to polls between them. */
+export const CHUNK_BYTES = 256 * 1024;
 
 /**
- * One node's lines from its sources' lines (each built when that source's poll
- * ended), family by family in the order given. Done when a poll ends, not per scrape.
+ * The catalog families of the given nodes, skipping families without samples,
+ * in chunks of about `chunkBytes` (a new buffer each: the caller may still be
+ * writing the previous one). Copies byte ranges of the nodes' blocks, no
+ * allocation per node. Pass the fleet's lines as they are when the scrape
+ * starts: blocks are never changed, a poll swaps in new ones.
  */
-export function mergeLines(parts: ReadonlyArray<NodeLines>): NodeLines {
-  if (parts.length === 1) return parts[0]!;
-  const merged = new Array<Buffer | undefined>(CATALOG.length);
-  const chunks: Buffer[] = [];
-  for (let i = 0; i < CATALOG.length; i++) {
-    chunks.length = 0;
-    for (const lines of parts) {
-      const chunk = lines[i];
-      if (chunk) chunks.push(chunk);
+export function* renderChunks(list: ReadonlyArray<NodeLines>, chunkBytes = CHUNK_BYTES): Generator<Buffer, void, undefined> {
+  let chunk = Buffer.allocUnsafe(chunkBytes);
+  let pos = 0;
+  for (let i = 0; i < FAMILIES; i++) {
+    const header = HEADERS[i] as Buffer;
+    let headed = false;
+    for (const node of list) {
+      for (const block of node) {
+        const start = i === 0 ? 0 : (block.ends[i - 1] as number);
+        const end = block.ends[i] as number;
+        if (end === start) continue;
+        const need = end - start + (headed ? 0 : header.length);
+        if (pos + need > chunk.length) {
+          if (pos > 0) yield chunk.subarray(0, pos);
+          chunk = Buffer.allocUnsafe(Math.max(chunkBytes, need));
+          pos = 0;
+        }
+        if (!headed) {
+          pos += header.copy(chunk, pos);
+          headed = true;
+        }
+        pos += block.bytes.copy(chunk, pos, start, end);
+      }
     }
-    merged[i] = chunks.length === 0 ? undefined : chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
   }
-  return merged;
+  if (pos > 0) yield chunk.subarray(0, pos);
 }
 
-/** Renders the catalog families for the given nodes, skipping families without samples. */
+/** The whole exposition of the given nodes in one buffer (one node's /probe, tests). */
 export function renderNodes(list: ReadonlyArray<NodeLines>): Buffer {
-  const parts: Buffer[] = [];
-  let size = 0;
-  for (let i = 0; i < CATALOG.length; i++) {
-    let any = false;
-    for (const lines of list) {
-      const chunk = lines[i];
-      if (!chunk) continue;
-      if (!any) {
-        parts.push(HEADERS[i]!);
-        size += HEADERS[i]!.length;
-        any = true;
-      }
-      parts.push(chunk);
-      size += chunk.length;
-    }
-  }
-  return Buffer.concat(parts, size);
+  const chunks = [...renderChunks(list)];
+  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
 }

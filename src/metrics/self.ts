@@ -1,6 +1,6 @@
 // Process-wide metrics through prom-client: build info, fleet size, request
 // concurrency, config reloads, and the process's own metrics.
-import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { GLOBAL_CATALOG, type GlobalMetricName } from './catalog.js';
 import type { ShardSpec } from '../shard.js';
 
@@ -32,7 +32,38 @@ export interface FleetView {
   readonly requestsQueued: number;
 }
 
+/** Buckets of the poll-start delay: from timer noise (5 ms) to a process a minute behind. */
+export const POLL_START_DELAY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+/**
+ * The exporter's own instruments that the poll path updates: made before the
+ * scheduler and the dispatchers that feed them, registered with the rest by
+ * createSelfRegistry.
+ */
+export interface Instruments {
+  readonly pollStartDelay: Histogram;
+  readonly fileDescriptorErrors: Counter;
+}
+
+export function createInstruments(): Instruments {
+  return {
+    pollStartDelay: new Histogram({
+      name: 'avalanchego_exporter_poll_start_delay_seconds',
+      help: help('avalanchego_exporter_poll_start_delay_seconds'),
+      buckets: POLL_START_DELAY_BUCKETS,
+      registers: [],
+    }),
+    fileDescriptorErrors: new Counter({
+      name: 'avalanchego_exporter_file_descriptor_errors_total',
+      help: help('avalanchego_exporter_file_descriptor_errors_total'),
+      registers: [],
+    }),
+  };
+}
+
 export interface SelfMetricsOptions {
+  /** Instruments the poll path updates (createInstruments); made here when absent. */
+  instruments?: Instruments;
   version: string;
   revision: string;
   fleet: FleetView;
@@ -59,6 +90,9 @@ export function createSelfRegistry(options: SelfMetricsOptions): Registry {
     if (from?.collect && to) to.collect = from.collect;
   }
   for (const name of DROPPED_DEFAULT_METRICS) registry.removeSingleMetric(name);
+  const instruments = options.instruments ?? createInstruments();
+  registry.registerMetric(instruments.pollStartDelay);
+  registry.registerMetric(instruments.fileDescriptorErrors);
 
   const buildInfo = new Gauge({
     name: 'avalanchego_exporter_build_info',

@@ -2,7 +2,8 @@
 // bounded by its poll's deadline through an AbortSignal that reaches the
 // socket, and by a process-wide cap on requests in flight.
 import type { IncomingHttpHeaders } from 'node:http';
-import { Agent, request, type Dispatcher } from 'undici';
+import { readFileSync } from 'node:fs';
+import { Agent, Pool, buildConnector, type Dispatcher } from 'undici';
 import type { TargetConfig, TlsSettings } from '../config/schema.js';
 import type { Limiter } from './limiter.js';
 import { InvalidResponseError, RequestFailed } from './errors.js';
@@ -25,47 +26,172 @@ export interface RpcReply extends HttpReply {
   id: number;
 }
 
+/** Connections to one origin at most, per configured node behind it (a node on its own origin: 2). */
+export const CONNECTIONS_PER_NODE = 2;
+/** File descriptors kept out of the socket budget: the exporter's own server, files, the event loop. */
+const FD_RESERVE = 256;
+/** The socket budget where the file-descriptor limit cannot be read. */
+const DEFAULT_MAX_CONNECTIONS = 16_384;
+
+/** The soft limit on open files (Linux /proc; undefined elsewhere). */
+export function openFilesLimit(): number | undefined {
+  try {
+    const m = /^Max open files\s+(\d+|unlimited)/m.exec(readFileSync('/proc/self/limits', 'utf8'));
+    return m && m[1] !== 'unlimited' ? Number(m[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface DispatchersOptions {
+  /** Sockets to all nodes together at most (default: the open-files limit less a reserve). */
+  maxConnections?: number;
+  /** Called when a connection fails because the process or the system is out of file descriptors. */
+  onFileDescriptorError?: () => void;
+  /** Extra undici Agent options (tests). */
+  agent?: Agent.Options;
+}
+
+/** A connection refused by the socket budget, or for want of file descriptors; reason `connect`. */
+export class SocketBudgetError extends Error {
+  constructor(
+    message: string,
+    /** EMFILE, ENFILE, or ESOCKETBUDGET (the exporter's own cap). */
+    readonly code: string,
+  ) {
+    super(message);
+    this.name = 'SocketBudgetError';
+  }
+}
+
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return url;
+  }
+}
+
 /**
- * undici Agents: one shared keep-alive pool for plain and default-TLS targets,
- * plus one per distinct TLS setting (CA, client cert, SNI, verification off).
+ * undici Agents (one shared keep-alive pool for plain and default-TLS targets,
+ * one per distinct TLS setting) under a socket budget: at most
+ * CONNECTIONS_PER_NODE connections per node to an origin (so nodes behind one
+ * gateway with path prefixes get their share, and a node on its own origin
+ * never more than 2), and at most `maxConnections` sockets in all. A
+ * connection past the budget, or refused for want of file descriptors, fails
+ * at once with a message that says so (reason `connect`) and, for the latter,
+ * counts in avalanchego_exporter_file_descriptor_errors_total.
  */
 export class Dispatchers {
-  private readonly shared: Agent;
-  private readonly byTls = new Map<string, Agent>();
+  private readonly agents = new Map<string, Agent>();
+  private readonly perOrigin = new Map<string, number>();
+  private open = 0;
+  readonly maxConnections: number;
 
-  constructor(private readonly options: Agent.Options = {}) {
-    this.shared = new Agent({ keepAliveTimeout: 60_000, connections: 8, ...options });
+  constructor(private readonly options: DispatchersOptions = {}) {
+    const limit = openFilesLimit();
+    this.maxConnections = options.maxConnections ?? (limit !== undefined ? Math.max(64, limit - FD_RESERVE) : DEFAULT_MAX_CONNECTIONS);
+  }
+
+  /** Sockets open to nodes now. */
+  get openConnections(): number {
+    return this.open;
+  }
+
+  /**
+   * The fleet's layout: how many targets share each origin. Call before the
+   * targets' first requests and on reload; pools made afterwards use it.
+   */
+  setLayout(urls: Iterable<string>): void {
+    this.perOrigin.clear();
+    for (const url of urls) {
+      const origin = originOf(url);
+      this.perOrigin.set(origin, (this.perOrigin.get(origin) ?? 0) + 1);
+    }
+  }
+
+  /** Connections allowed to one origin. */
+  connectionsFor(origin: string): number {
+    return Math.min(this.maxConnections, CONNECTIONS_PER_NODE * Math.max(1, this.perOrigin.get(origin) ?? 1));
   }
 
   for(tls: TlsSettings | undefined): Dispatcher {
-    if (!tls) return this.shared;
-    const key = JSON.stringify([tls.ca, tls.cert, tls.key, tls.serverName, tls.insecureSkipVerify]);
-    let agent = this.byTls.get(key);
+    const key = tls ? JSON.stringify([tls.ca, tls.cert, tls.key, tls.serverName, tls.insecureSkipVerify]) : '';
+    let agent = this.agents.get(key);
     if (!agent) {
+      const connect = this.connector(
+        tls
+          ? {
+              ...(tls.ca ? { ca: tls.ca } : {}),
+              ...(tls.cert ? { cert: tls.cert } : {}),
+              ...(tls.key ? { key: tls.key } : {}),
+              ...(tls.serverName ? { servername: tls.serverName } : {}),
+              rejectUnauthorized: !tls.insecureSkipVerify,
+            }
+          : {},
+      );
       agent = new Agent({
         keepAliveTimeout: 60_000,
-        connections: 8,
-        ...this.options,
-        connect: {
-          ...(tls.ca ? { ca: tls.ca } : {}),
-          ...(tls.cert ? { cert: tls.cert } : {}),
-          ...(tls.key ? { key: tls.key } : {}),
-          ...(tls.serverName ? { servername: tls.serverName } : {}),
-          rejectUnauthorized: !tls.insecureSkipVerify,
-        },
+        ...this.options.agent,
+        connect,
+        factory: (origin, opts) => new Pool(origin, { ...opts, connections: this.connectionsFor(String(origin)) }),
       });
-      this.byTls.set(key, agent);
+      this.agents.set(key, agent);
     }
     return agent;
   }
 
+  /** undici's connector, counting sockets against the budget. */
+  private connector(options: buildConnector.BuildOptions): buildConnector.connector {
+    const connect = buildConnector(options);
+    return (opts, callback) => {
+      if (this.open >= this.maxConnections) {
+        callback(
+          new SocketBudgetError(
+            `the exporter has ${this.open} connections open to nodes, its budget (${this.maxConnections}: the open-files limit less ${FD_RESERVE}); raise the limit (ulimit -n, LimitNOFILE=) or split the fleet across processes`,
+            'ESOCKETBUDGET',
+          ),
+          null,
+        );
+        return;
+      }
+      connect(opts, (err, socket) => {
+        if (err || !socket) {
+          const code = (err as NodeJS.ErrnoException | null)?.code;
+          if (code === 'EMFILE' || code === 'ENFILE') {
+            this.options.onFileDescriptorError?.();
+            callback(
+              new SocketBudgetError(
+                `out of file descriptors (${code}) with ${this.open} connections open to nodes: raise the open-files limit (ulimit -n, LimitNOFILE=) or split the fleet across processes`,
+                code,
+              ),
+              null,
+            );
+            return;
+          }
+          callback(err ?? new Error('no socket'), null);
+          return;
+        }
+        this.open++;
+        socket.once('close', () => this.open--);
+        callback(null, socket);
+      });
+    };
+  }
+
   async close(): Promise<void> {
-    await Promise.all([this.shared.close(), ...[...this.byTls.values()].map((a) => a.close())]);
-    this.byTls.clear();
+    await Promise.all([...this.agents.values()].map((a) => a.close()));
+    this.agents.clear();
   }
 }
 
 let nextRequestId = 1;
+
+/** A JSON-RPC request as sent: its body built once per node, method and params, with its own id. */
+interface PreparedCall {
+  readonly id: number;
+  readonly body: Buffer;
+}
 
 /**
  * Requests to one node. Every request takes the poll's deadline (`signal`):
@@ -76,6 +202,9 @@ let nextRequestId = 1;
 export class NodeClient {
   private readonly headers: Record<string, string>;
   private readonly dispatcher: Dispatcher;
+  private readonly origin: string;
+  private readonly basePath: string;
+  private readonly calls = new Map<string, PreparedCall>();
 
   constructor(
     private readonly target: TargetConfig,
@@ -83,6 +212,9 @@ export class NodeClient {
     private readonly limiter: Limiter,
   ) {
     this.dispatcher = dispatchers.for(target.tls);
+    const url = new URL(target.url);
+    this.origin = url.origin;
+    this.basePath = url.pathname.replace(/\/+$/, '') + url.search;
     this.headers = { ...target.headers, 'content-type': 'application/json', accept: 'application/json' };
     if (target.basicAuth) {
       const token = Buffer.from(`${target.basicAuth.username}:${target.basicAuth.password}`).toString('base64');
@@ -95,17 +227,42 @@ export class NodeClient {
    * with RequestFailed (no answer) or InvalidResponseError (a body over MAX_BODY_BYTES).
    */
   async post(path: string, body: unknown, signal: AbortSignal): Promise<HttpReply> {
+    return this.send(path, Buffer.from(JSON.stringify(body)), signal);
+  }
+
+  /** A JSON-RPC 2.0 request; decode the reply with rpc/jsonrpc.ts. */
+  async rpc(path: string, method: string, params: object, signal: AbortSignal): Promise<RpcReply> {
+    const call = this.prepare(path, method, params);
+    const reply = await this.send(path, call.body, signal);
+    return { ...reply, method, id: call.id };
+  }
+
+  /** The request's body, built on its first use and kept: the same bytes every poll. */
+  private prepare(path: string, method: string, params: object): PreparedCall {
+    const paramsJson = JSON.stringify(params);
+    const key = `${path} ${method} ${paramsJson}`;
+    let call = this.calls.get(key);
+    if (!call) {
+      const id = nextRequestId++;
+      call = { id, body: Buffer.from(`{"jsonrpc":"2.0","id":${id},"method":${JSON.stringify(method)},"params":${paramsJson}}`) };
+      this.calls.set(key, call);
+    }
+    return call;
+  }
+
+  private async send(path: string, body: Buffer, signal: AbortSignal): Promise<HttpReply> {
     const url = `${this.target.url}${path}`;
-    let release: () => void;
-    try {
-      release = await this.limiter.acquire(signal);
-    } catch (err) {
-      throw new RequestFailed(url, 'slot', signal.aborted, err);
+    let release = this.limiter.tryAcquire();
+    if (!release) {
+      try {
+        release = await this.limiter.acquire(signal);
+      } catch (err) {
+        throw new RequestFailed(url, 'slot', signal.aborted, err);
+      }
     }
     try {
-      const res = await request(url, { method: 'POST', dispatcher: this.dispatcher, signal, headers: this.headers, body: JSON.stringify(body) });
-      const text = await readLimited(res.body, url);
-      return { url, status: res.statusCode, headers: res.headers, body: text };
+      const answer = await exchange(this.dispatcher, { origin: this.origin, path: `${this.basePath}${path}`, method: 'POST', headers: this.headers, body }, signal, url);
+      return { url, ...answer };
     } catch (err) {
       if (err instanceof InvalidResponseError) throw err;
       throw new RequestFailed(url, 'exchange', signal.aborted, err);
@@ -113,25 +270,65 @@ export class NodeClient {
       release();
     }
   }
-
-  /** A JSON-RPC 2.0 request; decode the reply with rpc/jsonrpc.ts. */
-  async rpc(path: string, method: string, params: object, signal: AbortSignal): Promise<RpcReply> {
-    const id = nextRequestId++;
-    const reply = await this.post(path, { jsonrpc: '2.0', id, method, params }, signal);
-    return { ...reply, method, id };
-  }
 }
 
-async function readLimited(body: AsyncIterable<Buffer> & { destroy?: (err?: Error) => unknown }, url: string): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) {
-      body.destroy?.();
-      throw new InvalidResponseError(`the answer from ${url} is larger than ${MAX_BODY_BYTES} bytes`);
+type Controller = Parameters<NonNullable<Dispatcher.DispatchHandler['onRequestStart']>>[0];
+
+/**
+ * One exchange through undici's dispatcher API, without the body stream its
+ * request() API makes for every answer: the chunks are collected as they come,
+ * up to MAX_BODY_BYTES. The deadline aborts it wherever it is (waiting for a
+ * connection, or mid-body).
+ */
+function exchange(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, signal: AbortSignal, url: string): Promise<Omit<HttpReply, 'url'>> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason);
+      return;
     }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+    let controller: Controller | undefined;
+    let failed = false;
+    let status = 0;
+    let headers: IncomingHttpHeaders = {};
+    let chunks: Buffer[] = [];
+    let size = 0;
+    const fail = (err: unknown): void => {
+      if (failed) return;
+      failed = true;
+      signal.removeEventListener('abort', onAbort);
+      chunks = [];
+      controller?.abort(err as Error);
+      reject(err);
+    };
+    const onAbort = (): void => fail(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    dispatcher.dispatch(options, {
+      onRequestStart(c) {
+        controller = c;
+        // The deadline passed while the request waited for a connection.
+        if (failed) c.abort(signal.reason);
+      },
+      onResponseStart(_c, statusCode, responseHeaders) {
+        status = statusCode;
+        headers = responseHeaders as IncomingHttpHeaders;
+      },
+      onResponseData(_c, chunk) {
+        if (failed) return;
+        size += chunk.length;
+        if (size > MAX_BODY_BYTES) fail(new InvalidResponseError(`the answer from ${url} is larger than ${MAX_BODY_BYTES} bytes`));
+        else chunks.push(chunk);
+      },
+      onResponseEnd() {
+        if (failed) return;
+        failed = true;
+        signal.removeEventListener('abort', onAbort);
+        const [only] = chunks;
+        const body = chunks.length === 1 && only ? only.toString('utf8') : Buffer.concat(chunks, size).toString('utf8');
+        resolve({ status, headers, body });
+      },
+      onResponseError(_c, err) {
+        fail(err);
+      },
+    });
+  });
 }

@@ -93,6 +93,10 @@ const CONNECT_CODES = new Set([
   'EPIPE',
   'UND_ERR_SOCKET',
   'UND_ERR_CLOSED',
+  // The socket budget (rpc/client.ts Dispatchers): out of file descriptors, or the exporter's own cap.
+  'EMFILE',
+  'ENFILE',
+  'ESOCKETBUDGET',
 ]);
 
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);

@@ -1,16 +1,27 @@
 // A counting semaphore: the process-wide cap on requests in flight. A request
 // waits for a slot under its poll's deadline (the signal), so a saturated
-// process still ends every poll within its timeout.
+// process still ends every poll within its timeout. Waiters form a linked
+// list: granting the next one and dropping one whose deadline passed are O(1),
+// however many requests a saturated process has queued.
+interface Waiter {
+  grant: () => void;
+  prev?: Waiter;
+  next?: Waiter;
+}
+
 export class Limiter {
   private active = 0;
-  private readonly waiting: Array<() => void> = [];
+  private waiting = 0;
+  private head?: Waiter;
+  private tail?: Waiter;
 
   constructor(private max: number) {}
 
   /** Changes the cap (on reload); waiting requests start as slots allow. */
   setMax(max: number): void {
     this.max = max;
-    while (this.active < this.max && this.waiting.length > 0) this.waiting.shift()!();
+    let next: Waiter | undefined;
+    while (this.active < this.max && (next = this.shift())) next.grant();
   }
 
   get inFlight(): number {
@@ -18,29 +29,35 @@ export class Limiter {
   }
 
   get queued(): number {
-    return this.waiting.length;
+    return this.waiting;
+  }
+
+  /** A release function when a slot is free now, else undefined (then wait with acquire). */
+  tryAcquire(): (() => void) | undefined {
+    if (this.active >= this.max || this.waiting > 0) return undefined;
+    this.active++;
+    return this.releaser();
   }
 
   /** Resolves with a release function once a slot is free; rejects if `signal` aborts first. */
   acquire(signal?: AbortSignal): Promise<() => void> {
-    if (signal?.aborted) return Promise.reject(signal.reason ?? new Error('aborted'));
-    if (this.active < this.max) {
-      this.active++;
-      return Promise.resolve(this.releaser());
-    }
+    if (signal?.aborted) return Promise.reject(abortReason(signal));
+    const now = this.tryAcquire();
+    if (now) return Promise.resolve(now);
     return new Promise((resolve, reject) => {
-      const grant = () => {
-        signal?.removeEventListener('abort', onAbort);
-        this.active++;
-        resolve(this.releaser());
+      const waiter: Waiter = {
+        grant: () => {
+          signal?.removeEventListener('abort', onAbort);
+          this.active++;
+          resolve(this.releaser());
+        },
       };
-      const onAbort = () => {
-        const i = this.waiting.indexOf(grant);
-        if (i >= 0) this.waiting.splice(i, 1);
-        reject(signal?.reason ?? new Error('aborted'));
+      const onAbort = (): void => {
+        this.unlink(waiter);
+        if (signal) reject(abortReason(signal));
       };
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.waiting.push(grant);
+      this.push(waiter);
     });
   }
 
@@ -50,8 +67,39 @@ export class Limiter {
       if (released) return;
       released = true;
       this.active--;
-      const next = this.waiting.shift();
-      if (next) next();
+      if (this.active < this.max) this.shift()?.grant();
     };
   }
+
+  private push(w: Waiter): void {
+    if (this.tail) {
+      this.tail.next = w;
+      w.prev = this.tail;
+    } else this.head = w;
+    this.tail = w;
+    this.waiting++;
+  }
+
+  private shift(): Waiter | undefined {
+    const w = this.head;
+    if (w) this.unlink(w);
+    return w;
+  }
+
+  private unlink(w: Waiter): void {
+    if (w.prev === undefined && this.head !== w) return; // not queued (granted or dropped already)
+    if (w.prev) w.prev.next = w.next;
+    else this.head = w.next;
+    if (w.next) w.next.prev = w.prev;
+    else this.tail = w.prev;
+    w.prev = undefined;
+    w.next = undefined;
+    this.waiting--;
+  }
+}
+
+/** The signal's reason as an Error (AbortSignal.reason may be any value). */
+function abortReason(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error ? reason : new Error('aborted', { cause: reason });
 }

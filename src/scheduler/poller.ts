@@ -10,7 +10,7 @@ import type { TargetConfig } from '../config/schema.js';
 import type { Limiter } from '../rpc/limiter.js';
 import { NodeClient, type Dispatchers } from '../rpc/client.js';
 import { classifyError, type PollError, type Reason } from '../rpc/errors.js';
-import { LinesBuilder, mergeLines, type NodeLines } from '../metrics/render.js';
+import { LinesBuilder, type LineBlock, type NodeLines } from '../metrics/render.js';
 import { addPollStats, type SourceStats } from '../metrics/samples.js';
 import { health, type CheckSnapshot, type ChainSnapshot } from '../sources/health.js';
 import { indexApi, type EndpointSnapshot } from '../sources/index-api.js';
@@ -68,6 +68,8 @@ export interface DebugStep {
 }
 
 export interface PollerDeps {
+  /** Called as each poll starts, with how late it is (seconds after it was due). */
+  onPollStart?: (delaySeconds: number) => void;
   dispatchers: Dispatchers;
   limiter: Limiter;
   clock: Clock;
@@ -86,7 +88,7 @@ interface SourceLoop {
   /** What the source serves now (undefined after a poll that failed without data). */
   snapshot?: unknown;
   stats?: SourceStats;
-  lines: NodeLines;
+  lines?: LineBlock;
   /** The last poll's error while it is failing, for the landing page. */
   lastError?: string;
   /** The last polls, oldest first (at most RECENT_POLLS). */
@@ -113,7 +115,7 @@ export class NodePoller implements NodeSnapshots {
       .filter((source) => source.enabled(target))
       .map((source) => {
         const log = logger.child({ source: source.name });
-        return { source, intervalMs: source.intervalMs(target), log, watcher: source.watch?.(log), polls: 0, lines: [], recent: [] };
+        return { source, intervalMs: source.intervalMs(target), log, watcher: source.watch?.(log), polls: 0, recent: [] };
       });
   }
 
@@ -250,13 +252,17 @@ export class NodePoller implements NodeSnapshots {
     return steps;
   }
 
+  /** Schedules the loop's next poll, due `delayMs` from now; its start is compared with that due time. */
   private schedule(loop: SourceLoop, delayMs: number): void {
     if (this.stopped) return;
+    const due = performance.now() + delayMs;
     loop.timer = setTimeout(() => {
       const started = performance.now();
+      this.deps.onPollStart?.(Math.max(0, started - due) / 1000);
       loop.running = this.runPoll(loop).finally(() => {
         loop.running = undefined;
-        // Keep the cadence: the next poll is due one interval after this one started.
+        // Keep the cadence: the next poll is due one interval after this one started. A late start moves the
+        // schedule instead of bunching polls to catch up, so an overloaded process slows down, and says so.
         const jitter = Math.random() * loop.intervalMs * 0.01;
         this.schedule(loop, Math.max(0, loop.intervalMs - (performance.now() - started)) + jitter);
       });
@@ -304,7 +310,7 @@ export class NodePoller implements NodeSnapshots {
     addPollStats(b, source.name, loop.stats!);
     loop.lines = b.build();
     loop.polls++;
-    this.lines = mergeLines(this.loops.map((l) => l.lines));
+    this.lines = this.loops.flatMap((l) => (l.lines ? [l.lines] : []));
     if (!error) log.debug({ durationSeconds }, 'poll ok');
   }
 

@@ -4,7 +4,7 @@ import { systemClock, type Clock } from '../clock.js';
 import type { Config, TargetConfig } from '../config/schema.js';
 import type { Dispatchers } from '../rpc/client.js';
 import { Limiter } from '../rpc/limiter.js';
-import { renderNodes } from '../metrics/render.js';
+import { renderChunks, renderNodes } from '../metrics/render.js';
 import type { FleetView } from '../metrics/self.js';
 import { SOURCES } from '../sources/registry.js';
 import type { Source } from '../sources/source.js';
@@ -16,6 +16,8 @@ export interface SchedulerDeps {
   clock?: Clock;
   /** The sources to poll (default: every source of sources/registry.ts). */
   sources?: ReadonlyArray<Source<unknown>>;
+  /** Called as each poll starts, with how late it is in seconds (avalanchego_exporter_poll_start_delay_seconds). */
+  onPollStart?: (delaySeconds: number) => void;
 }
 
 /** A stable fraction in [0,1) from a name (FNV-1a), so a fleet's first polls spread over the interval. */
@@ -68,6 +70,7 @@ export class Scheduler implements FleetView {
   }
 
   private async reconcile(config: Config): Promise<void> {
+    this.deps.dispatchers.setLayout(config.targets.map((t) => t.url));
     const wanted = new Map<string, TargetConfig>(config.targets.map((t) => [t.name, t]));
     const stopping: Promise<void>[] = [];
     for (const [name, poller] of this.pollers) {
@@ -82,7 +85,13 @@ export class Scheduler implements FleetView {
       if (this.pollers.has(target.name)) continue;
       const poller = new NodePoller(
         target,
-        { dispatchers: this.deps.dispatchers, limiter: this.limiter, clock: this.clock, sources: this.sources },
+        {
+          dispatchers: this.deps.dispatchers,
+          limiter: this.limiter,
+          clock: this.clock,
+          sources: this.sources,
+          ...(this.deps.onPollStart ? { onPollStart: this.deps.onPollStart } : {}),
+        },
         this.deps.logger.child({ node: target.name }),
       );
       // Secrets in the target (headers, basicAuth, tls.key) are redacted by the logger.
@@ -116,6 +125,15 @@ export class Scheduler implements FleetView {
   /** Every node's series. No I/O: renders the last snapshots. */
   render(): Buffer {
     return renderNodes(Array.from(this.pollers.values(), (p) => p.nodeLines));
+  }
+
+  /**
+   * Every node's series in chunks, rendered as they are pulled: the nodes' lines
+   * as they are now (a poll that ends during the scrape swaps in new lines, not
+   * these), so the scrape is one consistent view however long it is streamed.
+   */
+  renderChunks(): Iterable<Buffer> {
+    return renderChunks(Array.from(this.pollers.values(), (p) => p.nodeLines));
   }
 
   /** One node's series, or undefined when no target has that name. */

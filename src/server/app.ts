@@ -4,6 +4,7 @@ import express, { type Request, type Response } from 'express';
 import type { Registry } from 'prom-client';
 import type { Scheduler } from '../scheduler/scheduler.js';
 import { CONTENT_TYPE } from '../metrics/render.js';
+import { sendChunked } from './exposition.js';
 import { landingPage } from './landing.js';
 import { nodePage } from './node-page.js';
 import { configPage } from './config-page.js';
@@ -51,10 +52,10 @@ export function createApp(options: AppOptions): express.Express {
   const { guard } = options;
   if (guard) app.use((req, res, next) => guard.middleware(req, res, next, !OPEN_PATHS.has(req.path)));
 
-  app.all('/metrics', only(['GET']), async (_req, res) => {
-    const nodes = options.scheduler().render();
+  // The exporter's own series first (small), then the fleet's, streamed in chunks (server/exposition.ts).
+  app.all('/metrics', only(['GET']), async (req, res) => {
     const own = Buffer.from(await options.registry.metrics());
-    res.set('Content-Type', CONTENT_TYPE).send(Buffer.concat([nodes, own], nodes.length + own.length));
+    await sendChunked(req, res, CONTENT_TYPE, own, options.scheduler().renderChunks());
   });
 
   app.all('/probe', only(['GET']), (req, res) => {
@@ -96,7 +97,9 @@ export function createApp(options: AppOptions): express.Express {
       res.status(404).type('text/plain').send(`no configured target named ${JSON.stringify(shown)}: /probe takes the name of a target from the config file (see / for the list), not a URL\n`);
       return;
     }
-    res.set('Content-Type', CONTENT_TYPE).send(body);
+    // Written as is: express's send() would inspect, ETag-check and copy a body that is ready.
+    res.writeHead(200, { 'Content-Type': CONTENT_TYPE, 'Content-Length': body.length });
+    res.end(req.method === 'HEAD' ? undefined : body);
   });
 
   app.all('/-/healthy', only(['GET']), (_req, res) => {

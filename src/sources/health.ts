@@ -5,8 +5,8 @@
 // meets; an unknown check keeps its per-check values, an unparseable field is
 // counted.
 import type { Logger } from 'pino';
-import { z } from 'zod';
 import type { RpcReply } from '../rpc/client.js';
+import { jsonKind } from '../util/json-kind.js';
 import { InvalidResponseError } from '../rpc/errors.js';
 import { header, rpcResult } from '../rpc/jsonrpc.js';
 import type { LinesBuilder } from '../metrics/render.js';
@@ -73,11 +73,6 @@ export const APPLICATION_CHECKS = new Set([
 ]);
 const PRIMARY_CHAINS = new Set(['C', 'P', 'X']);
 
-const resultSchema = z.object({
-  checks: z.record(z.string(), z.unknown()),
-  healthy: z.boolean(),
-});
-
 export const HEALTH_METHOD = 'health.health';
 
 export const health: Source<HealthSnapshot> = {
@@ -102,16 +97,16 @@ export function parseHealthReply(reply: RpcReply): HealthSnapshot {
 
 /** Pure: the `result` of health.health → snapshot. Throws InvalidResponseError when it is not a health report. */
 export function parseHealth(result: unknown, nodeId?: string): HealthSnapshot {
-  const parsed = resultSchema.safeParse(result);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new InvalidResponseError(
-      `health.health result is not a health report: ${issue.path.join('.') || 'result'}: ${issue.message}`,
-    );
-  }
+  // Checked by hand, not by a schema library: this runs for every node at every poll.
+  const notReport = (what: string, value: unknown): InvalidResponseError =>
+    new InvalidResponseError(`health.health result is not a health report: ${what}, got ${jsonKind(value)}`);
+  if (!isObject(result)) throw notReport('result: expected an object', result);
+  const { checks, healthy } = result;
+  if (!isObject(checks)) throw notReport('checks: expected an object of check results', checks);
+  if (typeof healthy !== 'boolean') throw notReport('healthy: expected a boolean', healthy);
   const snapshot: HealthSnapshot = {
     ...(nodeId ? { nodeId } : {}),
-    healthy: parsed.data.healthy,
+    healthy,
     checks: [],
     chains: [],
     network: {},
@@ -120,8 +115,8 @@ export function parseHealth(result: unknown, nodeId?: string): HealthSnapshot {
     futureUpgrade: {},
   };
   // The node sends checks sorted by name; sort anyway so the output is stable.
-  for (const name of Object.keys(parsed.data.checks).sort()) {
-    const raw = parsed.data.checks[name];
+  for (const name of Object.keys(checks).sort()) {
+    const raw = checks[name];
     const fields = new FieldReader(raw);
     const check = readCheck(name, raw, fields);
     const message = isObject(raw) ? raw.message : undefined;

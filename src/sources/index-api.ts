@@ -4,9 +4,9 @@
 // "no containers have been accepted" is an empty index (both are answers, not
 // failures). An endpoint that fails keeps the others' values.
 import type { Logger } from 'pino';
-import { z } from 'zod';
 import type { IndexEndpoint, TargetConfig } from '../config/schema.js';
 import type { RpcReply } from '../rpc/client.js';
+import { jsonKind } from '../util/json-kind.js';
 import { InvalidResponseError, RpcError } from '../rpc/errors.js';
 import { decodeRpc } from '../rpc/jsonrpc.js';
 import type { LinesBuilder } from '../metrics/render.js';
@@ -58,25 +58,24 @@ export function parseIndexReply(endpoint: IndexEndpoint, reply: RpcReply): Endpo
   throw new RpcError(outcome.code, outcome.message, reply.method);
 }
 
-const containerSchema = z.object({
-  id: z.string(),
-  timestamp: z.string(),
-  // json.Uint64: a decimal string on the wire; accept a number as the node's decoder does.
-  index: z.union([z.string().regex(/^\d+$/, 'expected a decimal string'), z.number().int().nonnegative()]),
-});
-
-/** Pure: the `result` of index.getLastAccepted → last index and accept time. */
+/** Pure: the `result` of index.getLastAccepted → last index and accept time. Checked by hand: it runs at every poll. */
 export function parseLastAccepted(endpoint: IndexEndpoint, result: unknown): EndpointSnapshot {
-  const parsed = containerSchema.safeParse(result);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new InvalidResponseError(`${INDEX_METHOD} on ${endpoint} returned no container: ${issue.path.join('.') || 'result'}: ${issue.message}`);
-  }
-  const time = parseRfc3339(parsed.data.timestamp);
+  const noContainer = (what: string, value: unknown): InvalidResponseError =>
+    new InvalidResponseError(`${INDEX_METHOD} on ${endpoint} returned no container: ${what}, got ${jsonKind(value)}`);
+  if (typeof result !== 'object' || result === null || Array.isArray(result)) throw noContainer('result: expected an object', result);
+  const { id, timestamp, index } = result as Record<string, unknown>;
+  if (typeof id !== 'string') throw noContainer('id: expected a string', id);
+  if (typeof timestamp !== 'string') throw noContainer('timestamp: expected a string', timestamp);
+  // json.Uint64: a decimal string on the wire; accept a number as the node's decoder does.
+  let lastIndex: number;
+  if (typeof index === 'string' && /^\d+$/.test(index)) lastIndex = Number(index);
+  else if (typeof index === 'number' && Number.isInteger(index) && index >= 0) lastIndex = index;
+  else throw noContainer('index: expected a decimal string', typeof index === 'string' ? `"${index.slice(0, 40)}"` : index);
+  const time = parseRfc3339(timestamp);
   if (!time) {
-    throw new InvalidResponseError(`${INDEX_METHOD} on ${endpoint} returned a timestamp that is not RFC 3339: ${JSON.stringify(parsed.data.timestamp)}`);
+    throw new InvalidResponseError(`${INDEX_METHOD} on ${endpoint} returned a timestamp that is not RFC 3339: ${JSON.stringify(timestamp)}`);
   }
-  return { endpoint, state: 'ok', lastIndex: Number(parsed.data.index), timestampSeconds: time.seconds };
+  return { endpoint, state: 'ok', lastIndex, timestampSeconds: time.seconds };
 }
 
 function addIndexLines(b: LinesBuilder, s: IndexSnapshot | undefined): void {

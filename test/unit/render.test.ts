@@ -25,7 +25,7 @@ describe('exposition', () => {
     a.add('avalanchego_healthy', undefined);
     const b = new LinesBuilder('b');
     b.add('avalanchego_up', 0);
-    const lines = renderNodes([a.build(), b.build()]).toString().split('\n');
+    const lines = renderNodes([[a.build()], [b.build()]]).toString().split('\n');
     expect(lines).toHaveLength(8);
     expect(lines[0]).toBe('# HELP avalanchego_up 1 when the last poll of health.health returned a valid report, else 0. Polled from health.health.');
     expect(lines.slice(1, 4)).toEqual(['# TYPE avalanchego_up gauge', 'avalanchego_up{node="a"} 1', 'avalanchego_up{node="b"} 0']);
