@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LinesBuilder, escapeLabelValue, formatValue, renderNodes } from '../../src/metrics/render.js';
+import { LinesBuilder, escapeLabelValue, formatValue, renderChunks, renderNodes } from '../../src/metrics/render.js';
 
 describe('exposition', () => {
   it('escapes label values as the text format requires', () => {
@@ -37,5 +37,30 @@ describe('exposition', () => {
     ]);
     const text = lines.join('\n');
     expect(text).not.toContain('avalanchego_healthy');
+  });
+
+  it('renders the same bytes in chunks of any size, one block per source, with non-ASCII names', () => {
+    const nodes = ['a', 'nœud-ü', 'c'].map((name, n) => {
+      const health = new LinesBuilder(name);
+      health.add('avalanchego_up', 1);
+      for (let i = 0; i < 20; i++) health.add('avalanchego_health_check_passing', i % 2, { check: `check-${i}-✓` });
+      const index = new LinesBuilder(name);
+      index.add('avalanchego_index_available', 1, { endpoint: 'C/block' });
+      index.add('avalanchego_exporter_poll_success', 1, { source: 'index' });
+      health.add('avalanchego_exporter_poll_success', n === 1 ? 0 : 1, { source: 'health' });
+      return [health.build(), index.build()];
+    });
+    const whole = renderNodes(nodes);
+    for (const size of [1, 7, 64, 1000, 1 << 20]) {
+      const chunks = [...renderChunks(nodes, size)];
+      expect(Buffer.concat(chunks).equals(whole)).toBe(true);
+      if (size === 1 << 20) expect(chunks).toHaveLength(1);
+    }
+    const text = whole.toString();
+    // One HELP per family, every node's samples of a family together, poll_success from both sources.
+    expect(text.match(/^# HELP avalanchego_exporter_poll_success /gm)).toHaveLength(1);
+    expect(text).toContain('avalanchego_exporter_poll_success{node="nœud-ü",source="health"} 0\navalanchego_exporter_poll_success{node="nœud-ü",source="index"} 1\n');
+    expect(text).toContain('avalanchego_health_check_passing{node="nœud-ü",check="check-19-✓"} 1\n');
+    expect([...renderChunks([])]).toEqual([]);
   });
 });
