@@ -44,7 +44,7 @@ function answers(over: Partial<Record<InfoMethod, RpcReply | { failed: unknown }
 function lines(snapshot: ReturnType<typeof parseInfo> | undefined): string {
   const b = new LinesBuilder('n1');
   info.samples(b, snapshot);
-  return renderNodes([b.build()]).toString().split('\n').filter((l) => l && !l.startsWith('#')).join('\n');
+  return renderNodes([[b.build()]]).toString().split('\n').filter((l) => l && !l.startsWith('#')).join('\n');
 }
 
 describe('methodOutcome: answers, states and failures', () => {

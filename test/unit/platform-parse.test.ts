@@ -34,7 +34,7 @@ function answers(over: Partial<PlatformAnswers> = {}): PlatformAnswers {
 function lines(snapshot: ReturnType<typeof parsePlatform> | undefined): string {
   const b = new LinesBuilder('n1');
   platform.samples(b, snapshot);
-  return renderNodes([b.build()]).toString().split('\n').filter((l) => l && !l.startsWith('#')).join('\n');
+  return renderNodes([[b.build()]]).toString().split('\n').filter((l) => l && !l.startsWith('#')).join('\n');
 }
 
 describe('parseOwnEntry', () => {
