@@ -129,6 +129,10 @@ export function interpolate(value: unknown, env: Env, problems: ConfigProblem[],
       }
       const v = env[name];
       if (v === undefined) {
+        if (name.length > 80) {
+          problems.push({ path, message: `environment variable ${name.slice(0, 80)}… is not set: export it before starting the exporter` });
+          return whole;
+        }
         problems.push({ path, message: `environment variable ${name} is not set: export it before starting the exporter, or write $\${${name}} for a literal text` });
         return whole;
       }
