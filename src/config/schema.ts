@@ -52,6 +52,9 @@ const wholeNumber = (min: number, max: number) =>
 
 const enabled = (what: string) => z.boolean({ error: 'expected true or false' }).optional().describe(what);
 
+/** A source's own cadence. */
+const sourceInterval = (what: string) => duration.optional().describe(`How often ${what}; must be longer than timeout.`);
+
 const subnetId = z
   .string({ error: 'expected a subnet ID as a string' })
   .superRefine((text, ctx) => {
@@ -85,21 +88,21 @@ const indexSchema = z
       )
       .optional()
       .describe(`Index endpoints polled with index.getLastAccepted, from ${INDEX_ENDPOINTS.join(', ')}. [] turns the index source off.`),
-    interval: duration.optional().describe('How often the index endpoints are polled; must be longer than timeout.'),
+    interval: sourceInterval('the index endpoints are polled'),
   })
   .describe('The index source (index.getLastAccepted on {url}/ext/index/<endpoint>).');
 
 const infoSchema = z
   .strictObject({
     enabled: enabled('Poll the info API (node ID, version, network ID, uptime, upgrades, a summary of peers).'),
-    interval: duration.optional().describe('How often the info API is polled; must be longer than timeout.'),
+    interval: sourceInterval('the info API is polled'),
   })
   .describe('The info source (info.* on {url}/ext/info).');
 
 const platformSchema = z
   .strictObject({
     enabled: enabled("Poll the node's own entry in the current validator set (platform.getCurrentValidators with its node ID) and the validator fee price."),
-    interval: duration.optional().describe('How often the platform API is polled; must be longer than timeout.'),
+    interval: sourceInterval('the platform API is polled'),
     subnets: z
       .array(subnetId, { error: 'expected a list of subnet IDs, e.g. [2v3qLBtRK4VHC1W1JJMgKYPrSzsXEc83DuWBrhhLKRJXJbiRVA]' })
       .optional()
@@ -110,7 +113,7 @@ const platformSchema = z
 const adminSchema = z
   .strictObject({
     enabled: enabled("Check the node's posture with a read-only admin call (admin.getLoggerLevel): whether the admin API answers, and its logger levels. Off by default: it sends a request the node's operator may not expect."),
-    interval: duration.optional().describe('How often the posture is checked; must be longer than timeout.'),
+    interval: sourceInterval('the posture is checked'),
   })
   .describe('The admin source (admin.getLoggerLevel on {url}/ext/admin).');
 
