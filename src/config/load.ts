@@ -4,7 +4,7 @@
 import { dirname, resolve } from 'node:path';
 import type { z } from 'zod';
 import { interpolate, parseYaml, type ConfigProblem, type Env, type Locate } from './document.js';
-import { FileReadError, MAX_CONFIG_BYTES, readBoundedFile } from './files.js';
+import { FileReadError, readRegularFile } from '../util/files.js';
 import { formatPath, type ConfigPath } from './path.js';
 import { isSecretPath, quote } from './redact.js';
 import { resolveConfig } from './resolve.js';
@@ -14,6 +14,9 @@ import { keysAt } from './walk.js';
 export type { ConfigPath } from './path.js';
 export type { ConfigProblem, Env } from './document.js';
 export { formatPath } from './path.js';
+
+/** A config of tens of thousands of targets fits well below this. */
+export const MAX_CONFIG_BYTES = 16 * 1024 * 1024;
 
 /** More problems than this are counted, not listed: the first ones are what to fix first. */
 const MAX_PROBLEMS = 20;
@@ -52,10 +55,11 @@ export function configFromValue(value: unknown, origin: string, baseDir = proces
 export function loadConfigFile(file: string, env: Env = process.env): Config {
   let text: string;
   try {
-    text = readBoundedFile(file, MAX_CONFIG_BYTES);
+    text = readRegularFile(file, MAX_CONFIG_BYTES);
   } catch (err) {
     if (!(err instanceof FileReadError)) throw err;
-    throw new ConfigError(file, [{ path: [], message: `cannot read the file: ${err.message}` }]);
+    // The line starts with the file already: say "the file" rather than its name twice.
+    throw new ConfigError(file, [{ path: [], message: err.message.replace(`cannot read ${file}:`, 'cannot read the file:') }]);
   }
   // Files the config names are relative to its folder (under systemd the working directory is /).
   return parseConfigText(text, file, env, dirname(resolve(file)));

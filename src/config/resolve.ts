@@ -5,9 +5,13 @@ import { isAbsolute, resolve } from 'node:path';
 import { createSecureContext } from 'node:tls';
 import type { ConfigProblem } from './document.js';
 import { formatPromDuration } from './duration.js';
-import { FileReadError, MAX_PASSWORD_BYTES, MAX_PEM_BYTES, readBoundedFile } from './files.js';
+import { FileReadError, readRegularFile } from '../util/files.js';
 import type { ConfigPath } from './path.js';
 import { BUILTIN_DEFAULTS, BUILTIN_SCHEDULER, settingsSchema, type Config, type RawConfig, type RawSettings, type TargetConfig, type TlsSettings } from './schema.js';
+
+// Caps on the files a config names: a CA bundle is ~200 KB, a password a few bytes.
+const MAX_PEM_BYTES = 4 * 1024 * 1024;
+const MAX_PASSWORD_BYTES = 64 * 1024;
 
 // Checked by the same schema as a file; a mistake here fails at import, and in the unit tests.
 const BUILTIN: RawSettings = settingsSchema.parse(BUILTIN_DEFAULTS);
@@ -80,7 +84,7 @@ class FileCache {
     let text = this.texts.get(full);
     if (text === undefined) {
       try {
-        text = readBoundedFile(full, maxBytes);
+        text = readRegularFile(full, maxBytes);
       } catch (err) {
         if (!(err instanceof FileReadError)) throw err;
         text = err;
@@ -88,7 +92,7 @@ class FileCache {
       this.texts.set(full, text);
     }
     if (typeof text === 'string') return text;
-    problems.push({ path, message: `cannot read ${this.shown(file)}: ${text.message}` });
+    problems.push({ path, message: text.message });
     return undefined;
   }
 

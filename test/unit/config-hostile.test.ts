@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfigFile, parseConfigText } from '../../src/config/load.js';
-import { MAX_CONFIG_BYTES } from '../../src/config/files.js';
+import { ConfigError, MAX_CONFIG_BYTES, loadConfigFile, parseConfigText } from '../../src/config/load.js';
+
 import { startExporter } from '../../src/exporter.js';
 import { REDACT_PATHS } from '../../src/log.js';
 
@@ -31,7 +31,7 @@ function errorOf(load: () => unknown): ConfigError {
 describe('config files that are not regular files, or too big', () => {
   it('--config.file=/dev/zero is refused without reading it', () => {
     expect(errorOf(() => loadConfigFile('/dev/zero', {})).message).toContain(
-      '/dev/zero: (top level): cannot read the file: it is a character device: give the path of a regular file',
+      '/dev/zero: (top level): cannot read the file: it is a device: give a regular file',
     );
   });
 
@@ -40,11 +40,11 @@ describe('config files that are not regular files, or too big', () => {
     writeFileSync(file, TARGET);
     // Sparse: no disk written, but fstat reports the size.
     truncateSync(file, MAX_CONFIG_BYTES + 1);
-    expect(errorOf(() => loadConfigFile(file, {})).message).toContain('cannot read the file: it is larger than 16 MiB, the most this file may hold: check that it is the right file');
+    expect(errorOf(() => loadConfigFile(file, {})).message).toContain(`cannot read the file: ${MAX_CONFIG_BYTES + 1} bytes is more than the ${MAX_CONFIG_BYTES} allowed: is this the right file?`);
   });
 
   it('a directory as the config file', () => {
-    expect(errorOf(() => loadConfigFile(dir, {})).message).toContain('cannot read the file: it is a directory: give the path of a regular file');
+    expect(errorOf(() => loadConfigFile(dir, {})).message).toContain('cannot read the file: it is a directory: give a regular file');
   });
 
   it('a FIFO as ca_file is refused at once (opening it would wait for a writer forever)', () => {
@@ -52,7 +52,7 @@ describe('config files that are not regular files, or too big', () => {
     execFileSync('mkfifo', [fifo]);
     const config = join(dir, 'fifo.yaml');
     writeFileSync(config, `${TARGET}    tls:\n      ca_file: ca.fifo\n`);
-    expect(errorOf(() => loadConfigFile(config, {})).message).toContain(`5:16: targets[0].tls.ca_file: cannot read ca.fifo (${fifo}): it is a FIFO (named pipe): give the path of a regular file`);
+    expect(errorOf(() => loadConfigFile(config, {})).message).toContain(`5:16: targets[0].tls.ca_file: cannot read ${fifo}: it is a FIFO: give a regular file`);
   });
 
   it('a huge password_file is refused, not read into memory', () => {
@@ -61,8 +61,7 @@ describe('config files that are not regular files, or too big', () => {
     truncateSync(big, 1024 * 1024 * 1024);
     const config = join(dir, 'big-password.yaml');
     writeFileSync(config, `${TARGET}    basic_auth: { username: u, password_file: big-password }\n`);
-    expect(errorOf(() => loadConfigFile(config, {})).message).toContain('cannot read big-password');
-    expect(errorOf(() => loadConfigFile(config, {})).message).toContain('it is larger than 64 KiB');
+    expect(errorOf(() => loadConfigFile(config, {})).message).toContain(`cannot read ${big}: 1073741824 bytes is more than the 65536 allowed`);
   });
 
   it('a file that reports size 0 but has content is read up to the cap (/proc)', () => {

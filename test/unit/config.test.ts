@@ -28,7 +28,7 @@ const INVALID_CASES: Array<[string, string[]]> = [
   ["missing-url", ["2:5: targets[0].url: required key is missing: expected the node's base URL as a string, e.g. http://10.0.0.5:9650"]],
   ["no-targets", ["1:10: targets: list at least one target under targets"]],
   ["password-and-file", ["5:7: targets[0].basic_auth: set password or password_file, not both"]],
-  ["password-file-device", ["6:22: targets[0].basic_auth.password_file: cannot read /dev/zero: it is a character device: give the path of a regular file"]],
+  ["password-file-device", ["6:22: targets[0].basic_auth.password_file: cannot read /dev/zero: it is a device: give a regular file"]],
   // The value (9876543210123) is a secret: never echoed.
   ["password-number", ["6:17: targets[0].basic_auth.password: expected the password as a string (quote it), got a number (not shown: it is a secret)"]],
   ["subnet-not-cb58", [
@@ -45,7 +45,7 @@ const INVALID_CASES: Array<[string, string[]]> = [
   ]],
   // Relative to the config file's folder, not the working directory.
   ["tls-not-pem", [`5:16: targets[0].tls.ca_file: tls-not-pem.yaml (${resolve(INVALID_DIR, 'tls-not-pem.yaml')}) holds no PEM certificate (-----BEGIN CERTIFICATE-----): give the CA certificate(s) in PEM form`]],
-  ["tls-missing-file", ["5:16: targets[0].tls.ca_file: cannot read /nonexistent/ca.pem: ENOENT: check the path and the exporter's permissions"]],
+  ["tls-missing-file", ["5:16: targets[0].tls.ca_file: cannot read /nonexistent/ca.pem: no such file: check the path and the exporter's permissions"]],
   ["unknown-key", ["4:16: targets[0]: unknown key \"intervall\" (did you mean \"interval\"?); known keys here: name, url, interval, timeout, health, index, info, platform, admin, limits, headers, tls, basic_auth"]],
   ["unknown-keys-many", ["4:15: targets[0]: unknown key \"platfrom\" (did you mean \"platform\"?), unknown key \"k1\", unknown key \"k2\", unknown key \"k3\", unknown key \"k4\", and 1 more unknown key; known keys here: name, url, interval, timeout, health, index, info, platform, admin, limits, headers, tls, basic_auth"]],
   // Credentials (and query, fragment) masked whatever else is wrong with the URL.
