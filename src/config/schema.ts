@@ -92,30 +92,42 @@ const indexSchema = z
   })
   .describe('The index source (index.getLastAccepted on {url}/ext/index/<endpoint>).');
 
-const infoSchema = z
-  .strictObject({
-    enabled: enabled('Poll the info API (node ID, version, network ID, uptime, upgrades, a summary of peers).'),
-    interval: sourceInterval('the info API is polled'),
-  })
-  .describe('The info source (info.* on {url}/ext/info).');
+/** A source that can be turned off and has its own cadence (and maybe more keys). */
+const sourceSchema = <Extra extends z.core.$ZodLooseShape>(doc: { enabled: string; interval: string; source: string }, extra: Extra) =>
+  z.strictObject({ enabled: enabled(doc.enabled), interval: sourceInterval(doc.interval), ...extra }).describe(doc.source);
 
-const platformSchema = z
-  .strictObject({
-    enabled: enabled("Poll the node's own entry in the current validator set (platform.getCurrentValidators with its node ID) and the validator fee price."),
-    interval: sourceInterval('the platform API is polled'),
+const infoSchema = sourceSchema(
+  {
+    enabled: 'Poll the info API (node ID, version, network ID, uptime, upgrades, a summary of peers).',
+    interval: 'the info API is polled',
+    source: 'The info source (info.* on {url}/ext/info).',
+  },
+  {},
+);
+
+const platformSchema = sourceSchema(
+  {
+    enabled: "Poll the node's own entry in the current validator set (platform.getCurrentValidators with its node ID) and the validator fee price.",
+    interval: 'the platform API is polled',
+    source: 'The platform source (platform.* on {url}/ext/bc/P).',
+  },
+  {
     subnets: z
       .array(subnetId, { error: 'expected a list of subnet IDs, e.g. [2v3qLBtRK4VHC1W1JJMgKYPrSzsXEc83DuWBrhhLKRJXJbiRVA]' })
       .optional()
       .describe('Subnet or L1 IDs (CB58) whose validator entry is checked besides the primary network, which is always checked.'),
-  })
-  .describe('The platform source (platform.* on {url}/ext/bc/P).');
+  },
+);
 
-const adminSchema = z
-  .strictObject({
-    enabled: enabled("Check the node's posture with a read-only admin call (admin.getLoggerLevel): whether the admin API answers, and its logger levels. Off by default: it sends a request the node's operator may not expect."),
-    interval: sourceInterval('the posture is checked'),
-  })
-  .describe('The admin source (admin.getLoggerLevel on {url}/ext/admin).');
+const adminSchema = sourceSchema(
+  {
+    enabled:
+      "Check the node's posture with a read-only admin call (admin.getLoggerLevel): whether the admin API answers, and its logger levels. Off by default: it sends a request the node's operator may not expect.",
+    interval: 'the posture is checked',
+    source: 'The admin source (admin.getLoggerLevel on {url}/ext/admin).',
+  },
+  {},
+);
 
 const limitsSchema = z
   .strictObject({
