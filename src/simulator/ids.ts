@@ -11,6 +11,18 @@ export function sha256(data: Uint8Array | string): Buffer {
   return createHash('sha256').update(data).digest();
 }
 
+/** mulberry32: a small deterministic PRNG so every run of a seed looks alike. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
 /** The last four bytes of sha256(data): AvalancheGo's hashing.Checksum(data, 4). */
 export function checksum(data: Uint8Array): Buffer {
   return sha256(data).subarray(28, 32);

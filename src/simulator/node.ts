@@ -7,7 +7,7 @@ import { AdminState, routesFor } from './admin.js';
 import { CHAIN_ORDER, CHAINS, ChainIndex, INDEX_NAMES, L1_CHAIN, L1_SUBNET_ID, NodeChain, type ChainAlias, type IndexName } from './chain.js';
 import type { SimClock } from './clock.js';
 import { HealthWorker, type CheckOutcome, type ResultDialect } from './health.js';
-import { PRIMARY_NETWORK_ID, nodeIdFor, sha256 } from './ids.js';
+import { PRIMARY_NETWORK_ID, nodeIdFor, prng, sha256 } from './ids.js';
 import { THRESHOLDS, releaseOf, versionOf, type NodeVersion, type Release, type ScenarioName, type ScenarioTimings } from './scenarios.js';
 import { Staking } from './validator.js';
 
@@ -32,17 +32,6 @@ export interface NodeOptions {
   l1Validator: boolean;
 }
 
-/** mulberry32: a small deterministic PRNG so every run of a seed looks alike. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const APP_CHECKS: Record<NodeVersion, string[]> = {
   'v1.14': ['bls', 'database', 'diskspace', 'futureupgrade', 'network', 'router'],

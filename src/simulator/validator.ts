@@ -5,7 +5,7 @@
 // so nothing is stored per block or per second.
 
 import type { SimClock } from './clock.js';
-import { blsPointFor, cb58Encode, nodeIdFor, pChainAddressFor, sha256 } from './ids.js';
+import { blsPointFor, cb58Encode, nodeIdFor, pChainAddressFor, prng, sha256 } from './ids.js';
 import type { ScenarioName, ScenarioTimings } from './scenarios.js';
 
 const DAY_S = 86_400;
@@ -67,16 +67,9 @@ export interface L1Validation {
   ownerAddress: string;
 }
 
-/** mulberry32 over a string seed. */
+/** A PRNG seeded by a string. */
 function rand(seed: string): () => number {
-  let a = sha256(seed).readUInt32BE(0);
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  return prng(sha256(seed).readUInt32BE(0));
 }
 
 export function identityFor(seed: string, generation: number): Identity {

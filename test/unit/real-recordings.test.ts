@@ -1,29 +1,10 @@
 // The parsers over every answer recorded from real AvalancheGo nodes
 // (test/fixtures/real/<version>/, recorded by `RECORD=1 npm run test:real-node`).
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { recordings, type Recording } from '../helpers/recordings.js';
 import { parseHealth } from '../../src/sources/health.js';
 import { EMPTY_INDEX_MESSAGE, parseLastAccepted } from '../../src/sources/index-api.js';
 import type { IndexEndpoint } from '../../src/config/schema.js';
-
-interface Recording {
-  request: { method: string; path: string; body?: string };
-  status: number;
-  body: string;
-}
-
-const ROOT = 'test/fixtures/real';
-
-function recordings(dir = ROOT): Array<[string, Recording]> {
-  const out: Array<[string, Recording]> = [];
-  for (const name of readdirSync(dir).sort()) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) out.push(...recordings(path));
-    else if (name.endsWith('.json') && name !== '_meta.json') out.push([path.slice(ROOT.length + 1), JSON.parse(readFileSync(path, 'utf8')) as Recording]);
-  }
-  return out;
-}
 
 const all = recordings();
 const rpcMethod = (r: Recording) => {

@@ -2,32 +2,12 @@
 // recorded from real AvalancheGo nodes (test/fixtures/real/<version>/, the
 // lone node and the five-node local network with its L1): each answer is an
 // outcome the sources understand, never a failure.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { recordings, type Recording } from '../helpers/recordings.js';
 import type { RpcReply } from '../../src/rpc/client.js';
 import { decodeRpc } from '../../src/rpc/jsonrpc.js';
 import { INFO_METHODS, methodOutcome, parseNodeId, parseNodeVersion, parseNetworkId, parsePeers, parseUpgrades, parseUptime } from '../../src/sources/info.js';
 import { parseFeeState, parseOwnEntry } from '../../src/sources/platform.js';
-
-interface Recording {
-  request: { method: string; path: string; body?: string };
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-}
-
-const ROOT = 'test/fixtures/real';
-
-function recordings(dir = ROOT): Array<[string, Recording]> {
-  const out: Array<[string, Recording]> = [];
-  for (const name of readdirSync(dir).sort()) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) out.push(...recordings(path));
-    else if (name.endsWith('.json') && name !== '_meta.json') out.push([path.slice(ROOT.length + 1), JSON.parse(readFileSync(path, 'utf8')) as Recording]);
-  }
-  return out;
-}
 
 const request = (r: Recording) => {
   try {
