@@ -188,7 +188,7 @@ export const CATALOG = [
     '`potentialReward` of the node\'s primary network validator entry (a decimal string of nAVAX).'),
   spec('avalanchego_validator_registered_key_match', 'gauge', ['node', 'subnet'], 'platform',
     `1 when the BLS key registered for the validator equals the node's own key, else 0. ${VALIDATORS} (signer.publicKey) and info.getNodeID (nodePOP.publicKey).`,
-    '1 when the validator entry\'s `signer.publicKey` (`publicKey` on an L1 entry) equals `nodePOP.publicKey` of `info.getNodeID`, 0 when they differ. Absent when either key is missing (a validator registered without a BLS key, or the info source off).'),
+    '1 when the validator entry\'s `signer.publicKey` (`publicKey` on an L1 entry) equals `nodePOP.publicKey` of `info.getNodeID`, 0 when they differ. Absent when either key is missing (a validator registered without a BLS key, a node without `nodePOP`). The node\'s key comes from the info source, or from `info.getNodeID` asked by the platform source when the info source is off.'),
   spec('avalanchego_l1_validator_balance_navax', 'gauge', ['node', 'subnet'], 'platform',
     `Remaining P-Chain balance in nAVAX of the node's L1 validator (0 = inactive). ${VALIDATORS} (balance).`,
     '`balance` of the node\'s L1 validator entry (a decimal string of nAVAX); the continuous fee is paid from it, and at 0 the validator is inactive.'),

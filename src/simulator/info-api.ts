@@ -137,16 +137,18 @@ function templatesFor(seed: string, release: Release, count: number): PeerTempla
 interface PeerCache {
   key: string;
   entries: Array<{ nodeId: string; json: string }>;
+  /** The unfiltered result, joined once per cache period. */
+  all?: string;
 }
 const peerCaches = new WeakMap<SimNode, PeerCache>();
 
 /** The node's peers as info.peers lists them; rebuilt at most once per wall second. */
-function peerEntries(node: SimNode, release: Release): Array<{ nodeId: string; json: string }> {
+function peerEntries(node: SimNode, release: Release): PeerCache {
   const count = node.peerCount();
   const nowNs = node.clock.nowNs();
   const key = `${count}:${release.version}:${nowNs / 1_000_000_000n}:${node.nodeId}:${node.scenario}`;
   const cached = peerCaches.get(node);
-  if (cached?.key === key) return cached.entries;
+  if (cached?.key === key) return cached;
   const nowMs = node.clock.simMs();
   // Message times up to two seconds old, in the node's zone.
   const sent: string[] = [];
@@ -161,8 +163,9 @@ function peerEntries(node: SimNode, release: Release): Array<{ nodeId: string; j
       nodeId: t.nodeId,
       json: `${t.head}${sent[t.slot]}${t.middle}${received[t.slot]}${t.beforeUptime}${node.staking.observedUptime(i, nowMs)}${t.afterUptime}`,
     }));
-  peerCaches.set(node, { key, entries });
-  return entries;
+  const cache = { key, entries };
+  peerCaches.set(node, cache);
+  return cache;
 }
 
 export function infoServices(node: SimNode): Services {
@@ -207,9 +210,10 @@ export function infoServices(node: SimNode): Services {
       args: { nodeIDs: 'nodeIDs' },
       call: (a) => {
         const wanted = new Set(a.nodeIDs as string[]);
-        let entries = peerEntries(node, release);
-        if (wanted.size > 0) entries = entries.filter((e) => wanted.has(e.nodeId));
-        return `{"numPeers":"${entries.length}","peers":[${entries.map((e) => e.json).join(',')}]}`;
+        const cache = peerEntries(node, release);
+        const list = (entries: Array<{ json: string }>) => `{"numPeers":"${entries.length}","peers":[${entries.map((e) => e.json).join(',')}]}`;
+        if (wanted.size > 0) return list(cache.entries.filter((e) => wanted.has(e.nodeId)));
+        return (cache.all ??= list(cache.entries));
       },
     },
     Uptime: {

@@ -39,6 +39,8 @@ defaults:
   interval: 1s
   timeout: 500ms
   index: {endpoints: []}
+  info: {enabled: false}
+  platform: {enabled: false}
 targets:
   - name: sick
     url: ${sick.url}

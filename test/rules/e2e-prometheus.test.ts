@@ -134,7 +134,8 @@ describe('end to end with a real Prometheus', () => {
       await waitFor('the simulator', 20_000, async () => ((await fetch(`${simUrl}/sim/nodes`)).ok ? true : undefined));
 
       writeFileSync(join(dir, 'exporter.yaml'), [
-        'defaults:', '  interval: 1s', '  timeout: 800ms', 'targets:',
+        // info and platform every 5 s (not 30 s / 1 m): a first poll lost to load is soon retried.
+        'defaults:', '  interval: 1s', '  timeout: 800ms', '  info: { interval: 5s }', '  platform: { interval: 5s }', 'targets:',
         ...NODES.flatMap((n) => [`  - name: ${n}`, `    url: ${simUrl}/${n}`]), '',
       ].join('\n'));
       start('exporter', process.execPath, [join(ROOT, 'dist', 'main.js'), `--config.file=${join(dir, 'exporter.yaml')}`,

@@ -70,14 +70,17 @@ describe.each(ENDPOINTS)('/ext/index/%s', (endpoint) => {
     expect((await rpc(url, 'index.isAccepted', { id: last.id, encoding: 'hex' })).body).toBe(
       '{"jsonrpc":"2.0","result":{"isAccepted":true},"id":1}\n',
     );
-    // The range runs out at the last index: what was fetched is returned.
+    // The range runs out at the last index: what was fetched is returned (a block accepted
+    // since getLastAccepted may end it one later; the chain runs in real time here).
     const range = await result<{ containers: FormattedContainer[] }>(url, 'index.getContainerRange', {
       startIndex: Number(lastIndex - 2n),
       numToFetch: 10,
       encoding: 'hex',
     });
     expect(Object.keys(range)).toEqual(['containers']);
-    expect(range.containers.map((c) => c.index)).toEqual([lastIndex - 2n, lastIndex - 1n, lastIndex].map(String));
+    expect(range.containers.length).toBeLessThan(10);
+    expect(range.containers.map((c) => c.index)).toEqual(range.containers.map((_c, i) => String(lastIndex - 2n + BigInt(i))));
+    expect(range.containers.slice(0, 3).map((c) => c.index)).toEqual([lastIndex - 2n, lastIndex - 1n, lastIndex].map(String));
     expect(range.containers[2]).toEqual(last);
     for (const c of range.containers) checkContainer(c);
     // Earlier containers come from the node's index too, each with its own ID.
