@@ -8,7 +8,7 @@ import { parseMetrics, select, startExporter, type RunningExporter, type Sample 
 import { httpRequest } from './http.js';
 import { startRealNode, type NodeProfile, type RealNode } from './node.js';
 import { healthReport, lastAcceptedIndex } from './queries.js';
-import { INDEX_ENDPOINTS } from './record.js';
+import { INDEX_ENDPOINTS, PRIMARY_NETWORK_ID } from './record.js';
 import { legacyModuleDir, legacyVersions } from './build.js';
 import { waitFor } from './wait.js';
 
@@ -21,6 +21,9 @@ function exporterConfig(url: string): string {
     '  timeout: 1s',
     '  index:',
     `    endpoints: [${INDEX_ENDPOINTS.join(', ')}]`,
+    // The slow sources (defaults 30 s and 1 m) as often as the others, so a test waits seconds.
+    '  info: { interval: 2s }',
+    '  platform: { interval: 2s }',
     'targets:',
     `  - name: ${NODE}`,
     `    url: ${url}`,
@@ -70,6 +73,39 @@ async function startBoth(
   }
 }
 
+/**
+ * The info and platform series of a lone node of `version`: identity and version, methods the
+ * release lacks as `unsupported` states (info.upgrades before v1.11.11, the validator fee state
+ * before v1.12.2, both answering `rpc: can't find method`), the polls successful, and no
+ * validator entry (with sybil protection off the node is in no validator set).
+ */
+async function expectInfoAndPlatform(exporter: RunningExporter, node: RealNode, version: string): Promise<void> {
+  const samples = await scrapeUntil(exporter, 'info and platform polls', (s) =>
+    value(s, 'avalanchego_exporter_poll_success', { source: 'info' }) !== undefined &&
+    value(s, 'avalanchego_exporter_poll_success', { source: 'platform' }) !== undefined &&
+    value(s, 'avalanchego_validator', { subnet: PRIMARY_NETWORK_ID }) !== undefined,
+  );
+  const bare = version.slice(1);
+  expect(select(samples, 'avalanchego_node_info', { node: NODE }).map((s) => s.labels)).toEqual([
+    { node: NODE, node_id: node.nodeId, version: bare, network_id: '12345' },
+  ]);
+  const [major, minor, patch] = bare.split('.').map(Number) as [number, number, number];
+  expect(value(samples, 'avalanchego_node_version_number')).toBe(major * 1e6 + minor * 1e3 + patch);
+  for (const source of ['info', 'platform']) {
+    expect(value(samples, 'avalanchego_exporter_poll_success', { source }), source).toBe(1);
+  }
+  const lacksUpgrades = version === 'v1.10.19';
+  const lacksFeeState = version === 'v1.10.19' || version === 'v1.11.13';
+  const state = (name: string, method: string) =>
+    select(samples, name, { node: NODE, method }).find((s) => s.value === 1)?.labels.state;
+  expect(state('avalanchego_info_method_state', 'info.upgrades')).toBe(lacksUpgrades ? 'unsupported' : 'ok');
+  expect(state('avalanchego_info_method_state', 'info.getNodeID')).toBe('ok');
+  expect(state('avalanchego_platform_method_state', 'platform.getValidatorFeeState')).toBe(lacksFeeState ? 'unsupported' : 'ok');
+  expect(state('avalanchego_platform_method_state', 'platform.getCurrentValidators')).toBe('ok');
+  expect(value(samples, 'avalanchego_validator_fee_price_navax_per_second')).toBe(lacksFeeState ? undefined : 1);
+  expect(value(samples, 'avalanchego_validator', { subnet: PRIMARY_NETWORK_ID })).toBe(0);
+}
+
 describe('exporter against the real node', () => {
   let node: RealNode;
   let exporter: RunningExporter;
@@ -91,7 +127,9 @@ describe('exporter against the real node', () => {
     const samples = await scrapeUntil(exporter, 'avalanchego_up 1, healthy 1 and an index poll', (s) =>
       value(s, 'avalanchego_up') === 1 &&
       value(s, 'avalanchego_healthy') === 1 &&
-      value(s, 'avalanchego_exporter_poll_success', { source: 'index' }) !== undefined,
+      value(s, 'avalanchego_exporter_poll_success', { source: 'index' }) !== undefined &&
+      // With the info source on (the default), avalanchego_node_info comes from its first poll.
+      select(s, 'avalanchego_node_info', { node: NODE, node_id: node.nodeId }).length === 1,
     );
     const report = await healthReport(node.url);
     const checks = Object.keys(report.checks).sort();
@@ -155,6 +193,10 @@ describe('exporter against the real node', () => {
     expect(value(after, 'avalanchego_index_accepted_containers', { endpoint: 'C/block' })).toBe(expectedIndex + 1);
     const acceptedAt = value(after, 'avalanchego_index_last_accepted_timestamp_seconds', { endpoint: 'C/block' });
     expect(acceptedAt).toBeGreaterThan(Date.now() / 1000 - 120);
+  });
+  it('reports its version and the info and platform states of a lone node', async () => {
+    logs();
+    await expectInfoAndPlatform(exporter, node, node.version);
   });
   it('serves the same node through /probe?target=real, and is ready', async () => {
     logs();
@@ -290,5 +332,9 @@ describe.each(legacyVersions())('exporter against a real AvalancheGo %s', (versi
       const last = await lastAcceptedIndex(node.url, endpoint);
       expect(value(samples, 'avalanchego_index_accepted_containers', { endpoint }), endpoint).toBe(last + 1);
     }
+  });
+  it('reports its version, and the info and platform methods it lacks as unsupported, not as failed polls', async () => {
+    printLogsOnFailure(() => ({ exporter, node }));
+    await expectInfoAndPlatform(exporter, node, version);
   });
 });

@@ -12,7 +12,8 @@ import { UNSERVED_PLATFORM_METHODS, explain, type Difference, type KnownDifferen
 import { setUpSubnets, type SubnetSetup } from './l1.js';
 import { httpRequest, rpcCall, rpcRequest } from './http.js';
 import { startLocalNetwork, type LocalNetwork } from './network.js';
-import { portableFlags } from './node.js';
+import { select, startExporter, type Sample } from './exporter.js';
+import { portableFlags, type RealNode } from './node.js';
 import {
   NON_VALIDATOR_PREFIX,
   PRIMARY_NETWORK_ID,
@@ -249,6 +250,112 @@ describe('a five-node local network of genesis validators', async () => {
     const fee = await rpcCall<{ price: number; excess: number; timestamp: string }>(url, '/ext/bc/P', 'platform.getValidatorFeeState', {});
     expect(fee.price).toBeGreaterThan(0);
   });
+  it('the exporter reports the real validators: uptime, stake end, weight, reward, key, L1 balance, fee, version', async () => {
+    logs();
+    const [staker1, staker2] = network.nodes;
+    if (!staker1 || !staker2) throw new Error('no staker1/staker2');
+    const own = (
+      await rpcCall<{ validators: PrimaryValidator[] }>(url, '/ext/bc/P', 'platform.getCurrentValidators', { nodeIDs: [staker1.nodeId] })
+    ).validators[0];
+    if (!own) throw new Error('staker1 is not listed');
+    const targets: Array<[string, RealNode]> = [
+      ['staker1', staker1],
+      ['staker2', staker2],
+      ['nonvalidator', network.nonValidator],
+    ];
+    const exporter = await startExporter(
+      [
+        'defaults:',
+        '  interval: 2s',
+        '  timeout: 1s',
+        '  info: { enabled: true, interval: 2s }',
+        `  platform: { enabled: true, interval: 2s, subnets: [${setup.subnetId}, ${setup.l1.subnetId}] }`,
+        'targets:',
+        ...targets.flatMap(([name, node]) => [`  - name: ${name}`, `    url: ${node.url}`]),
+        '',
+      ].join('\n'),
+    );
+    try {
+      onTestFailed(() => {
+        process.stderr.write(`--- exporter output (tail) ---\n${exporter.output().split('\n').slice(-40).join('\n')}\n`);
+      });
+      const at = (s: Sample[], name: string, node: string, labels: Record<string, string> = {}): number | undefined =>
+        select(s, name, { node, ...labels })[0]?.value;
+      const primary = { subnet: PRIMARY_NETWORK_ID };
+      const legacy = { subnet: setup.subnetId };
+      const l1 = { subnet: setup.l1.subnetId };
+      const samples = await waitFor(
+        async () => {
+          const s = await exporter.metrics();
+          const ready =
+            at(s, 'avalanchego_uptime_rewarding_stake_ratio', 'staker1') !== undefined &&
+            at(s, 'avalanchego_l1_validator_balance_navax', 'staker1', l1) !== undefined &&
+            at(s, 'avalanchego_l1_validator_balance_navax', 'staker2', l1) !== undefined &&
+            at(s, 'avalanchego_validator', 'nonvalidator', primary) !== undefined &&
+            at(s, 'avalanchego_validator_fee_price_navax_per_second', 'staker1') !== undefined;
+          return ready ? s : false;
+        },
+        { timeoutMs: 60_000, intervalMs: 500, what: 'info and platform series of the three targets' },
+      );
+
+      // Identity and version.
+      expect(select(samples, 'avalanchego_node_info', { node: 'staker1' }).map((x) => x.labels)).toEqual([
+        { node: 'staker1', node_id: staker1.nodeId, version: '1.14.2', network_id: '12345' },
+      ]);
+      expect(at(samples, 'avalanchego_node_version_number', 'staker1')).toBe(1014002);
+      // Six nodes, all v1.14.2: staker1's five peers are on its minor version, none newer.
+      expect(at(samples, 'avalanchego_network_peers_by_version', 'staker1', { version: '1.14' })).toBe(5);
+      expect(at(samples, 'avalanchego_network_peers_newer_version_ratio', 'staker1')).toBe(0);
+      // Helicon is the only future upgrade, at 9999-12-01: unscheduled, so no next upgrade.
+      expect(at(samples, 'avalanchego_next_upgrade_timestamp_seconds', 'staker1')).toBeUndefined();
+
+      // The network's view of staker1's uptime (100 % once every peer reported).
+      expect(at(samples, 'avalanchego_uptime_rewarding_stake_ratio', 'staker1')).toBe(1);
+      expect(at(samples, 'avalanchego_uptime_weighted_average_ratio', 'staker1')).toBe(1);
+      expect(at(samples, 'avalanchego_info_method_state', 'staker1', { method: 'info.uptime', state: 'ok' })).toBe(1);
+
+      // Primary network: the node's own entry.
+      expect(at(samples, 'avalanchego_validator', 'staker1', primary)).toBe(1);
+      expect(at(samples, 'avalanchego_validator_end_timestamp_seconds', 'staker1', primary)).toBe(Number(own.endTime));
+      expect(at(samples, 'avalanchego_validator_start_timestamp_seconds', 'staker1', primary)).toBe(Number(own.startTime));
+      expect(at(samples, 'avalanchego_validator_weight', 'staker1', primary)).toBe(Number(own.weight));
+      expect(at(samples, 'avalanchego_validator_potential_reward_navax', 'staker1')).toBe(Number(own.potentialReward));
+      expect(at(samples, 'avalanchego_validator_registered_key_match', 'staker1', primary)).toBe(1);
+
+      // The legacy subnet: an end time, no BLS key registered on the entry.
+      expect(at(samples, 'avalanchego_validator', 'staker1', legacy)).toBe(1);
+      expect(at(samples, 'avalanchego_validator_end_timestamp_seconds', 'staker1', legacy)).toBe(setup.subnetValidatorEnd);
+      expect(at(samples, 'avalanchego_validator_weight', 'staker1', legacy)).toBe(100);
+      expect(at(samples, 'avalanchego_l1_validator_balance_navax', 'staker1', legacy)).toBeUndefined();
+
+      // The L1: a balance and no end time; staker2's ran out.
+      expect(at(samples, 'avalanchego_validator', 'staker1', l1)).toBe(1);
+      expect(at(samples, 'avalanchego_validator_end_timestamp_seconds', 'staker1', l1)).toBeUndefined();
+      expect(at(samples, 'avalanchego_validator_registered_key_match', 'staker1', l1)).toBe(1);
+      const balance = at(samples, 'avalanchego_l1_validator_balance_navax', 'staker1', l1) ?? -1;
+      expect(balance).toBeGreaterThan(0);
+      expect(balance).toBeLessThanOrEqual(Number(L1_BALANCE));
+      expect(at(samples, 'avalanchego_l1_validator_active', 'staker1', l1)).toBe(1);
+      expect(at(samples, 'avalanchego_l1_validator_balance_navax', 'staker2', l1)).toBe(0);
+      expect(at(samples, 'avalanchego_l1_validator_active', 'staker2', l1)).toBe(0);
+      expect(at(samples, 'avalanchego_validator', 'staker2', legacy)).toBe(0);
+      expect(at(samples, 'avalanchego_validator_fee_price_navax_per_second', 'staker1')).toBe(1);
+
+      // The non-validator: a state of its own, not a failed poll, and not a validator anywhere.
+      expect(at(samples, 'avalanchego_info_method_state', 'nonvalidator', { method: 'info.uptime', state: 'not_validator' })).toBe(1);
+      expect(at(samples, 'avalanchego_uptime_rewarding_stake_ratio', 'nonvalidator')).toBeUndefined();
+      for (const subnet of [primary, legacy, l1]) expect(at(samples, 'avalanchego_validator', 'nonvalidator', subnet)).toBe(0);
+
+      for (const [name] of targets) {
+        for (const source of ['health', 'info', 'platform']) {
+          expect(at(samples, 'avalanchego_exporter_poll_success', name, { source }), `${name} ${source}`).toBe(1);
+        }
+      }
+    } finally {
+      await exporter.stop();
+    }
+  });
+
   it('the simulator answers the info and platform requests like the real validator and non-validator', async () => {
     logs();
     if (!existsSync(SIMULATOR_MAIN)) throw new Error(`${SIMULATOR_MAIN} is missing: run npm run build`);
