@@ -119,32 +119,40 @@ function locateInDocument(doc: Document, position: (offset: number) => Pick<Conf
 const VAR_RE = /\$\$|\$\{([^}]*)\}/g;
 
 /** Replaces ${VAR} in every string value; `$$` stands for a literal `$`. A missing variable is an error. */
-export function interpolate(value: unknown, env: Env, problems: ConfigProblem[], path: (string | number)[] = []): unknown {
+export function interpolate(value: unknown, env: Env, problems: ConfigProblem[], path: Array<string | number> = []): unknown {
   if (typeof value === 'string') {
+    if (!value.includes('$')) return value;
     return value.replace(VAR_RE, (whole, name: string | undefined) => {
       if (whole === '$$') return '$';
       if (!name || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
-        problems.push({ path, message: `"${whole.slice(0, 80)}" is not a valid variable reference: write \${NAME} with letters, digits and _ (and $$ for a literal $)` });
+        problems.push({ path: [...path], message: `"${whole.slice(0, 80)}" is not a valid variable reference: write \${NAME} with letters, digits and _ (and $$ for a literal $)` });
         return whole;
       }
       const v = env[name];
       if (v === undefined) {
-        if (name.length > 80) {
-          problems.push({ path, message: `environment variable ${name.slice(0, 80)}… is not set: export it before starting the exporter` });
-          return whole;
-        }
-        problems.push({ path, message: `environment variable ${name} is not set: export it before starting the exporter, or write $\${${name}} for a literal text` });
+        const shown = name.length > 80 ? `${name.slice(0, 80)}…` : name;
+        problems.push({ path: [...path], message: `environment variable ${shown} is not set: export it before starting the exporter, or write $\${${shown}} for a literal text` });
         return whole;
       }
       return v;
     });
   }
-  if (Array.isArray(value)) return value.map((v, i) => interpolate(v, env, problems, [...path, i]));
+  // One path array, extended and restored on the way down (copied only for a problem).
+  if (Array.isArray(value)) {
+    return value.map((v, i) => {
+      path.push(i);
+      const out = interpolate(v, env, problems, path);
+      path.pop();
+      return out;
+    });
+  }
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     // defineProperty: a key named __proto__ stays a key (that the schema refuses), not a prototype.
     for (const [k, v] of Object.entries(value)) {
-      Object.defineProperty(out, k, { value: interpolate(v, env, problems, [...path, k]), enumerable: true, writable: true, configurable: true });
+      path.push(k);
+      Object.defineProperty(out, k, { value: interpolate(v, env, problems, path), enumerable: true, writable: true, configurable: true });
+      path.pop();
     }
     return out;
   }

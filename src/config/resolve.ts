@@ -25,48 +25,51 @@ interface Layer {
   path: ConfigPath | undefined;
 }
 
-interface Merged {
-  settings: Required<Pick<RawSettings, 'interval' | 'timeout'>> & RawSettings;
-  /** Where a key (`timeout`, `index.interval`) was set: its layer (0 built in, 1 defaults, 2 target) and path. */
-  where(key: string): { layer: number; path: ConfigPath | undefined };
-}
+type MergedSettings = Required<Pick<RawSettings, 'interval' | 'timeout'>> & RawSettings;
 
 const isSection = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function merge(layers: Layer[]): Merged {
-  const out: Record<string, unknown> = {};
-  const origin = new Map<string, { layer: number; path: ConfigPath | undefined }>();
-  layers.forEach(({ settings, path }, layer) => {
-    if (!settings) return;
-    for (const key of SETTING_KEYS) {
-      const value = settings[key];
-      if (value === undefined) continue;
-      const at = (...rest: string[]) => ({ layer, path: path && [...path, key, ...rest] });
-      if (isSection(value) && !WHOLE_SECTIONS.has(key)) {
-        const section: Record<string, unknown> = { ...(out[key] as Record<string, unknown> | undefined) };
-        // Header names are case-insensitive: a target's `authorization` replaces the defaults' `Authorization`.
-        const names = key === 'headers' ? new Map(Object.keys(section).map((name) => [name.toLowerCase(), name])) : undefined;
-        for (const [k, v] of Object.entries(value)) {
-          if (v === undefined) continue;
-          if (names) {
-            const old = names.get(k.toLowerCase());
-            if (old !== undefined && old !== k) delete section[old];
-            names.set(k.toLowerCase(), k);
-          }
-          section[k] = v;
-          origin.set(`${key}.${k}`, at(k));
-        }
-        out[key] = section;
-      } else {
-        out[key] = value;
-      }
-      origin.set(key, at());
+/** `upper` over `lower`: sections merge key by key, except the whole ones. */
+function mergeOver(lower: Record<string, unknown>, upper: RawSettings | undefined): Record<string, unknown> {
+  if (!upper) return lower;
+  const out: Record<string, unknown> = { ...lower };
+  for (const key of SETTING_KEYS) {
+    const value = upper[key];
+    if (value === undefined) continue;
+    if (!isSection(value) || WHOLE_SECTIONS.has(key)) {
+      out[key] = value;
+      continue;
     }
-  });
-  return {
-    settings: out as Merged['settings'],
-    where: (key) => origin.get(key) ?? origin.get(key.split('.')[0]!) ?? { layer: 0, path: undefined },
-  };
+    const section: Record<string, unknown> = { ...(lower[key] as Record<string, unknown> | undefined) };
+    // Header names are case-insensitive: a target's `authorization` replaces the defaults' `Authorization`.
+    const names = key === 'headers' ? new Map(Object.keys(section).map((name) => [name.toLowerCase(), name])) : undefined;
+    for (const [k, v] of Object.entries(value)) {
+      if (v === undefined) continue;
+      if (names) {
+        const old = names.get(k.toLowerCase());
+        if (old !== undefined && old !== k) delete section[old];
+        names.set(k.toLowerCase(), k);
+      }
+      section[k] = v;
+    }
+    out[key] = section;
+  }
+  return out;
+}
+
+/**
+ * Where a key (`timeout`, `index.interval`, `tls`) was set: its layer (0 built in,
+ * 1 defaults, 2 target) and path. Looked up only for errors, not kept per target.
+ */
+function where(layers: Layer[], key: string): { layer: number; path: ConfigPath | undefined } {
+  const [section, sub] = key.split('.') as [keyof RawSettings, string | undefined];
+  for (let layer = layers.length - 1; layer >= 0; layer--) {
+    const { settings, path } = layers[layer]!;
+    const value = settings?.[section];
+    const set = sub === undefined ? value !== undefined : isSection(value) && (value as Record<string, unknown>)[sub] !== undefined;
+    if (set) return { layer, path: path && (sub === undefined ? [...path, section] : [...path, section, sub]) };
+  }
+  return { layer: 0, path: undefined };
 }
 
 const DEFAULTS_LABEL = ['built-in default', 'from defaults', ''];
@@ -123,17 +126,20 @@ export function resolveConfig(config: RawConfig, baseDir: string): Resolved {
   const files = new FileCache(baseDir);
   const seen = new Map<string, number>();
   const reported = new Set<string>();
+  // Built-in ← defaults once; each target goes over that.
+  const base = mergeOver(mergeOver({}, BUILTIN), config.defaults);
   const targets = config.targets.map((t, i): TargetConfig => {
     const first = seen.get(t.name);
     if (first !== undefined) {
       problems.push({ path: ['targets', i, 'name'], message: `duplicate name "${t.name}" (also targets[${first}]): names must be unique, they become the node label` });
     } else seen.set(t.name, i);
 
-    const { settings: s, where } = merge([
+    const layers: Layer[] = [
       { settings: BUILTIN, path: undefined },
       { settings: config.defaults, path: ['defaults'] },
       { settings: t, path: ['targets', i] },
-    ]);
+    ];
+    const s = mergeOver(base, t) as MergedSettings;
     const endpoints = s.index?.endpoints ?? [];
     const resolved: TargetConfig = {
       name: t.name,
@@ -159,8 +165,8 @@ export function resolveConfig(config: RawConfig, baseDir: string): Resolved {
     ];
     for (const [key, ms, applies] of intervals) {
       if (!applies || resolved.timeoutMs < ms) continue;
-      const timeout = where('timeout');
-      const other = where(key);
+      const timeout = where(layers, 'timeout');
+      const other = where(layers, key);
       // Point at the setting that made the pair wrong: the one set closest to the target (timeout on a tie).
       const blamed = timeout.layer >= other.layer ? timeout : other;
       const path = blamed.path ?? ['targets', i];
@@ -177,7 +183,7 @@ export function resolveConfig(config: RawConfig, baseDir: string): Resolved {
 
     const tlsRaw = s.tls;
     if (tlsRaw) {
-      const at = (key: string): ConfigPath => [...(where('tls').path ?? []), key];
+      const at = (key: string): ConfigPath => [...(where(layers, 'tls').path ?? []), key];
       const tls: TlsSettings = { insecureSkipVerify: tlsRaw.insecure_skip_verify ?? false };
       let readable = true;
       if (tlsRaw.ca_file) {
@@ -201,7 +207,7 @@ export function resolveConfig(config: RawConfig, baseDir: string): Resolved {
       const unusable = readable ? files.tlsProblem(tls) : undefined;
       if (unusable) {
         problems.push({
-          path: where('tls').path ?? ['targets', i, 'tls'],
+          path: where(layers, 'tls').path ?? ['targets', i, 'tls'],
           message: `cannot use the TLS files: ${unusable}: give PEM files (ca_file: CA certificates; cert_file and key_file: a matching certificate and private key)`,
         });
       }
@@ -212,7 +218,7 @@ export function resolveConfig(config: RawConfig, baseDir: string): Resolved {
     if (auth) {
       let password = auth.password ?? '';
       if (auth.password_file !== undefined) {
-        const path = [...(where('basic_auth').path ?? []), 'password_file'];
+        const path = [...(where(layers, 'basic_auth').path ?? []), 'password_file'];
         password = files.read(path, auth.password_file, MAX_PASSWORD_BYTES, problems)?.replace(/\r?\n$/, '') ?? '';
       }
       resolved.basicAuth = { username: auth.username, password };

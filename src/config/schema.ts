@@ -200,25 +200,25 @@ const TARGET_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$/;
 
 const urlSchema = z.string({ error: "expected the node's base URL as a string, e.g. http://10.0.0.5:9650" }).transform((text, ctx) => {
   // Never echo the URL as written: it may carry a password or a token.
-  const shown = quote(maskUrl(text));
+  const shown = () => quote(maskUrl(text));
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    ctx.addIssue({ code: 'custom', message: `${shown} is not a URL: write the node's base URL, e.g. http://10.0.0.5:9650` });
+    ctx.addIssue({ code: 'custom', message: `${shown()} is not a URL: write the node's base URL, e.g. http://10.0.0.5:9650` });
     return z.NEVER;
   }
   if (url.username || url.password) {
     // Before any other check: every message about this URL would echo it.
-    ctx.addIssue({ code: 'custom', message: `${shown} carries credentials: move them to basic_auth so they are not logged` });
+    ctx.addIssue({ code: 'custom', message: `${shown()} carries credentials: move them to basic_auth so they are not logged` });
     return z.NEVER;
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    ctx.addIssue({ code: 'custom', message: `${shown} must start with http:// or https://` });
+    ctx.addIssue({ code: 'custom', message: `${shown()} must start with http:// or https://` });
     return z.NEVER;
   }
   if (url.search || url.hash) {
-    ctx.addIssue({ code: 'custom', message: `${shown} must not have a query or fragment: give the base URL, the exporter adds /ext/health and /ext/index/…` });
+    ctx.addIssue({ code: 'custom', message: `${shown()} must not have a query or fragment: give the base URL, the exporter adds /ext/health and /ext/index/…` });
     return z.NEVER;
   }
   // Base URL, may carry a path prefix (a reverse proxy); no trailing slash.

@@ -103,6 +103,11 @@ describe('large and hostile YAML', () => {
     expect(message.length).toBeLessThan(1000);
   });
 
+  it('a key named __proto__ is an unknown key, not a prototype that lends its keys', () => {
+    const text = `targets:\n  - name: a\n    url: http://127.0.0.1:9650\n    __proto__: { interval: 1s, timeout: 1s }\n`;
+    expect(errorOf(() => parseConfigText(text, 'proto.yaml', {})).message).toContain('proto.yaml:4:16: targets[0]: unknown key "__proto__"');
+  });
+
   it('deep nesting is an error, not a crash', () => {
     const deep = `${TARGET}    headers: ${'['.repeat(5000)}${']'.repeat(5000)}\n`;
     expect(errorOf(() => parseConfigText(deep, 'deep.yaml', {})).message).toMatch(
