@@ -35,7 +35,7 @@ export function num(n: number | undefined, digits = 0): string {
 
 const STYLE = `body{font-family:system-ui,sans-serif;margin:1.5em;color:#1f2328}
 table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #d0d7de;padding:.25em .5em;text-align:left;vertical-align:top}
-th{background:#f6f8fa}td.name,td.state{white-space:nowrap}td.n{text-align:right;font-variant-numeric:tabular-nums}
+th{background:#f6f8fa}td.name,td.state,td.when{white-space:nowrap}td.n{text-align:right;font-variant-numeric:tabular-nums}
 .ok{color:#1a7f37}.warn{color:#9a6700}.bad{color:#cf222e;font-weight:bold}.wait,.dim{color:#57606a}
 .err{white-space:pre-wrap;font-family:ui-monospace,monospace;font-size:.85em;color:#cf222e;max-width:60em;overflow-wrap:anywhere}
 pre{background:#f6f8fa;padding:.8em;overflow:auto;max-width:100%}nav a{margin-right:1em}`;

@@ -65,7 +65,7 @@ export function landingPage(nodes: NodeSummary[], info: LandingInfo): string {
         `<td class="state ${s.cls}">${esc(s.text)}${since}</td>` +
         CHAINS.map((c) => heightCell(n, c, max)).join('') +
         failingCell(n) +
-        `<td class="state">${ago(n.lastPollSeconds, info.nowSeconds)}</td>` +
+        `<td class="when">${ago(n.lastPollSeconds, info.nowSeconds)}</td>` +
         `<td>${n.lastError ? `<span class="err">${esc(truncate(n.lastError, MAX_ERROR_CHARS))}</span>` : ''}</td></tr>`
       );
     })

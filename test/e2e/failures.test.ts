@@ -210,8 +210,8 @@ describe('the exporter\'s own HTTP endpoints', () => {
     expect(res.status).toBe(200);
     res = await get('/');
     const html = await res.text();
-    expect(html).toContain('<td class="ok">healthy</td>');
-    expect(html).toContain('href="probe?target=n"');
+    expect(html).toContain('<td class="state ok">healthy <span class="dim">for ');
+    expect(html).toContain('href="node/n"');
   });
 
   it('/-/ready is 503 until every target has been polled once', async () => {

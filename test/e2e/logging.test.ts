@@ -28,8 +28,8 @@ describe('logging', () => {
     exporter = await startTestExporter(
       `
 defaults:
-  interval: 200ms
-  timeout: 100ms
+  interval: 1s
+  timeout: 800ms
   info: { enabled: false }
   platform: { enabled: false }
 targets:
@@ -44,7 +44,7 @@ targets:
 `,
       { env: { TOKEN: SECRETS[0]! }, level: 'debug' },
     );
-    await waitForPolls(exporter, 2);
+    await waitForPolls(exporter, 2, 20_000);
     const raw = exporter.rawLogs();
     for (const secret of SECRETS) expect(raw).not.toContain(secret);
     // The logs did cover the targets' settings and the failures.

@@ -51,8 +51,9 @@ targets:
   - name: gone
     url: http://127.0.0.1:9
 `);
-  await waitForPolls(exporter, 2);
-});
+  // Two polls of every node; generous for a loaded 2-core machine (1 s interval).
+  await waitForPolls(exporter, 2, 30_000);
+}, 40_000);
 
 afterAll(async () => {
   await exporter.close();
