@@ -226,6 +226,9 @@ export const CATALOG = [
   spec('avalanchego_exporter_last_success_timestamp_seconds', 'gauge', ['node', 'source'], 'exporter',
     'Unix time of the last successful poll of the source.',
     'Wall-clock time at the end of the last successful poll of that source; absent until one succeeds.'),
+  spec('avalanchego_exporter_series_dropped', 'gauge', ['node', 'source'], 'exporter',
+    'Series of the source\'s last poll left out by limits.max_series_per_node (a node reporting too much).',
+    'Series the last poll of that source would have served past `limits.max_series_per_node` (as a Prometheus `sample_limit` would), plus series that became duplicates once their label values were cut to `limits.max_label_length`. Absent when nothing was left out.'),
 ] as const satisfies readonly MetricSpec[];
 
 /** Process-wide metrics (no `node` label), registered with prom-client. */

@@ -41,19 +41,62 @@ export function formatValue(value: number): string {
 }
 
 /** Collects one node's samples by family. `node` is always the first label. */
+export interface SeriesLimits {
+  maxSeries: number;
+  maxLabelLength: number;
+}
+
 export class LinesBuilder {
   private readonly families: string[] = new Array<string>(FAMILIES).fill('');
   private readonly nodeLabel: string;
+  private series = 0;
+  /** Series left out by the limits. */
+  dropped = 0;
+  /** Label texts with a cut value, to drop the duplicates a cut can make. */
+  private cut: Set<string> | undefined;
 
-  constructor(node: string) {
+  constructor(
+    node: string,
+    private limits?: SeriesLimits,
+  ) {
     this.nodeLabel = `node="${escapeLabelValue(node)}"`;
+  }
+
+  /** From here on no limit applies (the exporter's own poll metrics). */
+  unlimited(): void {
+    this.limits = undefined;
   }
 
   add(metric: MetricName, value: number | undefined, labels?: Record<string, string>): void {
     if (value === undefined) return;
+    const limits = this.limits;
+    if (limits && this.series >= limits.maxSeries) {
+      this.dropped++;
+      return;
+    }
     const i = FAMILY_INDEX.get(metric)!;
     let labelText = this.nodeLabel;
-    if (labels) for (const key in labels) labelText += `,${key}="${escapeLabelValue(labels[key]!)}"`;
+    let wasCut = false;
+    if (labels) {
+      for (const key in labels) {
+        let v = labels[key]!;
+        if (limits && v.length > limits.maxLabelLength) {
+          v = `${v.slice(0, limits.maxLabelLength - 1)}…`;
+          wasCut = true;
+        }
+        labelText += `,${key}="${escapeLabelValue(v)}"`;
+      }
+    }
+    if (wasCut) {
+      const id = `${metric}{${labelText}}`;
+      this.cut ??= new Set();
+      if (this.cut.has(id)) {
+        this.dropped++;
+        return;
+      }
+      this.cut.add(id);
+    }
+    this.series++;
     this.families[i] += `${metric}{${labelText}} ${formatValue(value)}\n`;
   }
 

@@ -6,6 +6,9 @@
 export const REASONS = ['timeout', 'connect', 'tls', 'host_rejected', 'http_status', 'rpc_error', 'invalid_response', 'internal'] as const;
 export type Reason = (typeof REASONS)[number];
 
+/** The longest poll error message kept (logs, the landing page): an 8 MB error text from a node is cut here. */
+export const MAX_POLL_ERROR_CHARS = 1024;
+
 /** A classified poll failure: a bounded reason and a message that says what happened and where. */
 export class PollError extends Error {
   constructor(
@@ -13,7 +16,8 @@ export class PollError extends Error {
     message: string,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
+    // A node's text reaches the message (an error message, a snippet): bound it for logs and pages.
+    super(message.length > MAX_POLL_ERROR_CHARS ? `${message.slice(0, MAX_POLL_ERROR_CHARS)}… (${message.length - MAX_POLL_ERROR_CHARS} more characters)` : message, options);
     this.name = 'PollError';
   }
 }
@@ -101,6 +105,9 @@ const CONNECT_CODES = new Set([
 
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
+/** The node's answer is not valid HTTP (undici's parser: malformed, oversized headers, a length that lies). */
+const INVALID_HTTP_CODES = new Set(['UND_ERR_HEADERS_OVERFLOW', 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH', 'UND_ERR_RES_EXCEEDED_MAX_SIZE']);
+
 /** What the poll boundary knows about the poll: the node's base URL and the poll's timeout. */
 export interface PollFacts {
   url: string;
@@ -151,6 +158,9 @@ function classifyRequestFailure(err: RequestFailed, timeoutMs: number): PollErro
     return new PollError('tls', `TLS handshake with ${url} failed (${code}): ${detail}`, { cause: err });
   }
   if (code !== undefined && CONNECT_CODES.has(code)) return new PollError('connect', `cannot reach ${url}: ${detail}`, { cause: err });
+  if (cause?.name === 'HTTPParserError' || (code !== undefined && (INVALID_HTTP_CODES.has(code) || code.startsWith('HPE_')))) {
+    return new PollError('invalid_response', `${url} answered with something that is not valid HTTP (${code ?? cause?.name}): ${detail}`, { cause: err });
+  }
   if (cause?.name === 'AbortError') return new PollError('timeout', `request to ${url} aborted: ${detail}`, { cause: err });
   return new PollError('internal', `unexpected error requesting ${url}: ${detail}`, { cause: err });
 }

@@ -28,16 +28,25 @@ export function decodeRpc(reply: RpcReply): RpcOutcome {
     return {
       ok: false,
       code: typeof e.code === 'number' ? e.code : 0,
-      message: typeof e.message === 'string' ? e.message : JSON.stringify(env.error),
+      message: typeof e.message === 'string' ? e.message : shown(env.error),
     };
   }
   if (env.jsonrpc !== '2.0' || !('result' in env)) {
     throw new InvalidResponseError(`${method} at ${url} answered without a JSON-RPC 2.0 result: ${snippet(body)}`);
   }
   if (env.id !== reply.id) {
-    throw new InvalidResponseError(`${method} at ${url} answered with id ${JSON.stringify(env.id)}, expected ${reply.id}`);
+    throw new InvalidResponseError(`${method} at ${url} answered with id ${shown(env.id)}, expected ${reply.id}`);
   }
   return { ok: true, result: env.result };
+}
+
+/** A node's value for a message, bounded; a value nested too deeply to stringify is said so, not thrown. */
+function shown(value: unknown): string {
+  try {
+    return snippet(JSON.stringify(value) ?? String(value));
+  } catch {
+    return '(a value nested too deeply to show)';
+  }
 }
 
 /** The `result` of a JSON-RPC request; its error object is thrown as RpcError. */

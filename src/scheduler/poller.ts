@@ -88,6 +88,8 @@ interface SourceLoop {
   /** What the source serves now (undefined after a poll that failed without data). */
   snapshot?: unknown;
   stats?: SourceStats;
+  /** The last poll's series were cut by the target's limits (logged when it starts and ends). */
+  truncated?: boolean;
   lines?: LineBlock;
   /** The last poll's error while it is failing, for the landing page. */
   lastError?: string;
@@ -305,8 +307,15 @@ export class NodePoller implements NodeSnapshots {
     loop.snapshot = snapshot;
     if (source === health) this.noteState(snapshot === undefined ? 'down' : (snapshot as { healthy: boolean }).healthy ? 'healthy' : 'unhealthy', nowSeconds);
     loop.watcher?.observe(snapshot);
-    const b = new LinesBuilder(this.target.name);
+    const limits = this.target.limits;
+    const b = new LinesBuilder(this.target.name, { maxSeries: limits.maxSeriesPerNode, maxLabelLength: limits.maxLabelLength });
     source.samples(b, snapshot);
+    b.unlimited();
+    if (b.dropped > 0) {
+      b.add('avalanchego_exporter_series_dropped', b.dropped, { source: source.name });
+      if (!loop.truncated) log.warn({ dropped: b.dropped, maxSeriesPerNode: limits.maxSeriesPerNode, maxLabelLength: limits.maxLabelLength }, "series limit reached: the node's series are truncated");
+    } else if (loop.truncated) log.info('series back under the limits');
+    loop.truncated = b.dropped > 0;
     addPollStats(b, source.name, loop.stats!);
     loop.lines = b.build();
     loop.polls++;
@@ -339,7 +348,8 @@ export class NodePoller implements NodeSnapshots {
       // Expected failures are logged by message, not stack.
       if (!previous || previous.success) log.warn({ reason: error.reason, error: error.message }, 'poll failed');
       else log.debug({ reason: error.reason, error: error.message }, 'poll failed again');
-      if (error.reason === 'internal') log.error({ err: error.cause ?? error }, 'internal error while polling: please report this');
+      // The stack once when it starts, not on every poll.
+      if (error.reason === 'internal' && (!previous || previous.success)) log.error({ err: error.cause ?? error }, 'internal error while polling: please report this');
       stats.errors.set(error.reason, (stats.errors.get(error.reason) ?? 0) + 1);
       loop.lastError = `${loop.source.name}: ${error.message}`;
     } else {

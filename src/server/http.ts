@@ -155,9 +155,15 @@ export class WebServer {
         return;
       }
       let received = 0;
-      req.on('data', (chunk: Buffer) => {
+      const count = (chunk: Buffer) => {
         received += chunk.length;
         if (received > SERVER_LIMITS.maxBodyBytes) req.socket.destroy();
+      };
+      req.on('data', count);
+      // Node discards the rest of an unread body once the response is sent, and drops the
+      // listeners to do so: count on, or an endless chunked body is read for ever.
+      res.once('finish', () => {
+        if (!req.complete) req.on('data', count);
       });
       handler(req, res);
     };

@@ -140,6 +140,14 @@ class FieldReader {
     return undefined;
   }
 
+  /** A height, a count or a size: a negative value is not one (counted as unparsed, not served). */
+  count(obj: Record<string, unknown>, key: string): number | undefined {
+    const v = this.number(obj, key);
+    if (v === undefined || v >= 0) return v;
+    this.unparsed++;
+    return undefined;
+  }
+
   duration(obj: Record<string, unknown>, key: string): number | undefined {
     const v = obj[key];
     if (v === undefined || v === null) return undefined;
@@ -193,7 +201,7 @@ function readCheck(name: string, raw: unknown, fields: FieldReader): CheckSnapsh
   }
   const check: CheckSnapshot = { name, passing: error === undefined, contiguousFailures: 0, unparsed: 0 };
   if (error !== undefined) check.error = error;
-  const failures = fields.number(raw, 'contiguousFailures');
+  const failures = fields.count(raw, 'contiguousFailures');
   if (failures !== undefined) check.contiguousFailures = failures;
   const durationNs = fields.number(raw, 'duration');
   if (durationNs !== undefined) check.durationSeconds = durationNs / 1e9;
@@ -217,23 +225,23 @@ function readMessage(name: string, message: unknown, s: HealthSnapshot, f: Field
   switch (name) {
     case 'network':
       if ((m = asObject())) {
-        s.network.connectedPeers = f.number(m, 'connectedPeers');
+        s.network.connectedPeers = f.count(m, 'connectedPeers');
         s.network.sendFailRatio = f.number(m, 'sendFailRate');
         s.network.timeSinceLastMsgReceivedSeconds = f.duration(m, 'timeSinceLastMsgReceived');
         s.network.timeSinceLastMsgSentSeconds = f.duration(m, 'timeSinceLastMsgSent');
         const validator = f.object(m, 'primary network validator health');
-        if (validator) s.network.ingressConnections = f.number(validator, 'ingressConnectionCount');
+        if (validator) s.network.ingressConnections = f.count(validator, 'ingressConnectionCount');
       }
       return;
     case 'router':
       if ((m = asObject())) {
-        s.router.outstandingRequests = f.number(m, 'outstandingRequests');
+        s.router.outstandingRequests = f.count(m, 'outstandingRequests');
         s.router.longestRunningRequestSeconds = f.duration(m, 'longestRunningRequest');
       }
       return;
     case 'diskspace':
       if ((m = asObject())) {
-        s.disk.availableBytes = f.number(m, 'availableDiskBytes');
+        s.disk.availableBytes = f.count(m, 'availableDiskBytes');
         const percent = f.number(m, 'availableDiskPercentage');
         if (percent !== undefined) s.disk.availableRatio = percent / 100;
       }
@@ -293,8 +301,8 @@ function readChain(name: string, message: unknown, f: FieldReader): ChainSnapsho
   if (engineNull || (consensus !== undefined && Object.keys(consensus).length === 0)) {
     chain.bootstrapping = true;
   } else if (consensus) {
-    chain.lastAcceptedHeight = f.number(consensus, 'lastAcceptedHeight');
-    chain.processingBlocks = f.number(consensus, 'processingBlocks') ?? f.number(consensus, 'outstandingBlocks');
+    chain.lastAcceptedHeight = f.count(consensus, 'lastAcceptedHeight');
+    chain.processingBlocks = f.count(consensus, 'processingBlocks') ?? f.number(consensus, 'outstandingBlocks');
     chain.longestProcessingBlockSeconds =
       f.duration(consensus, 'longestProcessingBlock') ?? f.duration(consensus, 'longestRunningBlock');
     chain.avgAcceptanceTimeSeconds = f.duration(consensus, 'avgAcceptanceTime');

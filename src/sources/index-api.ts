@@ -14,6 +14,7 @@ import { parseRfc3339 } from '../util/gotime.js';
 import type { Source, StateWatcher } from './source.js';
 
 export const INDEX_METHOD = 'index.getLastAccepted';
+const MAX_UINT64 = 2n ** 64n - 1n;
 export const EMPTY_INDEX_MESSAGE = 'no containers have been accepted';
 
 export type EndpointSnapshot =
@@ -74,6 +75,10 @@ export function parseLastAccepted(endpoint: IndexEndpoint, result: unknown): End
   const time = parseRfc3339(timestamp);
   if (!time) {
     throw new InvalidResponseError(`${INDEX_METHOD} on ${endpoint} returned a timestamp that is not RFC 3339: ${JSON.stringify(timestamp)}`);
+  }
+  // AvalancheGo's index is a uint64: anything larger is not an index (and would be served as 1e+26).
+  if (typeof index === 'string' ? BigInt(index) > MAX_UINT64 : lastIndex > Number(MAX_UINT64)) {
+    throw new InvalidResponseError(`${INDEX_METHOD} on ${endpoint} returned an index above 2^64-1: ${String(index).slice(0, 40)}`);
   }
   return { endpoint, state: 'ok', lastIndex, timestampSeconds: time.seconds };
 }

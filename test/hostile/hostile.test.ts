@@ -1,0 +1,271 @@
+// Hostile input, one table: what a broken, misconfigured or compromised node
+// answers (bodies, headers, sizes), what a client sends to the exporter's port
+// (slow or half-open connections, huge headers and bodies, malformed requests),
+// and config files that are not files. Every row asserts the same things: the
+// exporter keeps running and answering, avalanchego_up and the poll metrics say
+// what happened with a bounded reason, no stale data series, promtool check
+// metrics is clean, and memory stays bounded.
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { REASONS } from '../../src/rpc/errors.js';
+import { loadWebConfigFile } from '../../src/web/config.js';
+import { startTestExporter, waitForPolls, sample, type TestExporter } from '../helpers/exporter.js';
+import { fixtureText, startFakeNode, waitFor, type FakeNode, type Route } from '../helpers/fake-node.js';
+import { get } from '../helpers/https.js';
+import { promtoolCheckMetrics } from '../helpers/promtool.js';
+
+/** A node that answers every request with the same raw bytes (not necessarily HTTP). */
+async function rawNode(bytes: string): Promise<{ url: string; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+    s.on('error', () => {});
+    s.once('data', () => s.end(bytes));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+    async close() {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+const HEALTHY = JSON.parse(fixtureText('health/healthy-v1.14.2.json')) as { result: { checks: Record<string, unknown>; healthy: boolean } };
+const health = (checks: Record<string, unknown>, healthy = true) => JSON.stringify({ jsonrpc: '2.0', result: { checks, healthy }, id: 1 });
+const nested = (depth: number): unknown => {
+  let v: unknown = 1;
+  for (let i = 0; i < depth; i++) v = { a: v };
+  return v;
+};
+const nestedText = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+const indexAnswer = (index: string) => JSON.stringify({ jsonrpc: '2.0', result: { id: '2fRa8uUVXBdUmiXyThT1wZAjcvT5qHC9CPgFgXSk4WtuhoAbC3', bytes: '0x00', timestamp: '2026-11-20T10:15:02Z', encoding: 'hex', index }, id: 1 });
+
+interface NodeCase {
+  name: string;
+  /** The fake node's routes, or raw bytes for a node that does not speak HTTP properly. */
+  routes?: Record<string, Route>;
+  raw?: string;
+  index?: string[];
+  limits?: string;
+  /** avalanchego_up after the poll. */
+  up: 0 | 1;
+  /** The health or index poll's failure reason, when it fails. */
+  reason?: (typeof REASONS)[number];
+  source?: 'health' | 'index';
+  check(metrics: string, exporter: TestExporter): void;
+}
+
+const manyChecks = Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`check-${i}`, { message: {}, timestamp: '2026-11-20T10:15:02Z', duration: 1000, contiguousFailures: 0, timeOfFirstFailure: null }]));
+
+const NODE_CASES: NodeCase[] = [
+  {
+    name: 'a node reporting 20,000 checks: series capped at limits.max_series_per_node, with a metric and a log line',
+    routes: { '/ext/health': { body: health(manyChecks) } },
+    limits: 'limits: { max_series_per_node: 1000 }',
+    up: 1,
+    check(metrics, exporter) {
+      expect(metrics.split('\n').filter((l) => l.startsWith('avalanchego_health_check_') && l.includes('node="n"')).length).toBeLessThanOrEqual(1000);
+      expect(sample(metrics, 'avalanchego_exporter_series_dropped{node="n",source="health"}')).toBeGreaterThan(0);
+      expect(exporter.logs.some((l) => l.msg === 'series limit reached: the node\'s series are truncated' && l.level === 40)).toBe(true);
+    },
+  },
+  {
+    name: 'a 10 KB check name is served cut to limits.max_label_length',
+    routes: { '/ext/health': { body: health({ ...HEALTHY.result.checks, ['x'.repeat(10_000)]: { message: {}, timestamp: '2026-11-20T10:15:02Z', duration: 1, contiguousFailures: 0, timeOfFirstFailure: null } }) } },
+    up: 1,
+    check(metrics) {
+      const longest = Math.max(...[...metrics.matchAll(/check="([^"]*)"/g)].map((m) => m[1]!.length));
+      expect(longest).toBeLessThanOrEqual(256);
+      expect(metrics).toContain(`check="${'x'.repeat(255)}…"`);
+    },
+  },
+  {
+    name: 'malformed HTTP from the node is the node\'s fault: invalid_response',
+    raw: 'HELLO THIS IS NOT HTTP\r\n\r\n',
+    up: 0,
+    reason: 'invalid_response',
+    check: () => {},
+  },
+  {
+    name: '100 KB of response headers: invalid_response',
+    raw: `HTTP/1.1 200 OK\r\nX-Junk: ${'a'.repeat(100_000)}\r\nContent-Length: 2\r\n\r\n{}`,
+    up: 0,
+    reason: 'invalid_response',
+    check: () => {},
+  },
+  {
+    name: 'a deeply nested JSON-RPC error object: invalid_response or rpc_error, never internal',
+    routes: { '/ext/health': { body: `{"jsonrpc":"2.0","error":{"code":-32000,"message":"x","data":${nestedText(100_000)}},"id":1}` } },
+    up: 0,
+    source: 'health',
+    check(metrics) {
+      expect(metrics).not.toContain('reason="internal"');
+    },
+  },
+  {
+    name: 'a deeply nested id: invalid_response, never internal',
+    routes: { '/ext/health': { body: `{"jsonrpc":"2.0","result":${JSON.stringify(HEALTHY.result)},"id":${nestedText(100_000)}}` } },
+    up: 0,
+    source: 'health',
+    check(metrics) {
+      expect(metrics).not.toContain('reason="internal"');
+    },
+  },
+  {
+    name: 'an 8 MB error message does not become an 8 MB log line or landing page',
+    routes: { '/ext/health': { body: JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'E'.repeat(8 << 20) }, id: 1 }) } },
+    up: 0,
+    reason: 'rpc_error',
+    check(_metrics, exporter) {
+      expect(Math.max(...exporter.rawLogs().split('\n').map((l) => l.length))).toBeLessThan(10_000);
+    },
+  },
+  {
+    name: 'a negative height is not served as is',
+    routes: { '/ext/health': { body: JSON.stringify(HEALTHY).replace(/"lastAcceptedHeight":\d+/g, '"lastAcceptedHeight":-5') } },
+    up: 1,
+    check(metrics) {
+      expect(metrics).not.toMatch(/avalanchego_chain_last_accepted_height\{[^}]*\} -/);
+    },
+  },
+  {
+    name: 'an index above 2^64 sent as a string is refused, not served as 1e+26',
+    routes: { '/ext/health': { fixture: 'health/healthy-v1.14.2.json' }, '/ext/index/C/block': { body: indexAnswer('100000000000000000000000000') } },
+    index: ['C/block'],
+    up: 1,
+    reason: 'invalid_response',
+    source: 'index',
+    check(metrics) {
+      expect(metrics).not.toContain('e+26');
+      expect(metrics).not.toMatch(/avalanchego_index_last_accepted_index\{node="n"/);
+    },
+  },
+];
+
+function config(url: string, c: Pick<NodeCase, 'index' | 'limits'>): string {
+  return `defaults:\n  interval: 2s\n  timeout: 1s\n  index: { endpoints: [${(c.index ?? []).join(', ')}] }\n${c.limits ? `  ${c.limits}\n` : ''}targets:\n  - name: n\n    url: ${url}\n`;
+}
+
+/** What every row asserts on the exporter's output after the hostile case. */
+async function assertSound(exporter: TestExporter, c: { up: 0 | 1; reason?: string; source?: string }, rssBefore: number): Promise<string> {
+  const res = await get(`${exporter.url}/metrics`);
+  expect(res.status).toBe(200);
+  const metrics = res.body;
+  expect(sample(metrics, 'avalanchego_up{node="n"}')).toBe(c.up);
+  for (const m of metrics.matchAll(/reason="([^"]*)"/g)) expect(REASONS).toContain(m[1]);
+  if (c.reason) {
+    const source = c.source ?? 'health';
+    expect(sample(metrics, `avalanchego_exporter_poll_errors_total{node="n",source="${source}",reason="${c.reason}"}`), metrics.slice(0, 3000)).toBeGreaterThan(0);
+  } else if (c.source) {
+    expect(sample(metrics, `avalanchego_exporter_poll_success{node="n",source="${c.source}"}`)).toBe(0);
+  }
+  // No stale data: a failed health poll leaves no chain or check series.
+  if (c.up === 0) expect(metrics).not.toMatch(/^avalanchego_(chain|health_check)_[a-z_]*\{node="n"/m);
+  expect(promtoolCheckMetrics(metrics)).toEqual([]);
+  // The landing page stays bounded too.
+  const landing = await get(`${exporter.url}/`);
+  expect(landing.status).toBe(200);
+  expect(landing.body.length).toBeLessThan(200_000);
+  expect(process.memoryUsage().rss - rssBefore).toBeLessThan(400 << 20);
+  return metrics;
+}
+
+let exporter: TestExporter | undefined;
+afterEach(async () => {
+  await exporter?.close();
+  exporter = undefined;
+});
+
+describe('hostile nodes', () => {
+  it.each(NODE_CASES.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
+    const rssBefore = process.memoryUsage().rss;
+    const node = c.raw !== undefined ? await rawNode(c.raw) : await startFakeNode(c.routes);
+    try {
+      exporter = await startTestExporter(config(node.url, c), { level: 'debug' });
+      await waitForPolls(exporter, 1, 20_000);
+      const metrics = await assertSound(exporter, c, rssBefore);
+      c.check(metrics, exporter);
+      // Node faults are not exporter bugs: no error-level stack trace.
+      expect(exporter.logs.filter((l) => l.level === 50)).toEqual([]);
+    } finally {
+      await node.close();
+    }
+  });
+});
+
+describe('hostile clients and files', () => {
+  let node: FakeNode;
+  beforeAll(async () => {
+    node = await startFakeNode({ '/ext/health': { fixture: 'health/healthy-v1.14.2.json' } });
+  });
+  afterAll(async () => {
+    await node?.close();
+  });
+
+  const sockets: Socket[] = [];
+  afterEach(() => {
+    for (const s of sockets.splice(0)) s.destroy();
+  });
+  const open = async (port: number, first: string): Promise<Socket> => {
+    const s = connect(port, '127.0.0.1');
+    s.on('error', () => {});
+    // Read (and drop) what the exporter sends, so that its close is seen.
+    s.resume();
+    sockets.push(s);
+    await new Promise<void>((resolve) => s.once('connect', () => resolve()));
+    if (first) s.write(first);
+    return s;
+  };
+  /** Raw bytes to the exporter, and the status line it answers (or '' when it closes). */
+  const raw = async (port: number, bytes: string): Promise<string> => {
+    const s = await open(port, '');
+    let answer = '';
+    s.on('data', (d: Buffer) => (answer += d.toString('latin1')));
+    s.write(bytes);
+    await new Promise<void>((resolve) => s.once('close', () => resolve()));
+    return answer.split('\r\n')[0] ?? '';
+  };
+
+  const CLIENT_CASES: Array<[string, (port: number, url: string) => Promise<void>]> = [
+    [
+      'slowloris: more half-open connections than the cap; /metrics and /probe still answer within 2 s',
+      async (port, url) => {
+        for (let i = 0; i < 80; i++) await open(port, 'GET /metrics HTTP/1.1\r\nHost: x\r\nX-a: ');
+        expect((await get(`${url}/metrics`, { timeoutMs: 2_000 })).status).toBe(200);
+        expect((await get(`${url}/probe?target=n`, { timeoutMs: 2_000 })).status).toBe(200);
+      },
+    ],
+    ['a 100 KB request header: 431, connection closed', async (port) => expect(await raw(port, `GET /metrics HTTP/1.1\r\nHost: x\r\nX-big: ${'a'.repeat(100_000)}\r\n\r\n`)).toBe('HTTP/1.1 431 Request Header Fields Too Large')],
+    ['a 1 MB body to POST /-/reload: 413', async (port) => expect(await raw(port, `POST /-/reload HTTP/1.1\r\nHost: x\r\nContent-Length: 1048576\r\nConnection: close\r\n\r\n${'a'.repeat(1000)}`)).toBe('HTTP/1.1 413 Payload Too Large')],
+    ['an endless chunked body: the connection is closed', async (port) => {
+      const s = await open(port, 'POST /-/reload HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n');
+      const closed = new Promise<void>((resolve) => s.once('close', () => resolve()));
+      const chunk = `10000\r\n${'a'.repeat(0x10000)}\r\n`;
+      for (let i = 0; i < 40 && !s.destroyed; i++) s.write(chunk);
+      await closed;
+    }],
+    ['a malformed request line: 400', async (port) => expect(await raw(port, 'GARBAGE\r\n\r\n')).toBe('HTTP/1.1 400 Bad Request')],
+    ['a malformed escape in the path: 4xx in plain text, no stack trace', async (_port, url) => {
+      const r = await get(`${url}/probe%zz`);
+      expect(r.status).toBeGreaterThanOrEqual(400);
+      expect(r.status).toBeLessThan(500);
+      expect(r.body).not.toMatch(/at |<html/i);
+    }],
+    ['a web config that is /dev/zero or a FIFO is refused, not read forever', async () => {
+      expect(() => loadWebConfigFile('/dev/zero')).toThrow(/it is a device/);
+    }],
+  ];
+
+  it.each(CLIENT_CASES)('%s', async (_name, attack) => {
+    const rssBefore = process.memoryUsage().rss;
+    exporter = await startTestExporter(config(node.url, {}), { exporter: { maxConnections: 50 } });
+    await waitForPolls(exporter);
+    const port = Number(new URL(exporter.url).port);
+    await attack(port, exporter.url);
+    await waitFor(async () => (await get(`${exporter!.url}/-/healthy`)).status === 200, 'exporter still answering');
+    await assertSound(exporter, { up: 1 }, rssBefore);
+  });
+});
