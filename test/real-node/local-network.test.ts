@@ -309,9 +309,12 @@ describe('a five-node local network of genesis validators', async () => {
       // Helicon is the only future upgrade, at 9999-12-01: unscheduled, so no next upgrade.
       expect(at(samples, 'avalanchego_next_upgrade_timestamp_seconds', 'staker1')).toBeUndefined();
 
-      // The network's view of staker1's uptime (100 % once every peer reported).
+      // The network's view of staker1's uptime: all the stake sees it above the reward threshold
+      // once every peer reported; the average may dip below 100 % if a peer saw it connect late.
       expect(at(samples, 'avalanchego_uptime_rewarding_stake_ratio', 'staker1')).toBe(1);
-      expect(at(samples, 'avalanchego_uptime_weighted_average_ratio', 'staker1')).toBe(1);
+      const weighted = at(samples, 'avalanchego_uptime_weighted_average_ratio', 'staker1') ?? -1;
+      expect(weighted).toBeGreaterThan(0.8);
+      expect(weighted).toBeLessThanOrEqual(1);
       expect(at(samples, 'avalanchego_info_method_state', 'staker1', { method: 'info.uptime', state: 'ok' })).toBe(1);
 
       // Primary network: the node's own entry.
