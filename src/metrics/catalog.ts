@@ -259,7 +259,7 @@ export const GLOBAL_CATALOG = [
     'From `--shard.count` (or `$AVALANCHEGO_EXPORTER_SHARD_COUNT` with `--shard.from-pod-name`); 1 without sharding. Replicas of one fleet must agree on it.'),
   spec('avalanchego_exporter_poll_start_delay_seconds', 'histogram', [], 'exporter',
     'How late each poll started compared with when it was due, in seconds.',
-    'Histogram of (start − due time) of every poll of every source (no node label). Grows when the process is over capacity (CPU, the request cap or the event loop); buckets 0.005 … 60 s.'),
+    'Histogram of (start − due time) of every poll of every source (no node label): how long after it was due the poll\'s timer ran. Grows when the process is over capacity (CPU, a busy event loop); a wait for a request slot shows in avalanchego_exporter_requests_queued and the poll durations instead. Buckets 0.005 … 60 s.'),
   spec('avalanchego_exporter_file_descriptor_errors_total', 'counter', [], 'exporter',
     'Connections to nodes that failed because the process ran out of file descriptors (EMFILE, ENFILE).',
     'Counter, +1 for each connection attempt that failed with EMFILE or ENFILE (the process or the system is out of file descriptors); such polls fail with reason `connect`. Raise `ulimit -n` or lower the socket budget.'),

@@ -85,6 +85,7 @@ function originOf(url: string): string {
 export class Dispatchers {
   private readonly agents = new Map<string, Agent>();
   private readonly perOrigin = new Map<string, number>();
+  private maxInFlight = Infinity;
   private open = 0;
   readonly maxConnections: number;
 
@@ -99,10 +100,12 @@ export class Dispatchers {
   }
 
   /**
-   * The fleet's layout: how many targets share each origin. Call before the
-   * targets' first requests and on reload; pools made afterwards use it.
+   * The fleet's layout: how many targets share each origin, and the cap on
+   * requests in flight (no origin needs more connections than that). Call
+   * before the targets' first requests and on reload; pools made afterwards use it.
    */
-  setLayout(urls: Iterable<string>): void {
+  setLayout(urls: Iterable<string>, maxInFlight = Infinity): void {
+    this.maxInFlight = maxInFlight;
     this.perOrigin.clear();
     for (const url of urls) {
       const origin = originOf(url);
@@ -112,7 +115,7 @@ export class Dispatchers {
 
   /** Connections allowed to one origin. */
   connectionsFor(origin: string): number {
-    return Math.min(this.maxConnections, CONNECTIONS_PER_NODE * Math.max(1, this.perOrigin.get(origin) ?? 1));
+    return Math.min(this.maxConnections, this.maxInFlight, CONNECTIONS_PER_NODE * Math.max(1, this.perOrigin.get(origin) ?? 1));
   }
 
   for(tls: TlsSettings | undefined): Dispatcher {
@@ -261,13 +264,14 @@ export class NodeClient {
       }
     }
     try {
-      const answer = await exchange(this.dispatcher, { origin: this.origin, path: `${this.basePath}${path}`, method: 'POST', headers: this.headers, body }, signal, url);
+      // The slot is given back when undici is done with the request, not when the deadline rejects it:
+      // a request aborted while it waits for a connection still holds its place in the pool's queue,
+      // and the cap on requests in flight must count it (else queues and connections grow past the cap).
+      const answer = await exchange(this.dispatcher, { origin: this.origin, path: `${this.basePath}${path}`, method: 'POST', headers: this.headers, body }, signal, url, release);
       return { url, ...answer };
     } catch (err) {
       if (err instanceof InvalidResponseError) throw err;
       throw new RequestFailed(url, 'exchange', signal.aborted, err);
-    } finally {
-      release();
     }
   }
 }
@@ -278,11 +282,19 @@ type Controller = Parameters<NonNullable<Dispatcher.DispatchHandler['onRequestSt
  * One exchange through undici's dispatcher API, without the body stream its
  * request() API makes for every answer: the chunks are collected as they come,
  * up to MAX_BODY_BYTES. The deadline aborts it wherever it is (waiting for a
- * connection, or mid-body).
+ * connection, or mid-body). `finished` is called once undici is done with the
+ * request (answered, failed, or aborted), which may be after the promise settles.
  */
-function exchange(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, signal: AbortSignal, url: string): Promise<Omit<HttpReply, 'url'>> {
+function exchange(
+  dispatcher: Dispatcher,
+  options: Dispatcher.DispatchOptions,
+  signal: AbortSignal,
+  url: string,
+  finished: () => void,
+): Promise<Omit<HttpReply, 'url'>> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) {
+      finished();
       reject(signal.reason);
       return;
     }
@@ -302,7 +314,7 @@ function exchange(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, s
     };
     const onAbort = (): void => fail(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
-    dispatcher.dispatch(options, {
+    const handler: Dispatcher.DispatchHandler = {
       onRequestStart(c) {
         controller = c;
         // The deadline passed while the request waited for a connection.
@@ -319,6 +331,7 @@ function exchange(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, s
         else chunks.push(chunk);
       },
       onResponseEnd() {
+        finished();
         if (failed) return;
         failed = true;
         signal.removeEventListener('abort', onAbort);
@@ -327,8 +340,15 @@ function exchange(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, s
         resolve({ status, headers, body });
       },
       onResponseError(_c, err) {
+        finished();
         fail(err);
       },
-    });
+    };
+    try {
+      dispatcher.dispatch(options, handler);
+    } catch (err) {
+      finished();
+      fail(err);
+    }
   });
 }

@@ -70,7 +70,10 @@ export class Scheduler implements FleetView {
   }
 
   private async reconcile(config: Config): Promise<void> {
-    this.deps.dispatchers.setLayout(config.targets.map((t) => t.url));
+    this.deps.dispatchers.setLayout(
+      config.targets.map((t) => t.url),
+      config.maxConcurrentRequests,
+    );
     const wanted = new Map<string, TargetConfig>(config.targets.map((t) => [t.name, t]));
     const stopping: Promise<void>[] = [];
     for (const [name, poller] of this.pollers) {

@@ -96,6 +96,9 @@ describe('socket budget', () => {
     expect(d.connectionsFor('http://10.0.0.1:9650')).toBe(CONNECTIONS_PER_NODE);
     // Three nodes behind the gateway: 6, capped by the global budget.
     expect(d.connectionsFor('http://gw.example:8080')).toBe(5);
+    // Never more connections to one origin than requests may be in flight.
+    d.setLayout(['http://gw.example:8080/node-1', 'http://gw.example:8080/node-2'], 3);
+    expect(d.connectionsFor('http://gw.example:8080')).toBe(3);
     expect(new Dispatchers({ maxConnections: 100 }).maxConnections).toBe(100);
     // Without a setting, the budget comes from the open-files limit.
     expect(new Dispatchers().maxConnections).toBeGreaterThanOrEqual(64);
