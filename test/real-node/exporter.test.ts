@@ -261,6 +261,29 @@ describe('exporter against a real node that never bootstraps', () => {
       expect(value(samples, 'avalanchego_exporter_poll_success', { source }), source).toBe(1);
     }
   });
+
+  it('reports the P-Chain API answering 503 while bootstrapping as a state, not as a failed poll', async () => {
+    printLogsOnFailure(() => ({ exporter, node }));
+    const res = await httpRequest(node.url, {
+      method: 'POST',
+      path: '/ext/bc/P',
+      headers: { 'content-type': 'application/json' },
+      body: '{"jsonrpc":"2.0","id":1,"method":"platform.getHeight","params":{}}',
+    });
+    expect([res.status, res.body]).toEqual([503, 'API call rejected because chain is not done bootstrapping\n']);
+    const samples = await scrapeUntil(exporter, 'a platform poll of the bootstrapping node', (s) =>
+      value(s, 'avalanchego_exporter_poll_success', { source: 'platform' }) !== undefined,
+    );
+    const state = (method: string) =>
+      select(samples, 'avalanchego_platform_method_state', { node: NODE, method }).find((s) => s.value === 1)?.labels.state;
+    expect(state('platform.getCurrentValidators')).toBe('not_bootstrapped');
+    expect(value(samples, 'avalanchego_exporter_poll_success', { source: 'platform' })).toBe(1);
+    // Nothing is known about its validator entry until the P-Chain answers.
+    expect(value(samples, 'avalanchego_validator', { subnet: PRIMARY_NETWORK_ID })).toBeUndefined();
+    // The info API answers while the chains bootstrap: the genesis key's node ID and the version.
+    expect(select(samples, 'avalanchego_node_info', { node: NODE }).map((s) => s.labels.node_id)).toEqual([node.nodeId]);
+    expect(value(samples, 'avalanchego_exporter_poll_success', { source: 'info' })).toBe(1);
+  });
 });
 
 describe('exporter against a real node with indexing off', () => {
