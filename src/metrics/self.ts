@@ -72,7 +72,9 @@ export interface SelfMetricsOptions {
 }
 
 function help(name: GlobalMetricName): string {
-  return GLOBAL_CATALOG.find((m) => m.name === name)!.help;
+  const spec = GLOBAL_CATALOG.find((m) => m.name === name);
+  if (!spec) throw new Error(`${name} is missing from GLOBAL_CATALOG (src/metrics/catalog.ts)`);
+  return spec.help;
 }
 
 export function createSelfRegistry(options: SelfMetricsOptions): Registry {

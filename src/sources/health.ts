@@ -167,7 +167,7 @@ class FieldReader {
   array(obj: Record<string, unknown>, key: string): unknown[] | undefined {
     const v = obj[key];
     if (v === undefined || v === null) return undefined;
-    if (Array.isArray(v)) return v;
+    if (Array.isArray(v)) return v as unknown[];
     this.unparsed++;
     return undefined;
   }
@@ -285,7 +285,7 @@ function readChain(name: string, message: unknown, f: FieldReader): ChainSnapsho
     if (message !== undefined && message !== null && PRIMARY_CHAINS.has(name)) f.unparsed++;
     return undefined;
   }
-  const msg = message as Record<string, unknown>;
+  const msg = message;
   const chain: ChainSnapshot = { chain: name, bootstrapping: false };
   let consensus: Record<string, unknown> | undefined;
   let engineNull = false;

@@ -4,7 +4,7 @@
 // "no containers have been accepted" is an empty index (both are answers, not
 // failures). An endpoint that fails keeps the others' values.
 import type { Logger } from 'pino';
-import type { IndexEndpoint, TargetConfig } from '../config/schema.js';
+import type { IndexEndpoint } from '../config/schema.js';
 import type { RpcReply } from '../rpc/client.js';
 import { jsonKind } from '../util/json-kind.js';
 import { InvalidResponseError, RpcError } from '../rpc/errors.js';
@@ -31,8 +31,7 @@ export interface IndexSnapshot {
 export const indexApi: Source<IndexSnapshot> = {
   name: 'index',
   enabled: (target) => target.index.endpoints.length > 0,
-  // index.interval comes with the config (issue 10); until then the target's interval.
-  intervalMs: (target) => (target.index as TargetConfig['index'] & { intervalMs?: number }).intervalMs ?? target.intervalMs,
+  intervalMs: (target) => target.index.intervalMs,
   async poll(ctx) {
     const endpoints = await Promise.all(
       ctx.target.index.endpoints.map(async (endpoint): Promise<EndpointSnapshot> => {

@@ -3,26 +3,28 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeNode, type FakeNode } from '../helpers/fake-node.js';
+import { startFakeNode } from '../helpers/fake-node.js';
 import { promtoolCheckMetrics } from '../helpers/promtool.js';
 import { sample, startTestExporter, waitForPolls, type TestExporter } from '../helpers/exporter.js';
 
 const GOLDEN = 'test/golden/metrics.prom';
 const FIXED_NOW_MS = 1_795_184_110_000;
 
-let healthy: FakeNode;
-let degraded: FakeNode;
 let exporter: TestExporter;
+/** What beforeAll started, stopped last-started first (also when beforeAll failed midway). */
+const started: Array<{ close(): Promise<void> }> = [];
 
 beforeAll(async () => {
-  healthy = await startFakeNode({
+  const healthy = await startFakeNode({
     '/ext/health': { fixture: 'health/healthy-v1.14.2.json', headers: { 'node-id': 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg' } },
     '/ext/index/C/block': { fixture: 'index/getLastAccepted-C-block.json' },
     '/ext/index/P/block': { fixture: 'index/getLastAccepted-P-block.json' },
     '/ext/index/X/block': { fixture: 'index/empty-index.json' },
   });
+  started.push(healthy);
   // Indexing off on this one: every index path is 404.
-  degraded = await startFakeNode({ '/ext/health': { fixture: 'health/degraded-v1.14.2.json' } });
+  const degraded = await startFakeNode({ '/ext/health': { fixture: 'health/degraded-v1.14.2.json' } });
+  started.push(degraded);
   exporter = await startTestExporter(
     `
 defaults:
@@ -43,13 +45,12 @@ targets:
 `,
     { clock: { now: () => FIXED_NOW_MS } },
   );
+  started.push(exporter);
   await waitForPolls(exporter);
 });
 
 afterAll(async () => {
-  await exporter?.close();
-  await healthy?.close();
-  await degraded?.close();
+  for (const s of started.reverse()) await s.close();
 });
 
 /** Node series with the poll durations (wall-clock) zeroed. */
@@ -58,7 +59,7 @@ function normalized(text: string): string {
 }
 
 describe('golden /metrics', () => {
-  it('matches test/golden/metrics.prom', async () => {
+  it('matches test/golden/metrics.prom', () => {
     const nodes = normalized(exporter.scheduler.render().toString());
     if (process.env.UPDATE_GOLDEN === '1') writeFileSync(GOLDEN, nodes);
     expect(existsSync(GOLDEN), `${GOLDEN} is missing: run UPDATE_GOLDEN=1 npx vitest run test/e2e/golden.test.ts and review it`).toBe(true);

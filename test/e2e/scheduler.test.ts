@@ -52,7 +52,7 @@ ${targets(1, node.url)}`);
     expect(node.maxInFlight).toBe(1);
     // One interval after the previous start, not one interval after its end.
     const starts = node.requests.map((r) => r.at);
-    const gaps = starts.slice(1).map((t, i) => t - starts[i]!);
+    const gaps = starts.slice(1).map((t, i) => t - (starts[i] ?? t));
     for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(250);
   });
 
@@ -73,8 +73,11 @@ targets:
   - { name: waiter, url: '${node.url}/waiter', timeout: 300ms }`);
     await waitForPolls(exporter, 1, 15_000);
     const failed = exporter.logs.filter((l) => l.msg === 'poll failed');
-    expect(failed.find((l) => l.node === 'waiter')).toMatchObject({ reason: 'timeout', error: expect.stringMatching(/^no request slot free within the 300 ms timeout/) });
-    expect(failed.find((l) => l.node === 'hog')).toMatchObject({ reason: 'timeout', error: expect.stringMatching(/^no answer from .*\/hog\/ext\/health within 1000 ms/) });
+    const waiter = failed.find((l) => l.node === 'waiter');
+    const hog = failed.find((l) => l.node === 'hog');
+    expect([waiter?.reason, hog?.reason]).toEqual(['timeout', 'timeout']);
+    expect(String(waiter?.error)).toMatch(/^no request slot free within the 300 ms timeout/);
+    expect(String(hog?.error)).toMatch(/^no answer from .*\/hog\/ext\/health within 1000 ms/);
     // The waiting poll ended at its deadline, before the slot was free, and never reached the node.
     expect(node.requests.map((r) => r.path)).toEqual(['/hog/ext/health']);
     const text = await exporter.metrics();
@@ -100,7 +103,8 @@ defaults: { interval: 200ms, timeout: 190ms, index: { endpoints: [] }, info: { e
 targets:
 ${targets(1, node.url)}`);
     await waitForPolls(exporter, 1);
-    await waitFor(() => node!.inFlight > 0, 'a poll under way');
+    const fake = node;
+    await waitFor(() => fake.inFlight > 0, 'a poll under way');
     await exporter.scheduler.stop();
     expect(node.inFlight).toBe(0);
     const stoppedCount = node.requests.filter((r) => r.path === '/n0/ext/health').length;

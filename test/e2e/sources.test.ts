@@ -55,6 +55,9 @@ afterEach(async () => {
   scheduler = dispatchers = node = undefined;
 });
 
+/** Polls of the scheduler's only target. */
+const polls = (s: Scheduler) => s.summaries()[0]?.polls ?? 0;
+
 function memoryLogger() {
   const lines: string[] = [];
   const sink = new Writable({
@@ -77,10 +80,11 @@ describe('the Source contract', () => {
   });
 
   it('a new source runs on its own interval, reads the health snapshot, and gets poll metrics and logs', async () => {
-    node = await startFakeNode({
+    const fake = await startFakeNode({
       '/ext/health': { fixture: 'health/healthy-v1.14.2.json', headers: { 'node-id': NODE_ID } },
       '/ext/info': { body: '{"jsonrpc":"2.0","result":{"version":"avalanchego/1.14.2"},"id":1}\n' },
     });
+    node = fake;
     const { logger, logs } = memoryLogger();
     dispatchers = new Dispatchers();
     const config = parseConfigText(`defaults: { interval: 2s, timeout: 1s, index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false } }\ntargets:\n  - name: n\n    url: ${node.url}\n`, 'test.yaml', {});
@@ -97,9 +101,9 @@ describe('the Source contract', () => {
     await scheduler.start();
     // The version source polls every 100 ms, health every 2 s: after one health
     // poll, later version polls see the node ID it read from the header.
-    await waitFor(() => seen.includes(NODE_ID) && node!.requests.filter((r) => r.path === '/ext/info').length >= 5, 'version polls seeing the node ID', 15_000);
-    const healthPolls = node.requests.filter((r) => r.path === '/ext/health').length;
-    expect(healthPolls).toBeLessThan(node.requests.filter((r) => r.path === '/ext/info').length);
+    const requestsTo = (path: string) => fake.requests.filter((r) => r.path === path).length;
+    await waitFor(() => seen.includes(NODE_ID) && requestsTo('/ext/info') >= 5, 'version polls seeing the node ID', 15_000);
+    expect(requestsTo('/ext/health')).toBeLessThan(requestsTo('/ext/info'));
 
     const text = scheduler.render().toString();
     expect(sample(text, 'avalanchego_exporter_poll_success{node="n",source="version"}')).toBe(1);
@@ -119,9 +123,10 @@ describe('the Source contract', () => {
     const { logger } = memoryLogger();
     dispatchers = new Dispatchers();
     const config = parseConfigText(`defaults: { interval: 200ms, timeout: 100ms, info: { enabled: false }, platform: { enabled: false } }\ntargets:\n  - name: n\n    url: ${node.url}\n`, 'test.yaml', {});
-    scheduler = new Scheduler({ dispatchers, logger, sources: [health, { ...version, enabled: () => false }] }, config);
-    await scheduler.start();
-    await waitFor(() => scheduler!.summaries()[0]!.polls >= 2, 'two health polls');
+    const s = new Scheduler({ dispatchers, logger, sources: [health, { ...version, enabled: () => false }] }, config);
+    scheduler = s;
+    await s.start();
+    await waitFor(() => polls(s) >= 2, 'two health polls');
     expect(node.requests.every((r) => r.path === '/ext/health')).toBe(true);
     expect(scheduler.render().toString()).not.toContain('source="version"');
   });
@@ -131,12 +136,13 @@ describe('the Source contract', () => {
     const { logger } = memoryLogger();
     dispatchers = new Dispatchers();
     const config = parseConfigText(`defaults: { interval: 100ms, timeout: 50ms, info: { enabled: false }, platform: { enabled: false } }\ntargets:\n  - name: n\n    url: ${node.url}\n`, 'test.yaml', {});
-    scheduler = new Scheduler({ dispatchers, logger }, config);
+    const s = new Scheduler({ dispatchers, logger }, config);
+    scheduler = s;
     // A control scheduler that is started: once it has polled twice, the other had the time to.
     const control = new Scheduler({ dispatchers, logger }, config);
     await control.start();
     try {
-      await waitFor(() => control.summaries()[0]!.polls >= 2, 'two polls of the started scheduler');
+      await waitFor(() => polls(control) >= 2, 'two polls of the started scheduler');
     } finally {
       await control.stop();
     }
@@ -144,7 +150,7 @@ describe('the Source contract', () => {
     expect(scheduler.summaries()).toEqual([]);
     expect(scheduler.render().length).toBe(0);
     await scheduler.start();
-    await waitFor(() => scheduler!.summaries()[0]!.polls >= 1, 'a poll after start()');
+    await waitFor(() => polls(s) >= 1, 'a poll after start()');
     expect(node.requests.length).toBeGreaterThan(polled);
   });
 });

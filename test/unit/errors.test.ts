@@ -1,13 +1,13 @@
 // classifyError: the one place a failure becomes a bounded reason.
 import { describe, expect, it } from 'vitest';
-import { HttpStatusError, InvalidResponseError, PollError, REASONS, RequestFailed, RpcError, classifyError } from '../../src/rpc/errors.js';
+import { HttpStatusError, InvalidResponseError, PollError, REASONS, RequestFailed, RpcError, classifyError, type Reason } from '../../src/rpc/errors.js';
 
 const poll = { url: 'http://127.0.0.1:9650', timeoutMs: 5000 };
 const url = 'http://127.0.0.1:9650/ext/health';
 const coded = (code: string, message = code) => Object.assign(new Error(message), { code });
 
 describe('classifyError', () => {
-  it.each([
+  it.each<[string, unknown, Reason, RegExp]>([
     ['HTTP 403 "invalid host specified"', new HttpStatusError(403, 'invalid host specified\n', url), 'host_rejected', /--http-allowed-hosts/],
     ['another HTTP 403', new HttpStatusError(403, 'forbidden', url), 'http_status', /^HTTP 403 from .*: forbidden$/],
     ['HTTP 502', new HttpStatusError(502, '<html>Bad Gateway</html>', url), 'http_status', /^HTTP 502/],

@@ -61,8 +61,8 @@ describe('real recordings', () => {
 
   it('a bootstrapping validator: chains bootstrapping, failing checks named', () => {
     const r = all.find(([name]) => name === 'v1.14.2/bootstrapping-validator/health-rpc-health.json')?.[1];
-    expect(r).toBeDefined();
-    const snapshot = parseHealth((JSON.parse(r!.body) as { result: unknown }).result);
+    if (!r) throw new Error('the bootstrapping validator recording is missing from test/fixtures/real/v1.14.2/');
+    const snapshot = parseHealth((JSON.parse(r.body) as { result: unknown }).result);
     expect(snapshot.healthy).toBe(false);
     expect(snapshot.chains.length).toBeGreaterThan(0);
     expect(snapshot.chains.every((c) => c.bootstrapping)).toBe(true);

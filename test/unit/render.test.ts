@@ -64,3 +64,9 @@ describe('exposition', () => {
     expect([...renderChunks([])]).toEqual([]);
   });
 });
+
+describe('LinesBuilder', () => {
+  it('refuses a metric that is not in the catalog, naming where to declare it', () => {
+    expect(() => new LinesBuilder('n').add('avalanchego_not_a_metric', 1)).toThrow(/avalanchego_not_a_metric is not in the metric catalog: declare it in src\/metrics\/catalog\.ts/);
+  });
+});

@@ -1,0 +1,31 @@
+// ESLint: typescript-eslint's strict, type-aware rules over the code and its
+// tests, benchmarks and scripts. Formatting is Prettier's (.prettierrc.json).
+import eslint from '@eslint/js';
+import { defineConfig } from 'eslint/config';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+export default defineConfig(
+  { ignores: ['dist/', 'node_modules/', 'tools/', 'deploy/', 'docs/', 'coverage/'] },
+  eslint.configs.recommended,
+  tseslint.configs.strictTypeChecked,
+  {
+    languageOptions: {
+      globals: globals.node,
+      parserOptions: {
+        projectService: {
+          // Scripts outside tsconfig.json's include get a default project.
+          allowDefaultProject: ['bench/*.mjs', 'grafana/*.mjs', 'scripts/*.mjs', '*.config.ts', '*.config.mjs'],
+          maximumDefaultProjectFileMatchCount_THIS_WILL_SLOW_DOWN_LINTING: 40,
+        },
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+    rules: {
+      // Numbers in messages ("HTTP 404 from …", "within 5000 ms") are what they should say.
+      '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true }],
+      // `() => void promise` and `(x) => set.add(x)` callbacks read as intended.
+      '@typescript-eslint/no-confusing-void-expression': ['error', { ignoreArrowShorthand: true }],
+    },
+  },
+);
