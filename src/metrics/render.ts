@@ -74,12 +74,14 @@ export class LinesBuilder {
       this.dropped++;
       return;
     }
-    const i = FAMILY_INDEX.get(metric)!;
+    const i = FAMILY_INDEX.get(metric);
+    if (i === undefined) throw new Error(`${metric} is not in the metric catalog: declare it in src/metrics/catalog.ts`);
     let labelText = this.nodeLabel;
     let wasCut = false;
     if (labels) {
       for (const key in labels) {
-        let v = labels[key]!;
+        let v = labels[key];
+        if (v === undefined) continue;
         if (limits && v.length > limits.maxLabelLength) {
           v = `${v.slice(0, limits.maxLabelLength - 1)}…`;
           wasCut = true;
@@ -97,7 +99,7 @@ export class LinesBuilder {
       this.cut.add(id);
     }
     this.series++;
-    this.families[i] += `${metric}{${labelText}} ${formatValue(value)}\n`;
+    this.families[i] = `${this.families[i] ?? ''}${metric}{${labelText}} ${formatValue(value)}\n`;
   }
 
   build(): LineBlock {

@@ -43,7 +43,9 @@ export function decodeRpc(reply: RpcReply): RpcOutcome {
 /** A node's value for a message, bounded; a value nested too deeply to stringify is said so, not thrown. */
 function shown(value: unknown): string {
   try {
-    return snippet(JSON.stringify(value) ?? String(value));
+    // undefined for undefined and functions, whatever its declared type says.
+    const json = JSON.stringify(value) as string | undefined;
+    return snippet(json ?? String(value));
   } catch {
     return '(a value nested too deeply to show)';
   }

@@ -131,7 +131,7 @@ export class NodePoller implements NodeSnapshots {
   async stop(): Promise<void> {
     this.stopped = true;
     for (const loop of this.loops) clearTimeout(loop.timer);
-    await Promise.all(this.loops.map((loop) => loop.running));
+    await Promise.all(this.loops.flatMap((loop) => (loop.running ? [loop.running] : [])));
   }
 
   get polls(): number {
@@ -294,7 +294,7 @@ export class NodePoller implements NodeSnapshots {
     }
     const durationSeconds = Math.round((performance.now() - started) * 1000) / 1e6;
     const error = failure ? classifyError(failure.error, { url: this.target.url, timeoutMs: this.target.timeoutMs }) : undefined;
-    this.record(loop, durationSeconds, error);
+    const stats = this.record(loop, durationSeconds, error);
     const nowSeconds = this.deps.clock.now() / 1000;
     loop.recent.push({
       source: source.name,
@@ -316,7 +316,7 @@ export class NodePoller implements NodeSnapshots {
       if (!loop.truncated) log.warn({ dropped: b.dropped, maxSeriesPerNode: limits.maxSeriesPerNode, maxLabelLength: limits.maxLabelLength }, "series limit reached: the node's series are truncated");
     } else if (loop.truncated) log.info('series back under the limits');
     loop.truncated = b.dropped > 0;
-    addPollStats(b, source.name, loop.stats!);
+    addPollStats(b, source.name, stats);
     loop.lines = b.build();
     loop.polls++;
     this.lines = this.loops.flatMap((l) => (l.lines ? [l.lines] : []));
@@ -340,7 +340,7 @@ export class NodePoller implements NodeSnapshots {
   }
 
   /** Poll statistics and the poll logs: a change of state at warn/info, repeats at debug. */
-  private record(loop: SourceLoop, durationSeconds: number, error: PollError | undefined): void {
+  private record(loop: SourceLoop, durationSeconds: number, error: PollError | undefined): SourceStats {
     const { log } = loop;
     const previous = loop.stats;
     const stats: SourceStats = previous ?? { success: false, durationSeconds: 0, errors: new Map<Reason, number>() };
@@ -360,6 +360,7 @@ export class NodePoller implements NodeSnapshots {
     stats.success = !error;
     stats.durationSeconds = durationSeconds;
     loop.stats = stats;
+    return stats;
   }
 }
 
