@@ -85,6 +85,11 @@ afterAll(() => {
 function promConfigOnHost(extra: Partial<PromConfig> = {}): string {
   const cfg = { ...promConfig(), ...extra };
   cfg.rule_files = promConfig().rule_files.map((f) => hostPath('prometheus', f));
+  // Files a scrape job reads (the exporter's password) from their host side too.
+  cfg.scrape_configs = cfg.scrape_configs.map((j) => {
+    const auth = (j as { basic_auth?: { password_file?: string } }).basic_auth;
+    return auth?.password_file ? { ...j, basic_auth: { ...auth, password_file: hostPath('prometheus', auth.password_file) } } : j;
+  });
   const file = join(tmp, `prometheus-${Math.random().toString(36).slice(2)}.yml`);
   writeFileSync(file, stringifyYaml(cfg));
   return file;

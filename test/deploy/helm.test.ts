@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/config/schema.js';
 import { waitFor } from '../helpers/fake-node.js';
 import { freePort } from '../helpers/net.js';
+import { bcryptHash, makePki } from '../helpers/tls.js';
 import { RULES_DIR, ruleFilePaths } from '../rules/lib.js';
 import { CHART, IN_CI, MAIN, PACKAGE_VERSION, ROOT, findTool, missingDist, parseManifests, run, type K8sObject } from './lib.js';
 
@@ -541,5 +542,72 @@ describe.skipIf(!helm.path)('sharding.replicas: a StatefulSet of shards', () => 
       expect([...polledBy.keys()].sort()).toEqual([...names].sort());
       expect([...polledBy].filter(([, shards]) => shards.length !== 1)).toEqual([]);
     }, 90_000);
+  });
+});
+
+describe.skipIf(!helm.path)('webConfig: TLS and basic auth on the exporter\'s port', () => {
+  const hash = bcryptHash('s3cret');
+  const webValues = (pkiDir = '/etc/avalanchego-exporter-tls') => ({
+    webConfig: {
+      config: {
+        basic_auth_users: { prometheus: hash },
+        tls_server_config: { cert_file: `${pkiDir}/tls.crt`, key_file: `${pkiDir}/tls.key` },
+        http_server_config: { headers: { 'X-Content-Type-Options': 'nosniff' } },
+      },
+      tlsSecret: 'exporter-tls',
+    },
+    serviceMonitor: { enabled: true, basicAuth: { username: { name: 'scrape', key: 'user' }, password: { name: 'scrape', key: 'password' } } },
+  });
+
+  it('off by default: no Secret, no --web.config.file, probes over HTTP', () => {
+    const objs = template();
+    expect(objs.filter((o) => o.kind === 'Secret')).toEqual([]);
+    expect(container(objs).args.join(' ')).not.toContain('--web.config.file');
+    expect(container(objs).livenessProbe.httpGet.scheme).toBeUndefined();
+  });
+
+  it('on: a Secret with web.yml, the flag, both mounts, probes over HTTPS, the ServiceMonitor with https and basicAuth; helm lint --strict passes', () => {
+    const objs = templateWith(webValues());
+    const secret = one(objs, 'Secret');
+    expect(parseYaml(secret.stringData['web.yml'])).toEqual(webValues().webConfig.config);
+    const c = container(objs);
+    expect(c.args).toContain('--web.config.file=/etc/avalanchego-exporter-web/web.yml');
+    expect(c.volumeMounts.map((m: { mountPath: string }) => m.mountPath)).toEqual(expect.arrayContaining(['/etc/avalanchego-exporter-web', '/etc/avalanchego-exporter-tls']));
+    expect(podSpec(objs).volumes.find((v: { name: string }) => v.name === 'web-config').secret.secretName).toBe(secret.metadata.name);
+    expect(podSpec(objs).volumes.find((v: { name: string }) => v.name === 'web-tls').secret.secretName).toBe('exporter-tls');
+    expect([c.livenessProbe.httpGet.scheme, c.readinessProbe.httpGet.scheme]).toEqual(['HTTPS', 'HTTPS']);
+    expect(one(objs, 'Deployment').spec.template.metadata.annotations['checksum/web-config']).toMatch(/^[0-9a-f]{64}$/);
+    const ep = one(objs, 'ServiceMonitor').spec.endpoints[0];
+    expect([ep.scheme, ep.basicAuth.username.name]).toEqual(['https', 'scrape']);
+    const file = join(tmp, 'web-values.yaml');
+    writeFileSync(file, stringifyYaml(webValues()));
+    const lint = run(HELM, ['lint', '--strict', CHART, '-f', file, ...KUBE]);
+    expect(lint.code, lint.output).toBe(0);
+  });
+
+  it('an existing Secret: mounted as is, no Secret rendered; https follows webConfig.https', () => {
+    const objs = templateWith({ webConfig: { existingSecret: 'my-web', https: true } });
+    expect(objs.filter((o) => o.kind === 'Secret')).toEqual([]);
+    expect(podSpec(objs).volumes.find((v: { name: string }) => v.name === 'web-config').secret.secretName).toBe('my-web');
+    expect(container(objs).livenessProbe.httpGet.scheme).toBe('HTTPS');
+  });
+
+  it('the schema refuses a key the web config does not have', () => {
+    expect(() => templateWith({ webConfig: { config: { basic_auth_user: {} } } })).toThrow(/basic_auth_user/);
+  });
+
+  it.skipIf(missingDist() !== undefined)('the rendered web.yml passes the exporter\'s own check', () => {
+    const pki = makePki();
+    try {
+      writeFileSync(join(pki.dir, 'tls.crt'), pki.read(pki.serverCert));
+      writeFileSync(join(pki.dir, 'tls.key'), pki.read(pki.serverKey));
+      const web = join(tmp, 'web.yml');
+      writeFileSync(web, one(templateWith(webValues(pki.dir)), 'Secret').stringData['web.yml']);
+      const r = run(process.execPath, [MAIN, `--web.config.file=${web}`, '--config.check']);
+      expect(r.code, r.output).toBe(0);
+      expect(r.stdout).toContain('valid web config, TLS, basic auth for 1 user');
+    } finally {
+      rmSync(pki.dir, { recursive: true, force: true });
+    }
   });
 });

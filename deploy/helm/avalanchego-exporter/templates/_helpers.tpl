@@ -57,8 +57,21 @@ and, when sharding.replicas > 0, the StatefulSet. A sharded pod takes its shard 
 own name (--shard.from-pod-name, POD_NAME from the downward API) and the shard count from
 sharding.replicas.
 */}}
+{{/* Whether the exporter reads a web config, and whether it serves HTTPS. */}}
+{{- define "avalanchego-exporter.webConfig" -}}
+{{- if or .Values.webConfig.existingSecret (gt (len .Values.webConfig.config) 0) }}true{{ end }}
+{{- end }}
+{{- define "avalanchego-exporter.https" -}}
+{{- if or .Values.webConfig.https (and .Values.webConfig.config.tls_server_config (not .Values.webConfig.existingSecret)) }}true{{ end }}
+{{- end }}
+{{- define "avalanchego-exporter.webSecretName" -}}
+{{- .Values.webConfig.existingSecret | default (printf "%s-web" (include "avalanchego-exporter.fullname" .)) }}
+{{- end }}
+
 {{- define "avalanchego-exporter.podTemplate" }}
 {{- $sharded := gt (int .Values.sharding.replicas) 0 }}
+{{- $web := include "avalanchego-exporter.webConfig" . }}
+{{- $https := include "avalanchego-exporter.https" . }}
     metadata:
       labels:
         {{- include "avalanchego-exporter.labels" . | nindent 8 }}
@@ -68,6 +81,9 @@ sharding.replicas.
       annotations:
         {{- if not .Values.existingConfigMap }}
         checksum/config: {{ include (print $.Template.BasePath "/configmap.yaml") . | sha256sum }}
+        {{- end }}
+        {{- if and $web (not .Values.webConfig.existingSecret) }}
+        checksum/web-config: {{ include (print $.Template.BasePath "/web-secret.yaml") . | sha256sum }}
         {{- end }}
         {{- with .Values.podAnnotations }}
         {{- toYaml . | nindent 8 }}
@@ -94,6 +110,9 @@ sharding.replicas.
           args:
             - --config.file=/etc/avalanchego-exporter/config.yaml
             - --web.listen-address=:10650
+            {{- if $web }}
+            - --web.config.file=/etc/avalanchego-exporter-web/web.yml
+            {{- end }}
             {{- if $sharded }}
             - --shard.from-pod-name
             - --shard.count={{ .Values.sharding.replicas }}
@@ -124,11 +143,11 @@ sharding.replicas.
           {{- end }}
           {{- with .Values.livenessProbe }}
           livenessProbe:
-            {{- toYaml . | nindent 12 }}
+            {{- include "avalanchego-exporter.probe" (list . $https) | nindent 12 }}
           {{- end }}
           {{- with .Values.readinessProbe }}
           readinessProbe:
-            {{- toYaml . | nindent 12 }}
+            {{- include "avalanchego-exporter.probe" (list . $https) | nindent 12 }}
           {{- end }}
           {{- with .Values.resources }}
           resources:
@@ -144,6 +163,16 @@ sharding.replicas.
             - name: config
               mountPath: /etc/avalanchego-exporter
               readOnly: true
+            {{- if $web }}
+            - name: web-config
+              mountPath: /etc/avalanchego-exporter-web
+              readOnly: true
+            {{- end }}
+            {{- if .Values.webConfig.tlsSecret }}
+            - name: web-tls
+              mountPath: /etc/avalanchego-exporter-tls
+              readOnly: true
+            {{- end }}
             {{- with .Values.extraVolumeMounts }}
             {{- toYaml . | nindent 12 }}
             {{- end }}
@@ -154,6 +183,19 @@ sharding.replicas.
             items:
               - key: config.yaml
                 path: config.yaml
+        {{- if $web }}
+        - name: web-config
+          secret:
+            secretName: {{ include "avalanchego-exporter.webSecretName" . }}
+            items:
+              - key: web.yml
+                path: web.yml
+        {{- end }}
+        {{- with .Values.webConfig.tlsSecret }}
+        - name: web-tls
+          secret:
+            secretName: {{ . }}
+        {{- end }}
         {{- with .Values.extraVolumes }}
         {{- toYaml . | nindent 8 }}
         {{- end }}
@@ -169,4 +211,13 @@ sharding.replicas.
       tolerations:
         {{- toYaml . | nindent 8 }}
       {{- end }}
+{{- end }}
+
+{{/* A probe from values; its httpGet gets scheme HTTPS when the web config serves TLS. */}}
+{{- define "avalanchego-exporter.probe" -}}
+{{- $probe := deepCopy (index . 0) }}
+{{- if and (index . 1) $probe.httpGet }}
+{{- $_ := set $probe.httpGet "scheme" "HTTPS" }}
+{{- end }}
+{{- toYaml $probe }}
 {{- end }}
