@@ -39,7 +39,7 @@ export function parseYaml(text: string): ParsedText {
     return {
       problems: doc.errors.map((e) => {
         const pos = e.linePos?.[0];
-        return { path: [], message: `YAML syntax: ${e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`, line: pos?.line, column: pos?.col };
+        return { path: [], message: `YAML syntax: ${e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}: fix the YAML at this line (indentation, a missing - or quote)`, line: pos?.line, column: pos?.col };
       }),
     };
   }

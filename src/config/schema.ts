@@ -45,10 +45,10 @@ const nonEmpty = (what: string) => z.string({ error: `expected ${what} as a stri
 
 const wholeNumber = (min: number, max: number) =>
   z
-    .number({ error: 'expected a whole number' })
-    .int('expected a whole number')
-    .min(min, `must be at least ${min}`)
-    .max(max, `must be at most ${max}`);
+    .number({ error: `expected a whole number from ${min} to ${max}` })
+    .int(`expected a whole number from ${min} to ${max}`)
+    .min(min, `must be at least ${min}: write a whole number from ${min} to ${max}`)
+    .max(max, `must be at most ${max}: write a whole number from ${min} to ${max}`);
 
 const enabled = (what: string) => z.boolean({ error: 'expected true or false' }).optional().describe(what);
 

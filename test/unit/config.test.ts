@@ -22,7 +22,7 @@ const INVALID_CASES: Array<[string, string[]]> = [
   ["index-interval-not-above-timeout", ["7:17: targets[0].index.interval: timeout (5s, from defaults) must be shorter than index.interval (5s) for target \"a\": a poll must end before the next one is due; shorten timeout or lengthen index.interval"]],
   // A built-in source interval below a long timeout blames the timeout, once for all targets.
   ["info-interval-default-below-timeout", ["3:12: defaults.timeout: timeout (40s, from defaults) must be shorter than info.interval (30s, built-in default) for target \"a\": a poll must end before the next one is due; shorten timeout or lengthen info.interval"]],
-  ["limits-out-of-range", ["3:26: defaults.limits.max_series_per_node: must be at least 100", "4:23: defaults.limits.max_label_length: expected a whole number, got number 1.5"]],
+  ["limits-out-of-range", ["3:26: defaults.limits.max_series_per_node: must be at least 100: write a whole number from 100 to 10000000", "4:23: defaults.limits.max_label_length: expected a whole number from 16 to 65536, got number 1.5"]],
   ["missing-env", ["5:22: targets[0].headers.Authorization: environment variable AVAXEXP_TEST_UNSET_TOKEN is not set: export it before starting the exporter, or write $${AVAXEXP_TEST_UNSET_TOKEN} for a literal text"]],
   ["missing-targets", ["1:1: targets: required key is missing: expected a list of targets"]],
   ["missing-url", ["2:5: targets[0].url: required key is missing: expected the node's base URL as a string, e.g. http://10.0.0.5:9650"]],
@@ -61,8 +61,8 @@ const INVALID_CASES: Array<[string, string[]]> = [
   ["url-without-scheme", ["3:10: targets[0].url: \"10.0.0.5:9650\" is not a URL: write the node's base URL, e.g. http://10.0.0.5:9650"]],
   ["yaml-alias-bomb", ["(top level): YAML aliases (*name) expand to too many copies of their anchors (&name), as in a \"billion laughs\" attack: write the values out, or use fewer aliases"]],
   ["yaml-duplicate-key", ["4:5: targets[0]: duplicate key \"name\" (first at line 2): a key may appear once in a map; remove one"]],
-  ["yaml-syntax", ["4:1: (top level): YAML syntax: Sequence item without - indicator", "5:1: (top level): YAML syntax: Flow sequence in block collection must be sufficiently indented and end with a ]"]],
-  ["zero-concurrency", ["2:28: scheduler.max_concurrent_requests: must be at least 1"]],
+  ["yaml-syntax", ["4:1: (top level): YAML syntax: Sequence item without - indicator: fix the YAML at this line (indentation, a missing - or quote)", "5:1: (top level): YAML syntax: Flow sequence in block collection must be sufficiently indented and end with a ]: fix the YAML at this line (indentation, a missing - or quote)"]],
+  ["zero-concurrency", ["2:28: scheduler.max_concurrent_requests: must be at least 1: write a whole number from 1 to 1000000"]],
 ];
 
 /** The problem lines of the error a file gives, without the file name. */
