@@ -148,6 +148,10 @@ describe('end to end with a real Prometheus', () => {
         (await vector(`avalanchego_up{job="${JOB}"} == 1`)).length === NODES.length ? true : undefined);
       await waitFor('recorded block rates', 30_000, async () =>
         (await vector('node_chain:avalanchego_chain_last_accepted_height:deriv5m > 0')).length > 0 ? true : undefined);
+      // The validators' series, where the exporter polls the platform source.
+      await waitFor('validator series, if the platform source runs', 30_000, async () =>
+        (await vector(`avalanchego_exporter_poll_success{job="${JOB}", source="platform"}`)).length === 0
+        || (await vector(`avalanchego_validator{job="${JOB}"}`)).length === NODES.length ? true : undefined);
     }, 120_000);
 
     afterAll(async () => {
