@@ -635,9 +635,11 @@ function nodeDetail() {
   y += 6;
   panels.push(
     timeseries('Time since last successful poll', 'Seconds since the last successful poll of each source.', 's',
-      [target(`time() - avalanchego_exporter_last_success_timestamp_seconds${S}`, '{{source}}')], { h: 6, w: 12, x: 0, y }),
+      [target(`time() - avalanchego_exporter_last_success_timestamp_seconds${S}`, '{{source}}')], { h: 6, w: 8, x: 0, y }),
     timeseries('Unparsed fields', 'Fields of each check\'s report the exporter could not parse (0 when all parsed); above 0 the node may be newer than the exporter.', 'none',
-      [target(`avalanchego_health_check_unparsed_fields${S}`, '{{check}}')], { h: 6, w: 12, x: 12, y }),
+      [target(`avalanchego_health_check_unparsed_fields${S}`, '{{check}}')], { h: 6, w: 8, x: 8, y }),
+    timeseries('Series dropped', 'Series of each source\'s last poll left out by limits.max_series_per_node or limits.max_label_length (AvalancheGoExporterSeriesDropped); absent when nothing was left out.', 'none',
+      [target(`avalanchego_exporter_series_dropped${S}`, '{{source}}')], { h: 6, w: 8, x: 16, y }),
   );
 
   return dashboard({

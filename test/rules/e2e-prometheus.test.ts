@@ -71,6 +71,7 @@ const ABSENT_HERE = new Map<string, string>([
   ['avalanchego_l1_validator_active', 'the configuration lists no L1 in platform.subnets'],
   ['avalanchego_next_upgrade_timestamp_seconds', 'served only while an upgrade is scheduled on the simulated network'],
   ['avalanchego_exporter_file_descriptor_errors_total', 'no connection fails for lack of file descriptors'],
+  ['avalanchego_exporter_series_dropped', 'served only when a node reports more than the per-node limits allow'],
   ['avalanchego_exporter_poll_start_delay_seconds_bucket', 'served by the scheduler that measures poll-start delay (issue 10)'],
 ]);
 const SOURCE_OF = new Map<string, string>([...CATALOG, ...GLOBAL_CATALOG].map((m) => [m.name as string, m.source as string]));
