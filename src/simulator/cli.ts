@@ -2,7 +2,7 @@
 // SIGTERM. Flags follow the exporter's style (--web.listen-address=HOST:PORT).
 
 import { parseGoDuration } from '../util/gotime.js';
-import { DOWN_MODES, GARBAGE_MODES, SCENARIOS, startSimulator, type DownMode, type GarbageMode, type ScenarioName, type SimulatorOptions } from './index.js';
+import { DOWN_MODES, GARBAGE_MODES, L1_SUBNET_ID, SCENARIOS, startSimulator, type DownMode, type GarbageMode, type ScenarioName, type SimulatorOptions } from './index.js';
 import { isScenario } from './scenarios.js';
 
 export const SIMULATE_USAGE = `Usage: avalanchego-exporter simulate [flags]
@@ -215,6 +215,7 @@ export async function runSimulateCommand(argv: string[], io?: CliIo): Promise<nu
   const shown = nodes.length <= 50 ? nodes : nodes.slice(0, 20);
   for (const n of shown) out(`  ${n.name.padEnd(10)} ${sim.scenarioOf(n.name).padEnd(16)} ${n.nodeId}  ${n.baseUrl}\n`);
   if (shown.length < nodes.length) out(`  … and ${nodes.length - shown.length} more: GET ${sim.url}/sim/nodes\n`);
+  if (parsed.options.trackL1) out(`L1 subnet: ${L1_SUBNET_ID} (list it in the exporter's platform.subnets)\n`);
   out(`Health: ${nodes[0]!.baseUrl}/ext/health   Stop with Ctrl-C.\n`);
   await stop;
   await sim.close();

@@ -42,7 +42,7 @@ describe('sharded polling with a real Prometheus', () => {
     function writeConfig(n: number): void {
       writeFileSync(configFile(), [
         '# 5s polls of health only: three processes share a 2-core machine with the simulator and Prometheus.',
-        'defaults:', '  interval: 5s', '  timeout: 2s', '  index: {endpoints: []}', 'targets:',
+        'defaults:', '  interval: 5s', '  timeout: 2s', '  index: {endpoints: []}', '  info: {enabled: false}', '  platform: {enabled: false}', 'targets:',
         ...Array.from({ length: n }, (_, i) => [`  - name: node-${i}`, `    url: ${simUrl}/node-${i}`]).flat(), '',
       ].join('\n'));
     }

@@ -3,6 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { parseSimulateArgs, runSimulateCommand } from '../../src/simulator/cli.js';
+import { L1_SUBNET_ID } from '../../src/simulator/index.js';
 import { http, waitFor } from './helpers.js';
 
 function capture() {
@@ -109,10 +110,22 @@ describe('runSimulateCommand', () => {
     expect(text).toMatch(/node-0 +healthy +NodeID-\w+ +http:\/\/127\.0\.0\.1:\d+\/node-0\n/);
     expect(text).toMatch(/node-1 +bootstrapping +NodeID-\w+ +http:\/\/127\.0\.0\.1:\d+\/node-1\n/);
     expect((await http(`${base}/node-1/ext/health/readiness`)).status).toBe(503);
+    expect(text).not.toContain('L1 subnet');
     stop();
     expect(await done).toBe(0);
     expect(c.out.join('')).toContain('simulator stopped');
     await expect(http(`${base}/sim/nodes`)).rejects.toThrow();
+  });
+
+  it('with --track-l1 prints the L1 subnet ID for platform.subnets', async () => {
+    const c = capture();
+    let stop!: () => void;
+    const stopSignal = new Promise<void>((r) => (stop = r));
+    const done = runSimulateCommand(['--web.listen-address=127.0.0.1:0', '--track-l1', '--check-frequency=1h'], { ...c.io, stopSignal });
+    const text = await waitFor(async () => c.out.join(''), (t) => t.includes('Stop with Ctrl-C'), 5_000, 'the banner');
+    expect(text).toContain(`L1 subnet: ${L1_SUBNET_ID} (list it in the exporter's platform.subnets)`);
+    stop();
+    expect(await done).toBe(0);
   });
 
   it('exits 1 when it cannot listen', async () => {

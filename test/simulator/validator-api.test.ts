@@ -174,6 +174,8 @@ describe('P-Chain API (v1.14.2)', () => {
   it('getCurrentValidators of the L1: the ACP-77 entry with its balance; the fee state and height', async () => {
     const sim = await simulator({ ...STILL, nodes: 2, trackL1: true, l1Validator: (i) => i === 0 });
     const node = sim.nodes[0]!;
+    // docs/simulator.md names it, for the exporter's platform.subnets.
+    expect(L1_SUBNET_ID).toBe('2b8ydpN1KbPWFS2QodieQ1y9iSbJnPCARgH9jRo6BiLRSjVrMo');
     const r = await result(pchain(node.baseUrl), 'platform.getCurrentValidators', { subnetID: L1_SUBNET_ID, nodeIDs: [node.nodeId] });
     expect(r.validators).toHaveLength(1);
     const v = r.validators[0];
