@@ -21,6 +21,11 @@ const web = parseYaml(readFileSync(join(DIR, 'web.yml'), 'utf8')) as { basic_aut
 const password = readFileSync(join(DIR, 'exporter.password'), 'utf8').replace(/\n$/, '');
 const prom = parseYaml(readFileSync(join(DIR, 'prometheus.yml'), 'utf8')) as { scrape_configs: Array<{ job_name: string; basic_auth?: { username: string; password_file: string } }> };
 const procs = new ProcessGroup(ROOT);
+function service(file: { services: Record<string, Service> }, name: string): Service {
+  const s = file.services[name];
+  if (!s) throw new Error(`no service ${name}`);
+  return s;
+}
 let node: FakeNode | undefined;
 afterAll(async () => {
   await procs.stopAll();
@@ -29,18 +34,19 @@ afterAll(async () => {
 
 describe('compose: the web config override', () => {
   it('keeps the base command and adds --web.config.file, with web.yml mounted where the flag points', () => {
-    const cmd = override.services['exporter']!.command!;
-    expect(cmd.slice(0, -1)).toEqual(base.services['exporter']!.command);
+    const cmd = service(override, 'exporter').command ?? [];
+    expect(cmd.slice(0, -1)).toEqual(service(base, 'exporter').command);
     expect(cmd.at(-1)).toBe('--web.config.file=/etc/avalanchego-exporter/web.yml');
-    expect(override.services['exporter']!.volumes).toContain('./web.yml:/etc/avalanchego-exporter/web.yml:ro');
+    expect(service(override, 'exporter').volumes).toContain('./web.yml:/etc/avalanchego-exporter/web.yml:ro');
   });
 
   it('Prometheus sends the user and the password that web.yml\'s hash accepts, from a file it mounts', () => {
-    const job = prom.scrape_configs.find((j) => j.job_name === 'avalanchego-exporter')!;
-    const hash = web.basic_auth_users[job.basic_auth!.username]!;
+    const auth = prom.scrape_configs.find((j) => j.job_name === 'avalanchego-exporter')?.basic_auth;
+    expect(auth?.username).toBe('prometheus');
+    const hash = web.basic_auth_users[auth?.username ?? ''] ?? '';
     expect(hash).toMatch(/^\$2y\$10\$/);
     expect(bcrypt.compareSync(password, hash)).toBe(true);
-    expect(base.services['prometheus']!.volumes).toContain(`./exporter.password:${job.basic_auth!.password_file}:ro`);
+    expect(service(base, 'prometheus').volumes).toContain(`./exporter.password:${auth?.password_file ?? ''}:ro`);
   });
 
   const compose = findTool('docker-compose', ['version']);
@@ -56,8 +62,8 @@ describe('compose: the web config override', () => {
     const port = await freePort();
     const p = procs.start('exporter', process.execPath, [MAIN, `--web.listen-address=127.0.0.1:${port}`, `--web.config.file=${join(DIR, 'web.yml')}`]);
     const url = `http://127.0.0.1:${port}`;
-    await waitFor(async () => (await get(`${url}/-/healthy`).catch(() => ({ status: 0 }))).status === 200, 'exporter up', 15_000).catch((err: Error) => {
-      throw new Error(`${err.message}\n${procs.logs()}`);
+    await waitFor(async () => (await get(`${url}/-/healthy`).catch(() => ({ status: 0 }))).status === 200, 'exporter up', 15_000).catch((err: unknown) => {
+      throw new Error(`${(err as Error).message}\n${procs.logs()}`);
     });
     const anonymous = await get(`${url}/metrics`);
     expect([anonymous.status, anonymous.headers['www-authenticate']]).toEqual([401, 'Basic']);

@@ -547,6 +547,15 @@ describe.skipIf(!helm.path)('sharding.replicas: a StatefulSet of shards', () => 
 
 describe.skipIf(!helm.path)('webConfig: TLS and basic auth on the exporter\'s port', () => {
   const hash = bcryptHash('s3cret');
+  interface Probe { httpGet: { scheme?: string } }
+  interface Pod {
+    containers: Array<{ args: string[]; volumeMounts: Array<{ mountPath: string }>; livenessProbe: Probe; readinessProbe: Probe }>;
+    volumes: Array<{ name: string; secret?: { secretName: string } }>;
+  }
+  const pod = (objs: K8sObject[]) => podSpec(objs) as Pod;
+  const exporter = (objs: K8sObject[]) => pod(objs).containers[0] as Pod['containers'][number];
+  const volume = (objs: K8sObject[], name: string) => pod(objs).volumes.find((v) => v.name === name)?.secret?.secretName;
+  const webYml = (objs: K8sObject[]) => (one(objs, 'Secret') as unknown as { stringData: Record<string, string> }).stringData['web.yml'] ?? '';
   const webValues = (pkiDir = '/etc/avalanchego-exporter-tls') => ({
     webConfig: {
       config: {
@@ -562,23 +571,24 @@ describe.skipIf(!helm.path)('webConfig: TLS and basic auth on the exporter\'s po
   it('off by default: no Secret, no --web.config.file, probes over HTTP', () => {
     const objs = template();
     expect(objs.filter((o) => o.kind === 'Secret')).toEqual([]);
-    expect(container(objs).args.join(' ')).not.toContain('--web.config.file');
-    expect(container(objs).livenessProbe.httpGet.scheme).toBeUndefined();
+    expect(exporter(objs).args.join(' ')).not.toContain('--web.config.file');
+    expect(exporter(objs).livenessProbe.httpGet.scheme).toBeUndefined();
   });
 
   it('on: a Secret with web.yml, the flag, both mounts, probes over HTTPS, the ServiceMonitor with https and basicAuth; helm lint --strict passes', () => {
     const objs = templateWith(webValues());
-    const secret = one(objs, 'Secret');
-    expect(parseYaml(secret.stringData['web.yml'])).toEqual(webValues().webConfig.config);
-    const c = container(objs);
+    expect(parseYaml(webYml(objs))).toEqual(webValues().webConfig.config);
+    const c = exporter(objs);
     expect(c.args).toContain('--web.config.file=/etc/avalanchego-exporter-web/web.yml');
-    expect(c.volumeMounts.map((m: { mountPath: string }) => m.mountPath)).toEqual(expect.arrayContaining(['/etc/avalanchego-exporter-web', '/etc/avalanchego-exporter-tls']));
-    expect(podSpec(objs).volumes.find((v: { name: string }) => v.name === 'web-config').secret.secretName).toBe(secret.metadata.name);
-    expect(podSpec(objs).volumes.find((v: { name: string }) => v.name === 'web-tls').secret.secretName).toBe('exporter-tls');
+    expect(c.volumeMounts.map((m) => m.mountPath)).toEqual(expect.arrayContaining(['/etc/avalanchego-exporter-web', '/etc/avalanchego-exporter-tls']));
+    expect(volume(objs, 'web-config')).toBe(one(objs, 'Secret').metadata.name);
+    expect(volume(objs, 'web-tls')).toBe('exporter-tls');
     expect([c.livenessProbe.httpGet.scheme, c.readinessProbe.httpGet.scheme]).toEqual(['HTTPS', 'HTTPS']);
-    expect(one(objs, 'Deployment').spec.template.metadata.annotations['checksum/web-config']).toMatch(/^[0-9a-f]{64}$/);
-    const ep = one(objs, 'ServiceMonitor').spec.endpoints[0];
-    expect([ep.scheme, ep.basicAuth.username.name]).toEqual(['https', 'scrape']);
+    const deployment = one(objs, 'Deployment') as unknown as { spec: { template: { metadata: { annotations: Record<string, string> } } } };
+    expect(deployment.spec.template.metadata.annotations['checksum/web-config']).toMatch(/^[0-9a-f]{64}$/);
+    const monitor = one(objs, 'ServiceMonitor') as unknown as { spec: { endpoints: Array<{ scheme?: string; basicAuth?: { username: { name: string } } }> } };
+    const ep = monitor.spec.endpoints[0];
+    expect([ep?.scheme, ep?.basicAuth?.username.name]).toEqual(['https', 'scrape']);
     const file = join(tmp, 'web-values.yaml');
     writeFileSync(file, stringifyYaml(webValues()));
     const lint = run(HELM, ['lint', '--strict', CHART, '-f', file, ...KUBE]);
@@ -588,8 +598,8 @@ describe.skipIf(!helm.path)('webConfig: TLS and basic auth on the exporter\'s po
   it('an existing Secret: mounted as is, no Secret rendered; https follows webConfig.https', () => {
     const objs = templateWith({ webConfig: { existingSecret: 'my-web', https: true } });
     expect(objs.filter((o) => o.kind === 'Secret')).toEqual([]);
-    expect(podSpec(objs).volumes.find((v: { name: string }) => v.name === 'web-config').secret.secretName).toBe('my-web');
-    expect(container(objs).livenessProbe.httpGet.scheme).toBe('HTTPS');
+    expect(volume(objs, 'web-config')).toBe('my-web');
+    expect(exporter(objs).livenessProbe.httpGet.scheme).toBe('HTTPS');
   });
 
   it('the schema refuses a key the web config does not have', () => {
@@ -602,7 +612,7 @@ describe.skipIf(!helm.path)('webConfig: TLS and basic auth on the exporter\'s po
       writeFileSync(join(pki.dir, 'tls.crt'), pki.read(pki.serverCert));
       writeFileSync(join(pki.dir, 'tls.key'), pki.read(pki.serverKey));
       const web = join(tmp, 'web.yml');
-      writeFileSync(web, one(templateWith(webValues(pki.dir)), 'Secret').stringData['web.yml']);
+      writeFileSync(web, webYml(templateWith(webValues(pki.dir))));
       const r = run(process.execPath, [MAIN, `--web.config.file=${web}`, '--config.check']);
       expect(r.code, r.output).toBe(0);
       expect(r.stdout).toContain('valid web config, TLS, basic auth for 1 user');
