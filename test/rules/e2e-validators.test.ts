@@ -64,7 +64,7 @@ describe('validator alerts end to end with a real Prometheus', () => {
     expect(prometheus.path, MISSING).toBeDefined();
   });
 
-  describe.skipIf(!prometheus.path)(`${prometheus.version}`, () => {
+  describe.skipIf(!prometheus.path)(prometheus.version, () => {
     let dir = '';
 
     beforeAll(async () => {
