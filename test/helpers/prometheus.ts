@@ -63,6 +63,10 @@ export interface PrometheusOptions {
   speedup: number;
   /** Scrape and evaluation interval (default 1s). */
   interval?: string;
+  /** How each rule file's text is compressed (default: speedUpRules with `speedup`). */
+  rules?: (text: string) => string;
+  /** host:port of an Alertmanager to send the alerts to. */
+  alertmanager?: string;
 }
 
 /** A Prometheus process with the project's rules, and its query API. */
@@ -74,11 +78,13 @@ export class TestPrometheus {
 
   static async start(group: ProcessGroup, o: PrometheusOptions): Promise<TestPrometheus> {
     const port = await freePort();
-    for (const f of RULE_FILES) writeFileSync(join(o.dir, f), speedUpRules(readFileSync(join(RULES_DIR, f), 'utf8'), o.speedup));
+    const rules = o.rules ?? ((text: string) => speedUpRules(text, o.speedup));
+    for (const f of RULE_FILES) writeFileSync(join(o.dir, f), rules(readFileSync(join(RULES_DIR, f), 'utf8')));
     const interval = o.interval ?? '1s';
     writeFileSync(join(o.dir, 'prometheus.yml'), [
       'global:', `  scrape_interval: ${interval}`, `  evaluation_interval: ${interval}`,
       'rule_files:', ...RULE_FILES.map((f) => `  - ${f}`),
+      ...(o.alertmanager ? ['alerting:', '  alertmanagers:', '    - static_configs:', `        - targets: ['${o.alertmanager}']`] : []),
       'scrape_configs:', `  - job_name: ${o.job}`, '    static_configs:', `      - targets: [${o.targets.map((t) => `'${t}'`).join(', ')}]`, '',
     ].join('\n'));
     group.start('prometheus', 'prometheus', [`--config.file=${join(o.dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(o.dir, 'data')}`,

@@ -1,0 +1,391 @@
+// Detection quality, end to end: the simulator's fleet, the exporter polling it, a real
+// Prometheus with the shipped rules and a real Alertmanager with the shipped configuration,
+// and a webhook receiver on loopback counting what Alertmanager sends. Time is compressed
+// `speedup` times: the simulator runs that much faster, Prometheus scrapes and evaluates
+// every second, and copies of the rules and of the Alertmanager configuration have every
+// duration divided by `speedup` (see compressRules, compressAlertmanager). Every figure of
+// a result is in compressed time ("production" seconds: real seconds × speedup).
+//
+// Used by test/rules/detection.test.ts (a short run) and scripts/detection.mjs (the report
+// in docs/detection.md). Everything listens on 127.0.0.1; every process is stopped by PID.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { ROOT, alertRules, findTool } from './lib.js';
+import { ProcessGroup } from '../helpers/processes.js';
+import { freePort } from '../helpers/net.js';
+import { TestPrometheus, speedUpRules, waitFor as waitForProcs } from '../helpers/prometheus.js';
+
+export const AM_CONFIG = join(ROOT, 'deploy', 'alertmanager', 'alertmanager.yml');
+export const JOB = 'avalanchego-exporter';
+/** The Debian package's binary; upstream tarballs call it `alertmanager`. */
+export const alertmanagerTool = (): { path: string | undefined; version: string } => {
+  const debian = findTool('prometheus-alertmanager', ['--version']);
+  return debian.path ? debian : findTool('alertmanager', ['--version']);
+};
+
+// ---------------------------------------------------------------------------------------
+// Compressed copies of the configuration
+
+const SECONDS: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600, d: 86400 };
+
+/**
+ * The rule files with time compressed: every `for:`, range and offset divided by `speedup`
+ * (speedUpRules), and the thresholds that compare wall-clock ages (`time() - …`, the disk
+ * forecast horizon), written as `N * 3600` or as IndexStale's 1800 seconds, divided too:
+ * node timestamps are real time while heights, disk and scenarios run `speedup` times faster.
+ */
+export function compressRules(text: string, speedup: number): string {
+  return speedUpRules(text, speedup)
+    .replace(/\b(\d+) \* 3600\b/g, (_m, n: string) => String(Math.round((Number(n) * 3600) / speedup)))
+    .replace(/\) > 1800$/gm, `) > ${Math.round(1800 / speedup)}`);
+}
+
+function compressDuration(d: string, speedup: number): string {
+  const m = /^(\d+)(ms|s|m|h|d)$/.exec(d);
+  if (!m) throw new Error(`unexpected Alertmanager duration "${d}"`);
+  return `${Math.max(100, Math.round((Number(m[1]) * SECONDS[m[2]!]! * 1000) / speedup))}ms`;
+}
+
+interface AmRoute {
+  group_wait?: string;
+  group_interval?: string;
+  repeat_interval?: string;
+  routes?: AmRoute[];
+}
+/** The shipped Alertmanager configuration with its timers divided by `speedup` and every webhook sent to `webhookBase`. */
+export function compressAlertmanager(text: string, speedup: number, webhookBase: string): string {
+  const cfg = parseYaml(text) as {
+    global?: { resolve_timeout?: string };
+    route: AmRoute;
+    receivers: Array<{ webhook_configs?: Array<{ url: string }> }>;
+  };
+  const walk = (r: AmRoute) => {
+    for (const k of ['group_wait', 'group_interval', 'repeat_interval'] as const) {
+      if (r[k]) r[k] = compressDuration(r[k], speedup);
+    }
+    r.routes?.forEach(walk);
+  };
+  walk(cfg.route);
+  if (cfg.global?.resolve_timeout) cfg.global.resolve_timeout = compressDuration(cfg.global.resolve_timeout, speedup);
+  for (const r of cfg.receivers) {
+    for (const w of r.webhook_configs ?? []) w.url = webhookBase + new URL(w.url).pathname;
+  }
+  return stringifyYaml(cfg);
+}
+
+/** `for:` of each alert and severity, in seconds (uncompressed). */
+export function forSeconds(alertname: string, severity: string): number {
+  const r = alertRules().find((a) => a.alert === alertname && a.labels?.['severity'] === severity);
+  const m = /^(\d+)([smhd])$/.exec(r?.for ?? '0s');
+  return m ? Number(m[1]) * SECONDS[m[2]!]! : 0;
+}
+
+// ---------------------------------------------------------------------------------------
+// A run
+
+/** A node's plan: the scenario it switches to at each compressed second after the start. */
+export interface NodePlan {
+  /** What the report calls this node (a scenario, or "blips"). */
+  label: string;
+  steps: Array<[atSeconds: number, scenario: string]>;
+  /** When the node is back to healthy for good (compressed seconds), for time to resolve. */
+  recoveryAt?: number;
+}
+
+export interface RunOptions {
+  speedup: number;
+  nodes: NodePlan[];
+  /** Length of the run after the start, in compressed seconds. */
+  durationSeconds: number;
+  seed?: string;
+  /** Extra simulator flags. */
+  simulatorArgs?: string[];
+  log?: (line: string) => void;
+}
+
+export interface Notification {
+  /** Compressed seconds since the start. */
+  at: number;
+  receiver: string;
+  status: 'firing' | 'resolved';
+  groupKey: string;
+  alerts: Array<{ alertname: string; node: string; severity: string; status: string }>;
+}
+
+export interface AlertRecord {
+  alertname: string;
+  severity: string;
+  node: string;
+  labels: Record<string, string>;
+  /** Compressed seconds since the start: pending since (Prometheus activeAt), firing, resolved. */
+  activeAt: number;
+  firingAt?: number;
+  resolvedAt?: number;
+  /** Seen suppressed by an inhibition in Alertmanager, and by which alerts. */
+  inhibited: boolean;
+  inhibitedBy: Set<string>;
+}
+
+export interface NodeResult {
+  node: string;
+  plan: NodePlan;
+  alerts: AlertRecord[];
+  notifications: Notification[];
+}
+
+export interface RunResult {
+  speedup: number;
+  scrapeSeconds: number;
+  durationSeconds: number;
+  nodes: NodeResult[];
+  versions: { prometheus: string; alertmanager: string };
+  /** Scrapes of the exporter in the run, how many failed, and the slowest (real seconds). */
+  stats: { scrapes: number; failedScrapes: number; slowestScrapeSeconds: number };
+}
+
+function buildIfStale(): void {
+  const main = join(ROOT, 'dist', 'main.js');
+  const newest = (dir: string): number =>
+    readdirSync(dir, { withFileTypes: true }).reduce((t, e) => {
+      const p = join(dir, e.name);
+      return Math.max(t, e.isDirectory() ? newest(p) : statSync(p).mtimeMs);
+    }, 0);
+  if (existsSync(main) && statSync(main).mtimeMs >= newest(join(ROOT, 'src'))) return;
+  const r = spawnSync('npm', ['run', 'build'], { cwd: ROOT, encoding: 'utf8', timeout: 180_000 });
+  if (r.status !== 0) throw new Error(`npm run build failed:\n${r.stdout}${r.stderr}`);
+}
+
+const alertKey = (l: Record<string, string>): string =>
+  Object.keys(l).sort().map((k) => `${k}=${l[k]}`).join(',');
+
+/** Runs the plan once and returns what fired and what Alertmanager sent, per node. */
+export async function runDetection(opts: RunOptions): Promise<RunResult> {
+  const { speedup } = opts;
+  const log = opts.log ?? (() => {});
+  const am = alertmanagerTool();
+  if (!am.path) throw new Error('Alertmanager not found (install the Debian package "prometheus-alertmanager")');
+  const promTool = findTool('prometheus', ['--version']);
+  if (!promTool.path) throw new Error('prometheus not found (install the Debian package "prometheus")');
+  buildIfStale();
+
+  const group = new ProcessGroup(ROOT);
+  const dir = mkdtempSync(join(tmpdir(), 'avalanchego-detection-'));
+  const notifications: Notification[] = [];
+  let t0 = 0;
+  const now = () => ((Date.now() - t0) * speedup) / 1000;
+  let hook: Server | undefined;
+  const timers: NodeJS.Timeout[] = [];
+
+  const waitFor = (what: string, timeoutMs: number, check: () => Promise<boolean>): Promise<true> =>
+    waitForProcs(group, what, timeoutMs, async () => ((await check()) ? true : undefined));
+
+  try {
+    const [simPort, expPort, amPort, hookPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+    const simUrl = `http://127.0.0.1:${simPort}`;
+    const amUrl = `http://127.0.0.1:${amPort}`;
+
+    // The webhook receiver: every POST Alertmanager sends, with its arrival time.
+    hook = createServer((req, res) => {
+      let body = '';
+      req.setEncoding('utf8');
+      req.on('data', (c: string) => (body += c));
+      req.on('end', () => {
+        const at = now();
+        try {
+          const msg = JSON.parse(body) as {
+            status: 'firing' | 'resolved';
+            groupKey: string;
+            alerts: Array<{ status: string; labels: Record<string, string> }>;
+          };
+          notifications.push({
+            at,
+            receiver: (req.url ?? '/').slice(1),
+            status: msg.status,
+            groupKey: msg.groupKey,
+            alerts: msg.alerts.map((a) => ({
+              alertname: a.labels['alertname'] ?? '',
+              node: a.labels['node'] ?? '',
+              severity: a.labels['severity'] ?? '',
+              status: a.status,
+            })),
+          });
+        } catch (err) {
+          log(`webhook: unreadable body: ${String(err)}`);
+        }
+        res.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((resolve) => hook!.listen(hookPort, '127.0.0.1', resolve));
+
+    const names = opts.nodes.map((_, i) => `node-${i}`);
+    group.start('simulator', process.execPath, [join(ROOT, 'dist', 'main.js'), 'simulate', `--web.listen-address=127.0.0.1:${simPort}`,
+      `--nodes=${names.length}`, `--time-scale=${speedup}`, `--seed=${opts.seed ?? 'avalanchego-detection'}`, ...(opts.simulatorArgs ?? [])]);
+    await waitFor('the simulator', 20_000, async () => (await fetch(`${simUrl}/sim/nodes`)).ok);
+
+    writeFileSync(join(dir, 'exporter.yaml'), [
+      'defaults:', '  interval: 1s', '  timeout: 800ms', 'targets:',
+      ...names.flatMap((n) => [`  - name: ${n}`, `    url: ${simUrl}/${n}`]), '',
+    ].join('\n'));
+    group.start('exporter', process.execPath, [join(ROOT, 'dist', 'main.js'), `--config.file=${join(dir, 'exporter.yaml')}`,
+      `--web.listen-address=127.0.0.1:${expPort}`, '--log.level=warn']);
+    await waitFor('the exporter', 20_000, async () => (await fetch(`http://127.0.0.1:${expPort}/metrics`)).ok);
+
+    writeFileSync(join(dir, 'alertmanager.yml'), compressAlertmanager(readFileSync(AM_CONFIG, 'utf8'), speedup, `http://127.0.0.1:${hookPort}`));
+    group.start('alertmanager', am.path, [`--config.file=${join(dir, 'alertmanager.yml')}`, `--storage.path=${join(dir, 'am')}`,
+      `--web.listen-address=127.0.0.1:${amPort}`, '--cluster.listen-address=', '--log.level=warn']);
+    await waitFor('Alertmanager to be ready', 30_000, async () => (await fetch(`${amUrl}/-/ready`)).ok);
+
+    const prom = await TestPrometheus.start(group, {
+      dir, job: JOB, targets: [`127.0.0.1:${expPort}`], speedup, rules: (text) => compressRules(text, speedup), alertmanager: `127.0.0.1:${amPort}`,
+    });
+    await waitFor('every node up in Prometheus', 60_000, async () => {
+      return (await prom.vector(`avalanchego_up{job="${JOB}"} == 1`)).length === names.length;
+    });
+
+    // The start: every node follows its plan from here.
+    t0 = Date.now();
+    log(`start: ${names.length} nodes, ${opts.durationSeconds}s compressed ${speedup}x (${Math.round(opts.durationSeconds / speedup)}s real)`);
+    const switchTo = async (node: string, scenario: string) => {
+      const res = await fetch(`${simUrl}/sim/nodes/${node}/scenario`, {
+        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ scenario }),
+      });
+      if (!res.ok) throw new Error(`switching ${node} to ${scenario}: ${res.status} ${await res.text()}`);
+    };
+    const switchErrors: string[] = [];
+    opts.nodes.forEach((plan, i) => {
+      for (const [at, scenario] of plan.steps) {
+        timers.push(setTimeout(() => {
+          switchTo(names[i]!, scenario).catch((err: unknown) => switchErrors.push(String(err)));
+        }, (at * 1000) / speedup));
+      }
+    });
+
+    // Watch Prometheus's alerts and Alertmanager's view of them until the end.
+    const records = new Map<string, AlertRecord>();
+    const end = t0 + (opts.durationSeconds * 1000) / speedup;
+    while (Date.now() < end) {
+      const tick = Date.now();
+      const promAlerts = await prom.alerts();
+      const seen = new Set<string>();
+      for (const a of promAlerts) {
+        const key = alertKey(a.labels);
+        seen.add(key);
+        let r = records.get(key);
+        const activeAt = ((Date.parse(a.activeAt) - t0) * speedup) / 1000;
+        if (!r || (r.resolvedAt !== undefined)) {
+          // A new episode of an alert that resolved before starts a new record.
+          if (r) records.set(`${key}#${r.resolvedAt}`, r);
+          r = {
+            alertname: a.labels['alertname'] ?? '', severity: a.labels['severity'] ?? '', node: a.labels['node'] ?? '',
+            labels: a.labels, activeAt, inhibited: false, inhibitedBy: new Set(),
+          };
+          records.set(key, r);
+        }
+        if (a.state === 'firing' && r.firingAt === undefined) r.firingAt = now();
+      }
+      for (const [key, r] of records) {
+        if (!key.includes('#') && r.resolvedAt === undefined && !seen.has(key)) r.resolvedAt = now();
+      }
+      const amAlerts = (await (await fetch(`${amUrl}/api/v2/alerts?active=true&inhibited=true&silenced=true&unprocessed=true`)).json()) as Array<{
+        labels: Record<string, string>; fingerprint: string; status: { state: string; inhibitedBy: string[] };
+      }>;
+      const byFingerprint = new Map(amAlerts.map((a) => [a.fingerprint, a.labels]));
+      for (const a of amAlerts) {
+        const r = records.get(alertKey(a.labels));
+        if (!r || a.status.inhibitedBy.length === 0) continue;
+        r.inhibited = true;
+        for (const f of a.status.inhibitedBy) {
+          const src = byFingerprint.get(f);
+          r.inhibitedBy.add(src ? `${src['alertname']} (${src['severity']})` : f);
+        }
+      }
+      await new Promise((r) => setTimeout(r, Math.max(0, 500 - (Date.now() - tick))));
+    }
+    if (switchErrors.length) throw new Error(switchErrors.join('\n'));
+
+    // How healthy the run itself was: scrapes of the exporter that failed, polls of the nodes that failed.
+    const realSeconds = Math.ceil(opts.durationSeconds / speedup);
+    const scalar = async (expr: string): Promise<number> => Number((await prom.vector(expr))[0]?.value[1] ?? 0);
+    const stats = {
+      scrapes: await scalar(`sum(count_over_time(up{job="${JOB}"}[${realSeconds}s]))`),
+      failedScrapes: await scalar(`sum(count_over_time(up{job="${JOB}"}[${realSeconds}s])) - sum(sum_over_time(up{job="${JOB}"}[${realSeconds}s]))`),
+      slowestScrapeSeconds: await scalar(`max(max_over_time(scrape_duration_seconds{job="${JOB}"}[${realSeconds}s]))`),
+    };
+
+    const all = [...records.values()];
+    return {
+      speedup,
+      scrapeSeconds: speedup,
+      durationSeconds: opts.durationSeconds,
+      versions: { prometheus: promTool.version, alertmanager: am.version },
+      stats,
+      nodes: opts.nodes.map((plan, i) => ({
+        node: names[i]!,
+        plan,
+        alerts: all.filter((a) => a.node === names[i]).sort((a, b) => a.activeAt - b.activeAt),
+        notifications: notifications.filter((n) => n.alerts.some((a) => a.node === names[i])),
+      })),
+    };
+  } finally {
+    for (const t of timers) clearTimeout(t);
+    await group.stopAll();
+    if (hook) await new Promise<void>((resolve) => hook!.close(() => resolve()));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Reading a result
+
+export interface Summary {
+  pages: number;
+  tickets: number;
+  digests: number;
+  /** Firing notifications of any receiver. */
+  notifications: number;
+  /** Distinct alert names that fired in Prometheus, with severity. */
+  fired: string[];
+  /** Of those, the ones Alertmanager held back by an inhibition, with the inhibiting alert. */
+  inhibited: string[];
+  /** What the pages and tickets named. */
+  notified: string[];
+  firstNotificationAt: number | undefined;
+  /** From the notified alert becoming pending (condition true) to its first notification. */
+  latency: number | undefined;
+  /** That alert's `for:` plus two scrape intervals. */
+  latencyTarget: number | undefined;
+  /** From recovery to every alert of the node resolved in Prometheus / to the last resolved notification. */
+  resolvedAfter: number | undefined;
+  resolvedNotificationAfter: number | undefined;
+}
+
+export function summarize(n: NodeResult, scrapeSeconds: number): Summary {
+  const firing = n.notifications.filter((x) => x.status === 'firing');
+  const first = firing[0];
+  const firstAlert = first?.alerts.find((a) => a.node === n.node && a.status === 'firing');
+  const rec = firstAlert && n.alerts.find((a) => a.alertname === firstAlert.alertname && a.severity === firstAlert.severity && a.firingAt !== undefined);
+  const label = (a: { alertname: string; severity: string }) => `${a.alertname.replace(/^AvalancheGo/, '')} (${a.severity})`;
+  const uniq = (xs: string[]) => [...new Set(xs)];
+  const fired = n.alerts.filter((a) => a.firingAt !== undefined);
+  const recovery = n.plan.recoveryAt;
+  const resolvedTimes = recovery === undefined ? [] : fired.map((a) => a.resolvedAt ?? Infinity);
+  const resolvedNotes = recovery === undefined ? [] : n.notifications.filter((x) => x.status === 'resolved' && x.at >= recovery).map((x) => x.at);
+  return {
+    pages: firing.filter((x) => x.receiver === 'pager').length,
+    tickets: new Set(firing.filter((x) => x.receiver === 'tickets').map((x) => x.groupKey)).size,
+    digests: firing.filter((x) => x.receiver === 'digest').length,
+    notifications: firing.length,
+    fired: uniq(fired.map(label)),
+    inhibited: uniq(fired.filter((a) => a.inhibited).map((a) => `${label(a)} by ${[...a.inhibitedBy].map((s) => s.replace(/^AvalancheGo/, '')).join(', ')}`)),
+    notified: uniq(firing.flatMap((x) => x.alerts.filter((a) => a.status === 'firing' && a.node === n.node).map((a) => `${label(a)} → ${x.receiver}`))),
+    firstNotificationAt: first?.at,
+    latency: first && rec ? first.at - rec.activeAt : undefined,
+    latencyTarget: firstAlert ? forSeconds(firstAlert.alertname, firstAlert.severity) + 2 * scrapeSeconds : undefined,
+    resolvedAfter: recovery === undefined || fired.length === 0 ? undefined : Math.max(...resolvedTimes) - recovery,
+    resolvedNotificationAfter: resolvedNotes.length ? Math.max(...resolvedNotes) - recovery! : undefined,
+  };
+}

@@ -1,0 +1,184 @@
+// The plans of the detection report (scripts/detection.mjs → docs/detection.md): what each
+// simulator scenario should give after inhibition, the healthy fleet with blips, and the
+// report's text. The harness that runs them is detection-harness.ts.
+import { SCENARIOS } from '../../src/simulator/index.js';
+import type { NodePlan, RunResult, Summary } from './detection-harness.js';
+
+export interface Fault {
+  scenario: string;
+  /** What Alertmanager should send for it: pages, tickets, and the alert that names the cause. */
+  expect: { pages: number; tickets: number; alert?: string };
+  why: string;
+}
+
+/** How long each fault is held, and the whole run (the rest watches the recovery), compressed seconds. */
+export const FAULT_SECONDS = 50 * 60;
+export const FAULT_RUN_SECONDS = 70 * 60;
+export const BLIP_RUN_SECONDS = 60 * 60;
+
+export const FAULTS: Fault[] = [
+  { scenario: 'healthy', expect: { pages: 0, tickets: 0 }, why: 'control' },
+  { scenario: 'starting', expect: { pages: 0, tickets: 1, alert: 'AvalancheGoNodeNeverReady' }, why: 'held: the readiness check never runs; no peers meanwhile is not a fault of its own' },
+  { scenario: 'bootstrapping', expect: { pages: 0, tickets: 0 }, why: 'routine; AvalancheGoBootstrapTooLong needs 12h' },
+  { scenario: 'stalled-chain', expect: { pages: 1, tickets: 0, alert: 'AvalancheGoChainStalled' }, why: 'root cause of the piled-up blocks, the failing chain check and the lag' },
+  { scenario: 'peers-dropping', expect: { pages: 1, tickets: 0, alert: 'AvalancheGoTooFewPeers' }, why: 'no peers: stake, chains and health follow' },
+  { scenario: 'disk-filling', expect: { pages: 1, tickets: 0, alert: 'AvalancheGoDiskSpaceLow' }, why: 'falls past 10% and 5% within seconds: the critical level inhibits the warning' },
+  { scenario: 'router-overload', expect: { pages: 1, tickets: 0, alert: 'AvalancheGoRouterOverloaded' }, why: 'explains the failing router check' },
+  { scenario: 'flapping', expect: { pages: 0, tickets: 1, alert: 'AvalancheGoHealthCheckFlapping' }, why: 'a check failing and recovering every minute' },
+  { scenario: 'slow', expect: { pages: 1, tickets: 0, alert: 'AvalancheGoNodeDown' }, why: '4s answers exceed the run\'s 800ms poll timeout: the exporter cannot read the node' },
+  { scenario: 'down', expect: { pages: 1, tickets: 0, alert: 'AvalancheGoNodeDown' }, why: 'inhibits every other alert of the node' },
+  { scenario: 'garbage', expect: { pages: 1, tickets: 0, alert: 'AvalancheGoNodeDown' }, why: 'no valid health report' },
+  { scenario: 'old-version', expect: { pages: 0, tickets: 0 }, why: 'a healthy v1.10.15 node' },
+  { scenario: 'old-version-v1.7', expect: { pages: 1, tickets: 0, alert: 'AvalancheGoNodeUnhealthy' }, why: 'its C check fails (block processing 41.5s), which only the node\'s health tells' },
+];
+
+/** The simulator's scenarios that FAULTS does not plan (new ones must be added above). */
+export const unplanned = (): string[] => SCENARIOS.filter((s) => !FAULTS.some((f) => f.scenario === s));
+
+/** One node per fault, switched at the start and back to healthy after FAULT_SECONDS, and two healthy nodes. */
+export function faultFleet(faults: Fault[] = FAULTS, holdSeconds = FAULT_SECONDS): NodePlan[] {
+  return [
+    ...faults.map((f) => ({
+      label: f.scenario,
+      steps: f.scenario === 'healthy' ? [] : [[0, f.scenario], [holdSeconds, 'healthy']] as Array<[number, string]>,
+      ...(f.scenario === 'healthy' ? {} : { recoveryAt: holdSeconds }),
+    })),
+    { label: 'healthy (fleet)', steps: [] },
+  ];
+}
+
+/** A healthy fleet with blips: two short flaps, one slow poll, one restart (down, starting, bootstrapping). */
+export function blipFleet(speedup = 20): NodePlan[] {
+  return [
+    { label: 'healthy', steps: [] },
+    { label: 'healthy', steps: [] },
+    { label: 'short flaps (2m, twice)', steps: [[600, 'flapping'], [720, 'healthy'], [2400, 'flapping'], [2520, 'healthy']] },
+    // One poll interval of the run (1s real) is `speedup` compressed seconds.
+    { label: 'one slow poll', steps: [[1200, 'slow'], [1200 + speedup, 'healthy']] },
+    { label: 'one restart (down 1m, starting 30s, bootstrapping 90s)', steps: [[1800, 'down'], [1860, 'starting'], [1890, 'bootstrapping'], [1980, 'healthy']] },
+  ];
+}
+
+// ---------------------------------------------------------------------------------------
+// The report
+
+export function fmt(seconds: number | undefined): string {
+  if (seconds === undefined || !Number.isFinite(seconds)) return '–';
+  const s = Math.round(seconds);
+  const m = Math.floor(s / 60);
+  return m === 0 ? `${s}s` : `${m}m${s % 60 ? ` ${String(s % 60).padStart(2, '0')}s` : ''}`;
+}
+
+const cell = (xs: string[]): string => (xs.length ? xs.join('<br>') : '–');
+
+export function meets(f: Fault, s: Summary): { ok: boolean; why: string } {
+  const misses: string[] = [];
+  if (s.pages !== f.expect.pages) misses.push(`${s.pages} pages, expected ${f.expect.pages}`);
+  if (s.tickets !== f.expect.tickets) misses.push(`${s.tickets} tickets, expected ${f.expect.tickets}`);
+  if (f.expect.alert && !s.notified.some((n) => n.startsWith(f.expect.alert!.replace(/^AvalancheGo/, '')))) misses.push(`not notified by ${f.expect.alert}`);
+  if (s.latency !== undefined && s.latencyTarget !== undefined && s.latency > s.latencyTarget) misses.push(`notified ${fmt(s.latency)} after the condition held, target ${fmt(s.latencyTarget)}`);
+  return { ok: misses.length === 0, why: misses.join('; ') };
+}
+
+interface Harness {
+  summarize: (n: RunResult['nodes'][number], scrapeSeconds: number) => Summary;
+}
+
+export function renderReport(r: { faultRun: RunResult; blipRun?: RunResult; faults: Fault[]; harness: Harness; started: Date; command: string }): string {
+  const { faultRun, blipRun, harness } = r;
+  const k = faultRun.speedup;
+  const lines: string[] = [];
+  const rows = r.faults.map((f, i) => ({ f, s: harness.summarize(faultRun.nodes[i]!, faultRun.scrapeSeconds) }));
+  const missed = rows.filter(({ f, s }) => !meets(f, s).ok);
+  lines.push(
+    '# Detection quality',
+    '',
+    `Generated by \`${r.command}\` on ${r.started.toISOString().slice(0, 16).replace('T', ' ')} UTC`,
+    `(${faultRun.versions.prometheus}; ${faultRun.versions.alertmanager}). Do not edit: run the script again.`,
+    '',
+    'Every simulator scenario runs on its own node of one simulated fleet, polled by the exporter, scraped by a',
+    'real Prometheus with the shipped rules ([`deploy/prometheus/`](../deploy/prometheus/)), which alerts a real',
+    'Alertmanager with the shipped configuration ([`deploy/alertmanager/alertmanager.yml`](../deploy/alertmanager/alertmanager.yml)).',
+    'A webhook receiver on loopback records every notification Alertmanager sends: a **page** is a firing',
+    'notification to the `pager` receiver (critical), a **ticket** a notification group of the `tickets`',
+    'receiver (warning; one group per node, so updates of it are not new tickets).',
+    '',
+    '## Compressed time',
+    '',
+    `Time runs ${k} times faster than in production, and **every time below is in production time**`,
+    `(real seconds × ${k}):`,
+    '',
+    `- the simulator runs with \`--time-scale=${k}\` (heights, disk, peers, scenario timelines);`,
+    `- the exporter polls every 1s (timeout 800ms), Prometheus scrapes and evaluates every 1s: one scrape interval is ${k}s;`,
+    `- the rules run from a copy in which every \`for:\`, range window and offset is divided by ${k} (at least 2s):`,
+    `  \`for: 5m\` becomes \`for: ${Math.round(300 / k)}s\`, \`[10m]\` becomes \`[${Math.round(600 / k)}s]\`; the thresholds that compare wall-clock`,
+    `  ages (node timestamps are real time) are divided too: IndexStale's 1800s, BootstrapTooLong's 12h and the`,
+    `  24h horizon of DiskFillingUp's forecast;`,
+    `- the Alertmanager configuration runs from a copy with \`group_wait\`, \`group_interval\`, \`repeat_interval\` and`,
+    `  \`resolve_timeout\` divided by ${k}, and every webhook sent to the loopback receiver.`,
+    '',
+    `Each fault starts at 0 and is held for ${fmt(FAULT_SECONDS)}; then the node is healthy again and the run`,
+    `watches the recovery until ${fmt(FAULT_RUN_SECONDS)}. **Latency** is from the notified alert's condition`,
+    "becoming true (Prometheus's `activeAt`) to the notification; the target is the alert's `for:` plus two scrape",
+    `intervals (${fmt(2 * faultRun.scrapeSeconds)} here). **Resolved** is from the recovery to the last alert of the node`,
+    'resolving in Prometheus / to the last resolved notification.',
+    '',
+    '## Faults',
+    '',
+    missed.length === 0
+      ? `Every scenario meets its target: each fault gives exactly one page (or one ticket for a warning-level fault), within \`for:\` plus two scrape intervals.`
+      : `${rows.length - missed.length} of ${rows.length} scenarios meet their target; ${missed.map(({ f, s }) => `**${f.scenario}** misses it (${meets(f, s).why})`).join('; ')}.`,
+    '',
+    '| Scenario | Expected | Pages | Tickets | Sent for | First notification | Latency (target) | Alerts that fired | Held back by inhibition | Resolved (notification) | Meets target |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
+  );
+  for (const { f, s } of rows) {
+    const m = meets(f, s);
+    const expected = f.expect.pages || f.expect.tickets
+      ? `${f.expect.pages ? `1 page` : '1 ticket'}: ${f.expect.alert!.replace(/^AvalancheGo/, '')} (${f.why})`
+      : `nothing (${f.why})`;
+    lines.push(`| \`${f.scenario}\` | ${expected} | ${s.pages} | ${s.tickets} | ${cell(s.notified)} | ${fmt(s.firstNotificationAt)} | ${s.latency === undefined ? '–' : `${fmt(s.latency)} (${fmt(s.latencyTarget)})`} | ${cell(s.fired)} | ${cell(s.inhibited)} | ${fmt(s.resolvedAfter)} (${fmt(s.resolvedNotificationAfter)}) | ${m.ok ? 'yes' : `**no**: ${m.why}`} |`);
+  }
+  const missing = unplanned();
+  lines.push('', missing.length
+    ? `Not run: ${missing.map((m) => `\`${m}\``).join(', ')} (scenarios of the simulator that this report does not plan yet; add them to \`FAULTS\` in \`test/rules/detection-plans.ts\`).`
+    : `These are all the simulator's scenarios (${SCENARIOS.length}); the validator scenarios of the simulator are not in it yet and will be added to \`FAULTS\` in \`test/rules/detection-plans.ts\` when they exist.`);
+  if (blipRun) {
+    const blips = blipRun.nodes.map((n) => ({ n, s: harness.summarize(n, blipRun.scrapeSeconds) }));
+    const total = blips.reduce((t, b) => t + b.s.notifications, 0);
+    lines.push(
+      '',
+      '## A healthy fleet with blips',
+      '',
+      `Five nodes for ${fmt(blipRun.durationSeconds)}: ${total === 0 ? '**0 notifications**, as targeted' : `**${total} notifications**, target 0`}.`,
+      '',
+      '| Node | Blips (production time from the start) | Notifications | Alerts that fired (none sent unless listed under notifications) |',
+      '|---|---|---|---|',
+      ...blips.map(({ n, s }) => `| ${n.plan.label} | ${n.plan.steps.map(([at, sc]) => `${fmt(at)} ${sc}`).join(', ') || '–'} | ${s.notifications ? cell(s.notified) : '0'} | ${cell(s.fired)} |`),
+    );
+  }
+  lines.push(
+    '',
+    '## Inhibition and grouping',
+    '',
+    'From [`deploy/alertmanager/alertmanager.yml`](../deploy/alertmanager/alertmanager.yml); each rule is checked against a real',
+    'Alertmanager by `test/rules/detection-inhibit.test.ts`, and this run by `test/rules/detection.test.ts` on a short',
+    'run of a few scenarios.',
+    '',
+    '- `ExporterAbsent` inhibits every other alert; `NodeDown` every other alert of its node.',
+    '- `ChainStalled` inhibits `TooManyProcessingBlocks`, `BlockProcessingTooLong`, `NodeUnhealthy`, `ChainBehindFleet` and `IndexStale` of its node.',
+    '- `TooFewPeers` (critical, no peer) inhibits `ConnectedStakeLow`, `SendFailRatioHigh`, `ChainStalled`, `ChainBehindFleet`, `IndexStale`, `NodeUnhealthy` and `HealthCheckFlapping` of its node.',
+    '- `ConnectedStakeLow` (critical) inhibits `ChainStalled`, `ChainBehindFleet` and `IndexStale` of its node.',
+    '- `DiskSpaceLow` inhibits `DiskFillingUp` of its node.',
+    '- Every alert whose condition fails one of the node\'s own checks (processing blocks and time, stake, peers, send failures, router, disk, BLS key, unknown upgrade) inhibits `NodeUnhealthy` of its node: `NodeUnhealthy` pages only for a failing check no other alert explains.',
+    '- The critical level of an alert inhibits its warning level for the same subject.',
+    '- Pages are grouped per alert and node (two chains of a node stalling page once) and wait 10s; tickets are grouped per node.',
+    '',
+    'The rules make the rest: a bootstrapping node (its `bootstrapped` check failing or not yet run) raises only',
+    '`NodeNeverReady`, `BootstrapTooLong`, `NodeDown` and the disk alerts; `TooManyProcessingBlocks` and',
+    '`BlockProcessingTooLong` fire only while the chain still advances (a slow node), so a stall pages once, as',
+    '`ChainStalled`, whose `for:` (2m) makes it fire before the failing chain check turns into `NodeUnhealthy`.',
+    '',
+  );
+  return lines.join('\n');
+}

@@ -1,0 +1,82 @@
+// Detection quality on a short run (docs/detection.md has the full one): a stalled chain,
+// a node down, a bootstrapping node and a healthy one, through the exporter, a real
+// Prometheus with the shipped rules and a real Alertmanager with the shipped configuration,
+// in time compressed 20 times; a webhook receiver on loopback counts what Alertmanager sends.
+// About 90 s of real time.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { IN_CI, findTool } from './lib.js';
+import { alertmanagerTool, runDetection, summarize, type RunResult, type Summary } from './detection-harness.js';
+import { FAULTS, faultFleet, meets, unplanned } from './detection-plans.js';
+import { SCENARIOS } from '../../src/simulator/index.js';
+
+const prometheus = findTool('prometheus', ['--version']);
+const am = alertmanagerTool();
+const missing = !prometheus.path || !am.path;
+const MISSING = 'prometheus or prometheus-alertmanager not found on PATH (Debian packages "prometheus", "prometheus-alertmanager")';
+
+const SPEEDUP = 20;
+/** Long enough for NodeUnhealthy (15m after the chain check fails) to fire, and be inhibited, on the stalled node. */
+const HOLD = 17 * 60;
+const PICK = ['healthy', 'bootstrapping', 'stalled-chain', 'down'];
+
+describe('detection', () => {
+  it('prometheus and prometheus-alertmanager are installed (required under CI=true)', (ctx) => {
+    if (missing && !IN_CI) ctx.skip(MISSING);
+    expect(missing, MISSING).toBe(false);
+  });
+
+  it('the report plans every simulator scenario, or names the ones it does not', () => {
+    expect(FAULTS.map((f) => f.scenario).filter((s) => !(SCENARIOS as readonly string[]).includes(s))).toEqual([]);
+    // New scenarios show in the report as "not run" until they are planned.
+    expect(unplanned().every((s) => (SCENARIOS as readonly string[]).includes(s))).toBe(true);
+  });
+
+  describe.skipIf(missing)('a short run: stalled chain, node down, bootstrapping, healthy', () => {
+    const faults = FAULTS.filter((f) => PICK.includes(f.scenario));
+    let result: RunResult;
+    const by = new Map<string, Summary>();
+
+    beforeAll(async () => {
+      result = await runDetection({ speedup: SPEEDUP, nodes: faultFleet(faults, HOLD), durationSeconds: HOLD + 4 * 60, seed: 'avalanchego-detection-test' });
+      faults.forEach((f, i) => by.set(f.scenario, summarize(result.nodes[i]!, result.scrapeSeconds)));
+    }, 240_000);
+
+    it('each fault pages exactly once, with its root-cause alert, within for: plus two scrape intervals', () => {
+      for (const f of faults) {
+        const s = by.get(f.scenario)!;
+        expect({ scenario: f.scenario, ...meets(f, s) }).toEqual({ scenario: f.scenario, ok: true, why: '' });
+      }
+      expect(by.get('stalled-chain')!.notified).toEqual(['ChainStalled (critical) → pager']);
+      expect(by.get('down')!.notified).toEqual(['NodeDown (critical) → pager']);
+    });
+
+    it('every other alert that fired for a faulty node was held back by an inhibition', () => {
+      for (const f of faults) {
+        const n = result.nodes[faults.indexOf(f)]!;
+        const notified = new Set(n.notifications.flatMap((x) => x.alerts.map((a) => `${a.alertname}/${a.severity}`)));
+        const silent = n.alerts.filter((a) => a.firingAt !== undefined && !notified.has(`${a.alertname}/${a.severity}`));
+        expect(silent.filter((a) => !a.inhibited).map((a) => `${f.scenario}: ${a.alertname} (${a.severity})`)).toEqual([]);
+      }
+      // The stall's symptoms never fire; the node's failing chain check does, and is inhibited.
+      expect(by.get('stalled-chain')!.fired).not.toContain('TooManyProcessingBlocks (critical)');
+      expect(by.get('stalled-chain')!.inhibited.some((x) => x.startsWith('NodeUnhealthy (critical) by ChainStalled'))).toBe(true);
+    });
+
+    it('a bootstrapping node and a healthy one raise nothing at all', () => {
+      for (const s of ['bootstrapping', 'healthy']) {
+        expect({ s, fired: by.get(s)!.fired, notifications: by.get(s)!.notifications }).toEqual({ s, fired: [], notifications: 0 });
+      }
+      // The spare healthy node of the fleet too.
+      expect(result.nodes.at(-1)!.notifications).toEqual([]);
+    });
+
+    it('after recovery every alert resolves and Alertmanager sends the resolved page', () => {
+      for (const s of ['stalled-chain', 'down']) {
+        const sum = by.get(s)!;
+        expect(sum.resolvedAfter, s).toBeDefined();
+        expect(sum.resolvedAfter!, s).toBeLessThan(4 * 60);
+        expect(sum.resolvedNotificationAfter, s).toBeDefined();
+      }
+    });
+  });
+});
