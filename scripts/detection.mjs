@@ -41,7 +41,7 @@ const faults = plans.FAULTS.filter((f) => !only || only.includes(f.scenario));
 const started = new Date();
 
 log(`fault run: ${faults.length} scenarios`);
-const faultRun = await harness.runDetection({ speedup, nodes: plans.faultFleet(faults), durationSeconds: plans.FAULT_RUN_SECONDS, log });
+const faultRun = await harness.runDetection({ speedup, nodes: plans.faultFleet(faults), durationSeconds: plans.faultRunSeconds(faults), log });
 log('blips run: a healthy fleet for a compressed hour');
 const blipRun = only ? undefined : await harness.runDetection({ speedup, nodes: plans.blipFleet(), durationSeconds: plans.BLIP_RUN_SECONDS, seed: 'avalanchego-detection-blips', log });
 

@@ -44,10 +44,10 @@ function scaleDuration(value: number, unit: string, speedup: number): string {
   return `${Math.max(2, Math.round(seconds / speedup))}s`;
 }
 
-/** A rule file's text with every `for:`, range window and offset divided by `speedup`. */
+/** A rule file's text with every `for:`, `keep_firing_for:`, range window and offset divided by `speedup`. */
 export function speedUpRules(text: string, speedup: number): string {
   return text
-    .replace(/^(\s+for: )(\d+)([smhd])$/gm, (_m, pre: string, n: string, u: string) => pre + scaleDuration(Number(n), u, speedup))
+    .replace(/^(\s+(?:keep_firing_)?for: )(\d+)([smhd])$/gm, (_m, pre: string, n: string, u: string) => pre + scaleDuration(Number(n), u, speedup))
     .replace(/\[(\d+)([smhd])\]/g, (_m, n: string, u: string) => `[${scaleDuration(Number(n), u, speedup)}]`)
     .replace(/\boffset (\d+)([smhd])\b/g, (_m, n: string, u: string) => `offset ${scaleDuration(Number(n), u, speedup)}`);
 }

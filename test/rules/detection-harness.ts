@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { ROOT, alertRules, findTool } from './lib.js';
+import { L1_SUBNET_ID } from '../../src/simulator/index.js';
 import { ProcessGroup } from '../helpers/processes.js';
 import { freePort } from '../helpers/net.js';
 import { TestPrometheus, speedUpRules, waitFor as waitForProcs } from '../helpers/prometheus.js';
@@ -33,15 +34,17 @@ export const alertmanagerTool = (): { path: string | undefined; version: string 
 const SECONDS: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600, d: 86400 };
 
 /**
- * The rule files with time compressed: every `for:`, range and offset divided by `speedup`
- * (speedUpRules), and the thresholds that compare wall-clock ages (`time() - …`, the disk
- * forecast horizon), written as `N * 3600` or as IndexStale's 1800 seconds, divided too:
- * node timestamps are real time while heights, disk and scenarios run `speedup` times faster.
+ * The rule files with time compressed: every `for:`, `keep_firing_for:`, range and offset divided by `speedup`
+ * (speedUpRules), and the thresholds in seconds of wall-clock time (ages and time left
+ * against `time()`, runways, the disk forecast horizon), written as `N * 3600`, `N * 86400`
+ * or as a comparison with 86400, 3600 or 1800, divided too: node timestamps are real time
+ * while heights, disk, balances and scenarios run `speedup` times faster.
  */
 export function compressRules(text: string, speedup: number): string {
+  const scaled = (seconds: number) => String(Math.round(seconds / speedup));
   return speedUpRules(text, speedup)
-    .replace(/\b(\d+) \* 3600\b/g, (_m, n: string) => String(Math.round((Number(n) * 3600) / speedup)))
-    .replace(/\) > 1800$/gm, `) > ${Math.round(1800 / speedup)}`);
+    .replace(/\b(\d+) \* (3600|86400)\b/g, (_m, n: string, unit: string) => scaled(Number(n) * Number(unit)))
+    .replace(/([<>]=?) (86400|3600|1800)\b/g, (_m, op: string, n: string) => `${op} ${scaled(Number(n))}`);
 }
 
 function compressDuration(d: string, speedup: number): string {
@@ -102,7 +105,7 @@ export interface RunOptions {
   /** Length of the run after the start, in compressed seconds. */
   durationSeconds: number;
   seed?: string;
-  /** Extra simulator flags. */
+  /** Simulator flags besides the fleet's size, time scale and seed (default: every node validates the primary network and an L1). */
   simulatorArgs?: string[];
   log?: (line: string) => void;
 }
@@ -143,8 +146,8 @@ export interface RunResult {
   durationSeconds: number;
   nodes: NodeResult[];
   versions: { prometheus: string; alertmanager: string };
-  /** Scrapes of the exporter in the run, how many failed, and the slowest (real seconds). */
-  stats: { scrapes: number; failedScrapes: number; slowestScrapeSeconds: number };
+  /** Scrapes of the exporter in the run, how many failed, the slowest (real seconds); failed polls of the nodes (any source). */
+  stats: { scrapes: number; failedScrapes: number; slowestScrapeSeconds: number; failedPolls: number };
 }
 
 function buildIfStale(): void {
@@ -223,11 +226,13 @@ export async function runDetection(opts: RunOptions): Promise<RunResult> {
 
     const names = opts.nodes.map((_, i) => `node-${i}`);
     group.start('simulator', process.execPath, [join(ROOT, 'dist', 'main.js'), 'simulate', `--web.listen-address=127.0.0.1:${simPort}`,
-      `--nodes=${names.length}`, `--time-scale=${speedup}`, `--seed=${opts.seed ?? 'avalanchego-detection'}`, ...(opts.simulatorArgs ?? [])]);
+      `--nodes=${names.length}`, `--time-scale=${speedup}`, `--seed=${opts.seed ?? 'avalanchego-detection'}`,
+      ...(opts.simulatorArgs ?? ['--validators=all', '--track-l1'])]);
     await waitFor('the simulator', 20_000, async () => (await fetch(`${simUrl}/sim/nodes`)).ok);
 
     writeFileSync(join(dir, 'exporter.yaml'), [
-      'defaults:', '  interval: 1s', '  timeout: 800ms', 'targets:',
+      'defaults:', '  interval: 1s', '  timeout: 800ms', '  info:', '    interval: 2s',
+      '  platform:', '    interval: 2s', `    subnets: [${L1_SUBNET_ID}]`, 'targets:',
       ...names.flatMap((n) => [`  - name: ${n}`, `    url: ${simUrl}/${n}`]), '',
     ].join('\n'));
     group.start('exporter', process.execPath, [join(ROOT, 'dist', 'main.js'), `--config.file=${join(dir, 'exporter.yaml')}`,
@@ -314,6 +319,7 @@ export async function runDetection(opts: RunOptions): Promise<RunResult> {
       scrapes: await scalar(`sum(count_over_time(up{job="${JOB}"}[${realSeconds}s]))`),
       failedScrapes: await scalar(`sum(count_over_time(up{job="${JOB}"}[${realSeconds}s])) - sum(sum_over_time(up{job="${JOB}"}[${realSeconds}s]))`),
       slowestScrapeSeconds: await scalar(`max(max_over_time(scrape_duration_seconds{job="${JOB}"}[${realSeconds}s]))`),
+      failedPolls: await scalar(`sum(increase(avalanchego_exporter_poll_errors_total{job="${JOB}"}[${realSeconds}s]))`),
     };
 
     const all = [...records.values()];

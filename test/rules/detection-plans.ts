@@ -6,14 +6,16 @@ import type { NodePlan, RunResult, Summary } from './detection-harness.js';
 
 export interface Fault {
   scenario: string;
+  /** How long the fault is held (compressed seconds; default FAULT_SECONDS). */
+  holdSeconds?: number;
   /** What Alertmanager should send for it: pages, tickets, and the alert that names the cause. */
   expect: { pages: number; tickets: number; alert?: string };
   why: string;
 }
 
-/** How long each fault is held, and the whole run (the rest watches the recovery), compressed seconds. */
+/** How long a fault is held, and the time after the longest hold that watches the recovery, compressed seconds. */
 export const FAULT_SECONDS = 50 * 60;
-export const FAULT_RUN_SECONDS = 70 * 60;
+export const RECOVERY_SECONDS = 20 * 60;
 export const BLIP_RUN_SECONDS = 60 * 60;
 
 export const FAULTS: Fault[] = [
@@ -30,19 +32,29 @@ export const FAULTS: Fault[] = [
   { scenario: 'garbage', expect: { pages: 1, tickets: 0, alert: 'AvalancheGoNodeDown' }, why: 'no valid health report' },
   { scenario: 'old-version', expect: { pages: 0, tickets: 0 }, why: 'a healthy v1.10.15 node' },
   { scenario: 'old-version-v1.7', expect: { pages: 1, tickets: 0, alert: 'AvalancheGoNodeUnhealthy' }, why: 'its C check fails (block processing 41.5s), which only the node\'s health tells' },
+  // Validators (every node of the run validates the primary network and an L1).
+  { scenario: 'uptime-dropping', expect: { pages: 1, tickets: 0, alert: 'AvalancheGoUptimeBelowRewardThreshold' }, why: 'perceived uptime falls to 55%' },
+  { scenario: 'stake-expiring', expect: { pages: 1, tickets: 0, alert: 'AvalancheGoValidatorStakeExpiring' }, why: 'the stake ends in 30 wall-clock minutes: less than a (compressed) day' },
+  { scenario: 'l1-balance-draining', expect: { pages: 1, tickets: 0, alert: 'AvalancheGoL1ValidatorInactive' }, why: 'the balance reaches 0 within seconds' },
+  { scenario: 'node-id-changed', expect: { pages: 1, tickets: 0, alert: 'AvalancheGoNoLongerValidator' }, why: 'a restart with another staking key' },
+  { scenario: 'version-behind', holdSeconds: 80 * 60, expect: { pages: 0, tickets: 1, alert: 'AvalancheGoNodeVersionBehindPeers' }, why: 'held 80m: the peers alert needs 1h, the fleet alert 6h' },
 ];
+
+/** The length of a fault run: the longest hold, then the recovery. */
+export const faultRunSeconds = (faults: Fault[] = FAULTS): number =>
+  Math.max(...faults.map((f) => f.holdSeconds ?? FAULT_SECONDS)) + RECOVERY_SECONDS;
 
 /** The simulator's scenarios that FAULTS does not plan (new ones must be added above). */
 export const unplanned = (): string[] => SCENARIOS.filter((s) => !FAULTS.some((f) => f.scenario === s));
 
-/** One node per fault, switched at the start and back to healthy after FAULT_SECONDS, and two healthy nodes. */
-export function faultFleet(faults: Fault[] = FAULTS, holdSeconds = FAULT_SECONDS): NodePlan[] {
+/** One node per fault, switched at the start and back to healthy after its hold, and a spare healthy node. */
+export function faultFleet(faults: Fault[] = FAULTS, holdSeconds?: number): NodePlan[] {
   return [
-    ...faults.map((f) => ({
-      label: f.scenario,
-      steps: f.scenario === 'healthy' ? [] : [[0, f.scenario], [holdSeconds, 'healthy']] as Array<[number, string]>,
-      ...(f.scenario === 'healthy' ? {} : { recoveryAt: holdSeconds }),
-    })),
+    ...faults.map((f): NodePlan => {
+      if (f.scenario === 'healthy') return { label: f.scenario, steps: [] };
+      const hold = holdSeconds ?? f.holdSeconds ?? FAULT_SECONDS;
+      return { label: f.scenario, steps: [[0, f.scenario], [hold, 'healthy']], recoveryAt: hold };
+    }),
     { label: 'healthy (fleet)', steps: [] },
   ];
 }
@@ -108,17 +120,19 @@ export function renderReport(r: { faultRun: RunResult; blipRun?: RunResult; faul
     `Time runs ${k} times faster than in production, and **every time below is in production time**`,
     `(real seconds × ${k}):`,
     '',
-    `- the simulator runs with \`--time-scale=${k}\` (heights, disk, peers, scenario timelines);`,
-    `- the exporter polls every 1s (timeout 800ms), Prometheus scrapes and evaluates every 1s: one scrape interval is ${k}s;`,
+    `- the simulator runs with \`--time-scale=${k}\` (heights, disk, peers, uptime, balances, scenario timelines), every node`,
+    '  a validator of the primary network and of an L1 (`--validators=all --track-l1`);',
+    `- the exporter polls health and indexes every 1s, info and platform every 2s (timeout 800ms); Prometheus scrapes and`,
+    `  evaluates every 1s: one scrape interval is ${k}s;`,
     `- the rules run from a copy in which every \`for:\`, range window and offset is divided by ${k} (at least 2s):`,
     `  \`for: 5m\` becomes \`for: ${Math.round(300 / k)}s\`, \`[10m]\` becomes \`[${Math.round(600 / k)}s]\`; the thresholds that compare wall-clock`,
-    `  ages (node timestamps are real time) are divided too: IndexStale's 1800s, BootstrapTooLong's 12h and the`,
-    `  24h horizon of DiskFillingUp's forecast;`,
+    `  time (node timestamps, stake end times, fee prices are real time) are divided too: IndexStale's 1800s,`,
+    "  BootstrapTooLong's 12h, DiskFillingUp's 24h horizon, the stake-expiry windows (7d, 1d, 1h), the L1 runways (30d, 7d);",
     `- the Alertmanager configuration runs from a copy with \`group_wait\`, \`group_interval\`, \`repeat_interval\` and`,
     `  \`resolve_timeout\` divided by ${k}, and every webhook sent to the loopback receiver.`,
     '',
-    `Each fault starts at 0 and is held for ${fmt(FAULT_SECONDS)}; then the node is healthy again and the run`,
-    `watches the recovery until ${fmt(FAULT_RUN_SECONDS)}. **Latency** is from the notified alert's condition`,
+    `Each fault starts at 0 and is held for ${fmt(FAULT_SECONDS)} (unless its row says otherwise); then the node is healthy`,
+    `again and the run watches the recovery until ${fmt(faultRun.durationSeconds)}. **Latency** is from the notified alert's condition`,
     "becoming true (Prometheus's `activeAt`) to the notification; the target is the alert's `for:` plus two scrape",
     `intervals (${fmt(2 * faultRun.scrapeSeconds)} here). **Resolved** is from the recovery to the last alert of the node`,
     'resolving in Prometheus / to the last resolved notification.',
@@ -142,7 +156,10 @@ export function renderReport(r: { faultRun: RunResult; blipRun?: RunResult; faul
   const missing = unplanned();
   lines.push('', missing.length
     ? `Not run: ${missing.map((m) => `\`${m}\``).join(', ')} (scenarios of the simulator that this report does not plan yet; add them to \`FAULTS\` in \`test/rules/detection-plans.ts\`).`
-    : `These are all the simulator's scenarios (${SCENARIOS.length}); the validator scenarios of the simulator are not in it yet and will be added to \`FAULTS\` in \`test/rules/detection-plans.ts\` when they exist.`);
+    : `These are all the simulator's scenarios (${SCENARIOS.length}), the validator ones included.`);
+  const st = faultRun.stats;
+  lines.push('', `The run itself: ${st.scrapes} scrapes of the exporter, ${st.failedScrapes} failed (slowest ${st.slowestScrapeSeconds.toFixed(2)}s real);`,
+    `${Math.round(st.failedPolls)} failed polls of the nodes, most of them the faults' own (\`down\`, \`slow\`, \`garbage\`), a few timeouts on a loaded machine.`);
   if (blipRun) {
     const blips = blipRun.nodes.map((n) => ({ n, s: harness.summarize(n, blipRun.scrapeSeconds) }));
     const total = blips.reduce((t, b) => t + b.s.notifications, 0);

@@ -245,7 +245,7 @@ describe('end to end with a real Prometheus', () => {
       await setScenario('node-0', 'stalled-chain');
       const a = await waitFor('AvalancheGoChainStalled for node-0', 120_000, () => firing('AvalancheGoChainStalled', 'node-0'));
       expect(a.labels).toMatchObject({ severity: 'critical', node: 'node-0', chain: 'C' });
-      expect(a.annotations['description']).toMatch(/^Chain C of node node-0 has stayed at height \d{5,} for 15 minutes/);
+      expect(a.annotations['description']).toMatch(/^Chain C of node node-0 has stayed at height \d{5,} for 12 minutes/);
       await setScenario('node-0', 'healthy');
       await waitFor('AvalancheGoChainStalled to resolve', 90_000, async () =>
         (await alerts()).some((x) => x.labels['alertname'] === 'AvalancheGoChainStalled') ? undefined : true);
