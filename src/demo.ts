@@ -86,7 +86,8 @@ export async function runDemo(argv: string[]): Promise<number> {
   const config = configFromValue(
     {
       defaults: { interval: '5s', timeout: '2s' },
-      targets: simulator.nodes.map((n, i) => ({ name: `${DEMO_SCENARIOS[i]}-${i}`, url: n.baseUrl })),
+      // The simulator's names, so that a node is the same on /, in /metrics and in /sim/nodes/<name>.
+      targets: simulator.nodes.map((n) => ({ name: n.name, url: n.baseUrl })),
     },
     `demo fleet of ${simulator.nodes.length} simulated nodes at ${simulator.url}`,
   );
@@ -102,7 +103,8 @@ export async function runDemo(argv: string[]): Promise<number> {
   process.stdout.write(`
   AvalancheGo exporter demo
   ─────────────────────────
-  Simulated nodes:   ${simulator.url}  (${config.targets.map((t) => t.name).join(', ')})
+  Simulated nodes:   ${simulator.url}
+                     ${simulator.nodes.map((n, i) => `${n.name} ${DEMO_SCENARIOS[i]}`).join(', ')}
   Landing page:      ${exporter.url}/
   Metrics:           ${exporter.url}/metrics
   One node:          ${exporter.url}/probe?target=${config.targets[3]!.name}

@@ -18,13 +18,19 @@ describe('demo', () => {
       await waitFor(async () => (await fetch(`${url}/-/ready`)).status === 200, 'demo ready', 20_000);
       // Every node as its scenario says; on a loaded machine a first poll may time out, so
       // wait (with a deadline) for the state rather than reading the first scrape.
-      const expected = DEMO_SCENARIOS.map((scenario, i) => [`${scenario}-${i}`, scenario === 'down' ? 0 : 1] as const);
+      const expected = DEMO_SCENARIOS.map((scenario, i) => [`node-${i}`, scenario === 'down' ? 0 : 1] as const);
       let text = '';
       await waitFor(async () => {
         text = await (await fetch(`${url}/metrics`)).text();
         return expected.every(([node, up]) => sample(text, `avalanchego_up{node="${node}"}`) === up);
       }, 'every demo node in its expected state', 30_000).catch(() => undefined);
       for (const [node, up] of expected) expect(sample(text, `avalanchego_up{node="${node}"}`), node).toBe(up);
+      // The names the exporter uses are the simulator control API's: the banner's curl works as printed.
+      const simUrl = /Simulated nodes:\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)?.[1];
+      expect(simUrl, stdout).toBeDefined();
+      const sim = (await (await fetch(`${simUrl}/sim/nodes`)).json()) as { nodes: Array<{ name: string; scenario: string }> };
+      expect(sim.nodes.map((n) => `${n.name} ${n.scenario}`)).toEqual(DEMO_SCENARIOS.map((s, i) => `node-${i} ${s}`));
+      expect(stdout).toContain(`${simUrl}/sim/nodes/node-0/scenario`);
       expect(stdout).toContain(`Landing page:      ${url}/`);
       const page = await (await fetch(url)).text();
       expect(page).toMatch(/<td class="state bad">down( <span class="dim">for \d+s<\/span>)?<\/td>/);

@@ -8,8 +8,7 @@
 //
 // Used by test/rules/detection.test.ts (a short run) and scripts/detection.mjs (the report
 // in docs/detection.md). Everything listens on 127.0.0.1; every process is stopped by PID.
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +17,7 @@ import { ROOT, alertRules, findTool } from './lib.js';
 import { L1_SUBNET_ID } from '../../src/simulator/index.js';
 import { ProcessGroup } from '../helpers/processes.js';
 import { freePort } from '../helpers/net.js';
+import { buildIfStale } from '../helpers/build.js';
 import { TestPrometheus, speedUpRules, waitFor as waitForProcs } from '../helpers/prometheus.js';
 
 export const AM_CONFIG = join(ROOT, 'deploy', 'alertmanager', 'alertmanager.yml');
@@ -150,17 +150,6 @@ export interface RunResult {
   stats: { scrapes: number; failedScrapes: number; slowestScrapeSeconds: number; failedPolls: number };
 }
 
-function buildIfStale(): void {
-  const main = join(ROOT, 'dist', 'main.js');
-  const newest = (dir: string): number =>
-    readdirSync(dir, { withFileTypes: true }).reduce((t, e) => {
-      const p = join(dir, e.name);
-      return Math.max(t, e.isDirectory() ? newest(p) : statSync(p).mtimeMs);
-    }, 0);
-  if (existsSync(main) && statSync(main).mtimeMs >= newest(join(ROOT, 'src'))) return;
-  const r = spawnSync('npm', ['run', 'build'], { cwd: ROOT, encoding: 'utf8', timeout: 180_000 });
-  if (r.status !== 0) throw new Error(`npm run build failed:\n${r.stdout}${r.stderr}`);
-}
 
 const alertKey = (l: Record<string, string>): string =>
   Object.keys(l).sort().map((k) => `${k}=${l[k]}`).join(',');
@@ -173,7 +162,7 @@ export async function runDetection(opts: RunOptions): Promise<RunResult> {
   if (!am.path) throw new Error('Alertmanager not found (install the Debian package "prometheus-alertmanager")');
   const promTool = findTool('prometheus', ['--version']);
   if (!promTool.path) throw new Error('prometheus not found (install the Debian package "prometheus")');
-  buildIfStale();
+  buildIfStale(ROOT);
 
   const group = new ProcessGroup(ROOT);
   const dir = mkdtempSync(join(tmpdir(), 'avalanchego-detection-'));

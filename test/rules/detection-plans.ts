@@ -2,12 +2,15 @@
 // simulator scenario should give after inhibition, the healthy fleet with blips, and the
 // report's text. The harness that runs them is detection-harness.ts.
 import { SCENARIOS } from '../../src/simulator/index.js';
+import { SOURCES } from '../../src/sources/registry.js';
 import type { NodePlan, RunResult, Summary } from './detection-harness.js';
 
 export interface Fault {
   scenario: string;
   /** How long the fault is held (compressed seconds; default FAULT_SECONDS). */
   holdSeconds?: number;
+  /** Exporter sources the alert is computed from: without them the fault cannot be detected yet. */
+  sources?: string[];
   /** What Alertmanager should send for it: pages, tickets, and the alert that names the cause. */
   expect: { pages: number; tickets: number; alert?: string };
   why: string;
@@ -33,11 +36,11 @@ export const FAULTS: Fault[] = [
   { scenario: 'old-version', expect: { pages: 0, tickets: 0 }, why: 'a healthy v1.10.15 node' },
   { scenario: 'old-version-v1.7', expect: { pages: 1, tickets: 0, alert: 'AvalancheGoNodeUnhealthy' }, why: 'its C check fails (block processing 41.5s), which only the node\'s health tells' },
   // Validators (every node of the run validates the primary network and an L1).
-  { scenario: 'uptime-dropping', expect: { pages: 1, tickets: 0, alert: 'AvalancheGoUptimeBelowRewardThreshold' }, why: 'perceived uptime falls to 55%' },
-  { scenario: 'stake-expiring', expect: { pages: 1, tickets: 0, alert: 'AvalancheGoValidatorStakeExpiring' }, why: 'the stake ends in 30 wall-clock minutes: less than a (compressed) day' },
-  { scenario: 'l1-balance-draining', expect: { pages: 1, tickets: 0, alert: 'AvalancheGoL1ValidatorInactive' }, why: 'the balance reaches 0 within seconds' },
-  { scenario: 'node-id-changed', expect: { pages: 1, tickets: 0, alert: 'AvalancheGoNoLongerValidator' }, why: 'a restart with another staking key' },
-  { scenario: 'version-behind', holdSeconds: 80 * 60, expect: { pages: 0, tickets: 1, alert: 'AvalancheGoNodeVersionBehindPeers' }, why: 'held 80m: the peers alert needs 1h, the fleet alert 6h' },
+  { scenario: 'uptime-dropping', sources: ['info', 'platform'], expect: { pages: 1, tickets: 0, alert: 'AvalancheGoUptimeBelowRewardThreshold' }, why: 'perceived uptime falls to 55%' },
+  { scenario: 'stake-expiring', sources: ['info', 'platform'], expect: { pages: 1, tickets: 0, alert: 'AvalancheGoValidatorStakeExpiring' }, why: 'the stake ends in 30 wall-clock minutes: less than a (compressed) day' },
+  { scenario: 'l1-balance-draining', sources: ['info', 'platform'], expect: { pages: 1, tickets: 0, alert: 'AvalancheGoL1ValidatorInactive' }, why: 'the balance reaches 0 within seconds' },
+  { scenario: 'node-id-changed', sources: ['info', 'platform'], expect: { pages: 1, tickets: 0, alert: 'AvalancheGoNoLongerValidator' }, why: 'a restart with another staking key' },
+  { scenario: 'version-behind', sources: ['info', 'platform'], holdSeconds: 80 * 60, expect: { pages: 0, tickets: 1, alert: 'AvalancheGoNodeVersionBehindPeers' }, why: 'held 80m: the peers alert needs 1h, the fleet alert 6h' },
 ];
 
 /** The length of a fault run: the longest hold, then the recovery. */
@@ -83,12 +86,21 @@ export function fmt(seconds: number | undefined): string {
 
 const cell = (xs: string[]): string => (xs.length ? xs.join('<br>') : '–');
 
+/** The sources a fault needs that this build of the exporter does not have (src/sources/registry.ts). */
+export const missingSources = (f: Fault): string[] => (f.sources ?? []).filter((n) => !SOURCES.some((x) => x.name === n));
+
+/** A page's target is the alert's `for:` plus two scrape intervals; a ticket also waits for its group (TICKET_GROUP_WAIT). */
+export const TICKET_GROUP_WAIT = 120;
+
 export function meets(f: Fault, s: Summary): { ok: boolean; why: string } {
   const misses: string[] = [];
+  const missing = missingSources(f);
+  if (missing.length) return { ok: false, why: `not measurable yet: the exporter has no ${missing.join(' or ')} source (src/sources/registry.ts), so no alert can fire` };
   if (s.pages !== f.expect.pages) misses.push(`${s.pages} pages, expected ${f.expect.pages}`);
   if (s.tickets !== f.expect.tickets) misses.push(`${s.tickets} tickets, expected ${f.expect.tickets}`);
   if (f.expect.alert && !s.notified.some((n) => n.startsWith(f.expect.alert!.replace(/^AvalancheGo/, '')))) misses.push(`not notified by ${f.expect.alert}`);
-  if (s.latency !== undefined && s.latencyTarget !== undefined && s.latency > s.latencyTarget) misses.push(`notified ${fmt(s.latency)} after the condition held, target ${fmt(s.latencyTarget)}`);
+  const target = s.latencyTarget === undefined ? undefined : s.latencyTarget + (f.expect.pages ? 0 : TICKET_GROUP_WAIT);
+  if (s.latency !== undefined && target !== undefined && s.latency > target) misses.push(`notified ${fmt(s.latency)} after the condition held, target ${fmt(target)}`);
   return { ok: misses.length === 0, why: misses.join('; ') };
 }
 
@@ -101,7 +113,8 @@ export function renderReport(r: { faultRun: RunResult; blipRun?: RunResult; faul
   const k = faultRun.speedup;
   const lines: string[] = [];
   const rows = r.faults.map((f, i) => ({ f, s: harness.summarize(faultRun.nodes[i]!, faultRun.scrapeSeconds) }));
-  const missed = rows.filter(({ f, s }) => !meets(f, s).ok);
+  const blocked = rows.filter(({ f }) => missingSources(f).length > 0);
+  const missed = rows.filter(({ f, s }) => !meets(f, s).ok && missingSources(f).length === 0);
   lines.push(
     '# Detection quality',
     '',
@@ -133,15 +146,16 @@ export function renderReport(r: { faultRun: RunResult; blipRun?: RunResult; faul
     '',
     `Each fault starts at 0 and is held for ${fmt(FAULT_SECONDS)} (unless its row says otherwise); then the node is healthy`,
     `again and the run watches the recovery until ${fmt(faultRun.durationSeconds)}. **Latency** is from the notified alert's condition`,
-    "becoming true (Prometheus's `activeAt`) to the notification; the target is the alert's `for:` plus two scrape",
-    `intervals (${fmt(2 * faultRun.scrapeSeconds)} here). **Resolved** is from the recovery to the last alert of the node`,
+    "becoming true (Prometheus's `activeAt`) to the notification; the target of a page is the alert's `for:` plus two scrape",
+    `intervals (${fmt(2 * faultRun.scrapeSeconds)} here), of a ticket also the tickets' \`group_wait\` (${fmt(TICKET_GROUP_WAIT)}). **Resolved** is from the recovery to the last alert of the node`,
     'resolving in Prometheus / to the last resolved notification.',
     '',
     '## Faults',
     '',
-    missed.length === 0
-      ? `Every scenario meets its target: each fault gives exactly one page (or one ticket for a warning-level fault), within \`for:\` plus two scrape intervals.`
-      : `${rows.length - missed.length} of ${rows.length} scenarios meet their target; ${missed.map(({ f, s }) => `**${f.scenario}** misses it (${meets(f, s).why})`).join('; ')}.`,
+    (missed.length === 0
+      ? `Every scenario that this build can detect meets its target (${rows.length - blocked.length} of ${rows.length}): each fault gives exactly one page (or one ticket for a warning-level fault), within \`for:\` plus two scrape intervals.`
+      : `${rows.length - blocked.length - missed.length} of ${rows.length - blocked.length} scenarios that this build can detect meet their target; ${missed.map(({ f, s }) => `**${f.scenario}** misses it (${meets(f, s).why})`).join('; ')}.`)
+    + (blocked.length ? ` Not measurable yet: ${blocked.map(({ f }) => `\`${f.scenario}\``).join(', ')}: their alerts read the exporter's ${[...new Set(blocked.flatMap(({ f }) => missingSources(f)))].join(' and ')} sources, which this build does not have yet (\`src/sources/registry.ts\` lists ${SOURCES.map((x) => x.name).join(' and ')}); they ran, and raised nothing.` : ''),
     '',
     '| Scenario | Expected | Pages | Tickets | Sent for | First notification | Latency (target) | Alerts that fired | Held back by inhibition | Resolved (notification) | Meets target |',
     '|---|---|---|---|---|---|---|---|---|---|---|',
@@ -151,7 +165,8 @@ export function renderReport(r: { faultRun: RunResult; blipRun?: RunResult; faul
     const expected = f.expect.pages || f.expect.tickets
       ? `${f.expect.pages ? `1 page` : '1 ticket'}: ${f.expect.alert!.replace(/^AvalancheGo/, '')} (${f.why})`
       : `nothing (${f.why})`;
-    lines.push(`| \`${f.scenario}\` | ${expected} | ${s.pages} | ${s.tickets} | ${cell(s.notified)} | ${fmt(s.firstNotificationAt)} | ${s.latency === undefined ? '–' : `${fmt(s.latency)} (${fmt(s.latencyTarget)})`} | ${cell(s.fired)} | ${cell(s.inhibited)} | ${fmt(s.resolvedAfter)} (${fmt(s.resolvedNotificationAfter)}) | ${m.ok ? 'yes' : `**no**: ${m.why}`} |`);
+    const target = s.latencyTarget === undefined ? undefined : s.latencyTarget + (f.expect.pages ? 0 : TICKET_GROUP_WAIT);
+    lines.push(`| \`${f.scenario}\` | ${expected} | ${s.pages} | ${s.tickets} | ${cell(s.notified)} | ${fmt(s.firstNotificationAt)} | ${s.latency === undefined ? '–' : `${fmt(s.latency)} (${fmt(target)})`} | ${cell(s.fired)} | ${cell(s.inhibited)} | ${fmt(s.resolvedAfter)} (${fmt(s.resolvedNotificationAfter)}) | ${m.ok ? 'yes' : missingSources(f).length ? `n/a: ${m.why}` : `**no**: ${m.why}`} |`);
   }
   const missing = unplanned();
   lines.push('', missing.length
@@ -189,12 +204,14 @@ export function renderReport(r: { faultRun: RunResult; blipRun?: RunResult; faul
     '- `DiskSpaceLow` inhibits `DiskFillingUp` of its node.',
     '- Every alert whose condition fails one of the node\'s own checks (processing blocks and time, stake, peers, send failures, router, disk, BLS key, unknown upgrade) inhibits `NodeUnhealthy` of its node: `NodeUnhealthy` pages only for a failing check no other alert explains.',
     '- The critical level of an alert inhibits its warning level for the same subject.',
-    '- Pages are grouped per alert and node (two chains of a node stalling page once) and wait 10s; tickets are grouped per node.',
+    '- Pages are grouped per alert and node (two chains of a node stalling page once) and wait 10s; tickets are grouped per node and wait 2m, so a warning overtaken by its critical level within 2m (a disk falling fast) never opens a ticket.',
     '',
     'The rules make the rest: a bootstrapping node (its `bootstrapped` check failing or not yet run) raises only',
     '`NodeNeverReady`, `BootstrapTooLong`, `NodeDown` and the disk alerts; `TooManyProcessingBlocks` and',
     '`BlockProcessingTooLong` fire only while the chain still advances (a slow node), so a stall pages once, as',
-    '`ChainStalled`, whose `for:` (2m) makes it fire before the failing chain check turns into `NodeUnhealthy`.',
+    '`ChainStalled`, whose `for:` (2m) makes it fire before the failing chain check turns into `NodeUnhealthy`, and',
+    'which keeps firing 2m after its condition clears (`keep_firing_for`): one missed scrape neither pages the stall twice',
+    'nor lets the alerts it inhibits page meanwhile (an earlier run of this report saw exactly that).',
     '',
   );
   return lines.join('\n');

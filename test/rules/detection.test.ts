@@ -2,7 +2,7 @@
 // a node down, a bootstrapping node and a healthy one, through the exporter, a real
 // Prometheus with the shipped rules and a real Alertmanager with the shipped configuration,
 // in time compressed 20 times; a webhook receiver on loopback counts what Alertmanager sends.
-// About 90 s of real time.
+// About 100 s of real time.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { IN_CI, findTool } from './lib.js';
 import { alertmanagerTool, runDetection, summarize, type RunResult, type Summary } from './detection-harness.js';
@@ -17,6 +17,8 @@ const MISSING = 'prometheus or prometheus-alertmanager not found on PATH (Debian
 const SPEEDUP = 20;
 /** Long enough for NodeUnhealthy (15m after the chain check fails) to fire, and be inhibited, on the stalled node. */
 const HOLD = 17 * 60;
+/** After recovery: ChainStalled keeps firing 2m, and a resolved page waits for its group's next flush (group_interval 5m). */
+const RECOVERY = 8 * 60;
 const PICK = ['healthy', 'bootstrapping', 'stalled-chain', 'down'];
 
 describe('detection', () => {
@@ -37,7 +39,7 @@ describe('detection', () => {
     const by = new Map<string, Summary>();
 
     beforeAll(async () => {
-      result = await runDetection({ speedup: SPEEDUP, nodes: faultFleet(faults, HOLD), durationSeconds: HOLD + 4 * 60, seed: 'avalanchego-detection-test' });
+      result = await runDetection({ speedup: SPEEDUP, nodes: faultFleet(faults, HOLD), durationSeconds: HOLD + RECOVERY, seed: 'avalanchego-detection-test' });
       faults.forEach((f, i) => by.set(f.scenario, summarize(result.nodes[i]!, result.scrapeSeconds)));
     }, 240_000);
 

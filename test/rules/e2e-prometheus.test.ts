@@ -5,8 +5,7 @@
 // peers dropping, router overload) through the simulator's control API fires the matching
 // alert in /api/v1/alerts, and the alert resolves after the node recovers. Everything listens on 127.0.0.1; every process is
 // started here and stopped by its PID. Conditions are awaited by polling with deadlines.
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +13,7 @@ import { CATALOG, GLOBAL_CATALOG } from '../../src/metrics/catalog.js';
 import { IN_CI, ROOT, allRules, findTool, panelQueries, parsePromQL, recordingRules } from './lib.js';
 import { ProcessGroup, type Proc } from '../helpers/processes.js';
 import { freePort } from '../helpers/net.js';
+import { buildIfStale } from '../helpers/build.js';
 import { TestPrometheus, speedUpRules, waitFor as waitForCondition } from '../helpers/prometheus.js';
 
 const prometheus = findTool('prometheus', ['--version']);
@@ -82,17 +82,6 @@ const RECORDED_FROM = new Map<string, string[]>(recordingRules().map((r) => [
 
 // ---------------------------------------------------------------------------------------
 
-function buildIfStale(): void {
-  const main = join(ROOT, 'dist', 'main.js');
-  const newest = (dir: string): number =>
-    readdirSync(dir, { withFileTypes: true }).reduce((t, e) => {
-      const p = join(dir, e.name);
-      return Math.max(t, e.isDirectory() ? newest(p) : statSync(p).mtimeMs);
-    }, 0);
-  if (existsSync(main) && statSync(main).mtimeMs >= newest(join(ROOT, 'src'))) return;
-  const r = spawnSync('npm', ['run', 'build'], { cwd: ROOT, encoding: 'utf8', timeout: 180_000 });
-  if (r.status !== 0) throw new Error(`npm run build failed:\n${r.stdout}${r.stderr}`);
-}
 
 /** Whether the query reads a metric that this setup rightly does not produce (ABSENT_HERE, or a source not polled here). */
 async function readsAbsentSeries(expr: string): Promise<boolean> {
@@ -125,7 +114,7 @@ describe('end to end with a real Prometheus', () => {
     let dir = '';
 
     beforeAll(async () => {
-      buildIfStale();
+      buildIfStale(ROOT);
       dir = mkdtempSync(join(tmpdir(), 'avalanchego-e2e-'));
       const [simPort, expPort] = [await freePort(), await freePort()];
       simUrl = `http://127.0.0.1:${simPort}`;

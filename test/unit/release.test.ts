@@ -43,8 +43,8 @@ describe('release basics', () => {
     };
     const byDefault = urls([]);
     expect(byDefault.length).toBe(alertRules().length);
-    for (const u of byDefault) expect(u).toMatch(new RegExp(`^${RUNBOOK_BASE.replaceAll('.', '\\.')}#avalanchego[a-z]+$`));
-    for (const u of urls(['--set', 'prometheusRule.runbookBaseUrl=https://wiki.example.org/runbook'])) expect(u).toMatch(/^https:\/\/wiki\.example\.org\/runbook#avalanchego[a-z]+$/);
+    for (const u of byDefault) expect(u).toMatch(new RegExp(`^${RUNBOOK_BASE.replaceAll('.', '\\.')}#avalanchego[a-z0-9]+$`));
+    for (const u of urls(['--set', 'prometheusRule.runbookBaseUrl=https://wiki.example.org/runbook'])) expect(u).toMatch(/^https:\/\/wiki\.example\.org\/runbook#avalanchego[a-z0-9]+$/);
   });
 
   it('config.example.yaml passes --config.check as shipped (no variable to set)', (ctx) => {
