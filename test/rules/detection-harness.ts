@@ -337,10 +337,12 @@ export async function runDetection(opts: RunOptions): Promise<RunResult> {
 // Reading a result
 
 export interface Summary {
+  /** Incidents: notification groups of the pager (a paging service keys its incidents by the group, so an update of a group is not a new page). */
   pages: number;
+  /** Notification groups of the ticket receiver (one per node). */
   tickets: number;
   digests: number;
-  /** Firing notifications of any receiver. */
+  /** Firing notifications of any receiver, group updates included. */
   notifications: number;
   /** Distinct alert names that fired in Prometheus, with severity. */
   fired: string[];
@@ -370,7 +372,7 @@ export function summarize(n: NodeResult, scrapeSeconds: number): Summary {
   const resolvedTimes = recovery === undefined ? [] : fired.map((a) => a.resolvedAt ?? Infinity);
   const resolvedNotes = recovery === undefined ? [] : n.notifications.filter((x) => x.status === 'resolved' && x.at >= recovery).map((x) => x.at);
   return {
-    pages: firing.filter((x) => x.receiver === 'pager').length,
+    pages: new Set(firing.filter((x) => x.receiver === 'pager').map((x) => x.groupKey)).size,
     tickets: new Set(firing.filter((x) => x.receiver === 'tickets').map((x) => x.groupKey)).size,
     digests: firing.filter((x) => x.receiver === 'digest').length,
     notifications: firing.length,

@@ -39,7 +39,7 @@ export const FAULTS: Fault[] = [
   { scenario: 'uptime-dropping', sources: ['info', 'platform'], expect: { pages: 1, tickets: 0, alert: 'AvalancheGoUptimeBelowRewardThreshold' }, why: 'perceived uptime falls to 55%' },
   { scenario: 'stake-expiring', sources: ['info', 'platform'], expect: { pages: 1, tickets: 0, alert: 'AvalancheGoValidatorStakeExpiring' }, why: 'the stake ends in 30 wall-clock minutes: less than a (compressed) day' },
   { scenario: 'l1-balance-draining', sources: ['info', 'platform'], expect: { pages: 1, tickets: 0, alert: 'AvalancheGoL1ValidatorInactive' }, why: 'the balance reaches 0 within seconds' },
-  { scenario: 'node-id-changed', sources: ['info', 'platform'], expect: { pages: 1, tickets: 0, alert: 'AvalancheGoNoLongerValidator' }, why: 'a restart with another staking key' },
+  { scenario: 'node-id-changed', sources: ['info', 'platform'], expect: { pages: 1, tickets: 0, alert: 'AvalancheGoNoLongerValidator' }, why: 'a restart with another staking key: out of the primary network and the L1, one page for both' },
   { scenario: 'version-behind', sources: ['info', 'platform'], holdSeconds: 80 * 60, expect: { pages: 0, tickets: 1, alert: 'AvalancheGoNodeVersionBehindPeers' }, why: 'held 80m: the peers alert needs 1h, the fleet alert 6h' },
 ];
 
@@ -124,9 +124,11 @@ export function renderReport(r: { faultRun: RunResult; blipRun?: RunResult; faul
     'Every simulator scenario runs on its own node of one simulated fleet, polled by the exporter, scraped by a',
     'real Prometheus with the shipped rules ([`deploy/prometheus/`](../deploy/prometheus/)), which alerts a real',
     'Alertmanager with the shipped configuration ([`deploy/alertmanager/alertmanager.yml`](../deploy/alertmanager/alertmanager.yml)).',
-    'A webhook receiver on loopback records every notification Alertmanager sends: a **page** is a firing',
-    'notification to the `pager` receiver (critical), a **ticket** a notification group of the `tickets`',
-    'receiver (warning; one group per node, so updates of it are not new tickets).',
+    'A webhook receiver on loopback records every notification Alertmanager sends. A **page** is a notification',
+    'group of the `pager` receiver (critical), a **ticket** one of the `tickets` receiver (warning; one group per',
+    'node): a paging or ticketing service keys its incident by the group, so a later notification of the same',
+    'group (another alert joining it) updates the incident rather than opening one. **Notifications** counts every',
+    'firing notification sent, updates included.',
     '',
     '## Compressed time',
     '',
@@ -157,8 +159,8 @@ export function renderReport(r: { faultRun: RunResult; blipRun?: RunResult; faul
       : `${rows.length - blocked.length - missed.length} of ${rows.length - blocked.length} scenarios that this build can detect meet their target; ${missed.map(({ f, s }) => `**${f.scenario}** misses it (${meets(f, s).why})`).join('; ')}.`)
     + (blocked.length ? ` Not measurable yet: ${blocked.map(({ f }) => `\`${f.scenario}\``).join(', ')}: their alerts read the exporter's ${[...new Set(blocked.flatMap(({ f }) => missingSources(f)))].join(' and ')} sources, which this build does not have yet (\`src/sources/registry.ts\` lists ${SOURCES.map((x) => x.name).join(' and ')}); they ran, and raised nothing.` : ''),
     '',
-    '| Scenario | Expected | Pages | Tickets | Sent for | First notification | Latency (target) | Alerts that fired | Held back by inhibition | Resolved (notification) | Meets target |',
-    '|---|---|---|---|---|---|---|---|---|---|---|',
+    '| Scenario | Expected | Pages | Tickets | Notifications | Sent for | First notification | Latency (target) | Alerts that fired | Held back by inhibition | Resolved (notification) | Meets target |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
   );
   for (const { f, s } of rows) {
     const m = meets(f, s);
@@ -166,7 +168,7 @@ export function renderReport(r: { faultRun: RunResult; blipRun?: RunResult; faul
       ? `${f.expect.pages ? `1 page` : '1 ticket'}: ${f.expect.alert!.replace(/^AvalancheGo/, '')} (${f.why})`
       : `nothing (${f.why})`;
     const target = s.latencyTarget === undefined ? undefined : s.latencyTarget + (f.expect.pages ? 0 : TICKET_GROUP_WAIT);
-    lines.push(`| \`${f.scenario}\` | ${expected} | ${s.pages} | ${s.tickets} | ${cell(s.notified)} | ${fmt(s.firstNotificationAt)} | ${s.latency === undefined ? '–' : `${fmt(s.latency)} (${fmt(target)})`} | ${cell(s.fired)} | ${cell(s.inhibited)} | ${fmt(s.resolvedAfter)} (${fmt(s.resolvedNotificationAfter)}) | ${m.ok ? 'yes' : missingSources(f).length ? `n/a: ${m.why}` : `**no**: ${m.why}`} |`);
+    lines.push(`| \`${f.scenario}\` | ${expected} | ${s.pages} | ${s.tickets} | ${s.notifications} | ${cell(s.notified)} | ${fmt(s.firstNotificationAt)} | ${s.latency === undefined ? '–' : `${fmt(s.latency)} (${fmt(target)})`} | ${cell(s.fired)} | ${cell(s.inhibited)} | ${fmt(s.resolvedAfter)} (${fmt(s.resolvedNotificationAfter)}) | ${m.ok ? 'yes' : missingSources(f).length ? `n/a: ${m.why}` : `**no**: ${m.why}`} |`);
   }
   const missing = unplanned();
   lines.push('', missing.length
