@@ -2,9 +2,9 @@
 // shipped rules) and a real Alertmanager (the shipped configuration) in compressed time,
 // with what fired, what Alertmanager held back and what it sent; then a healthy fleet with
 // blips for a compressed hour. Needs `npm run build` and the Debian packages prometheus and
-// prometheus-alertmanager. Takes about 8 minutes.
+// prometheus-alertmanager. Takes about 17 minutes (at --speedup=10).
 //
-//   node scripts/detection.mjs [--speedup=20] [--out=docs/detection.md] [--only=down,stalled-chain] [--json=raw.json]
+//   node scripts/detection.mjs [--speedup=10] [--out=docs/detection.md] [--only=down,stalled-chain] [--json=raw.json]
 //
 // The harness is test/rules/detection-harness.ts (shared with test/rules/detection.test.ts),
 // loaded through Vite's module loader (vitest/node), as vitest loads it for the tests.
@@ -17,7 +17,7 @@ import { createViteServer } from 'vitest/node';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({
   options: {
-    speedup: { type: 'string', default: '20' }, out: { type: 'string', default: 'docs/detection.md' }, only: { type: 'string' },
+    speedup: { type: 'string', default: '10' }, out: { type: 'string', default: 'docs/detection.md' }, only: { type: 'string' },
     json: { type: 'string' },
   },
 });

@@ -22,6 +22,11 @@ import { TestPrometheus, speedUpRules, waitFor as waitForProcs } from '../helper
 
 export const AM_CONFIG = join(ROOT, 'deploy', 'alertmanager', 'alertmanager.yml');
 export const JOB = 'avalanchego-exporter';
+/**
+ * The exporter's poll interval in the run (real seconds; info and platform every 3s), with a
+ * 1.5s timeout: generous enough that a loaded machine does not turn slow polls into a node down.
+ */
+export const POLL_INTERVAL_S = 2;
 /** The Debian package's binary; upstream tarballs call it `alertmanager`. */
 export const alertmanagerTool = (): { path: string | undefined; version: string } => {
   const debian = findTool('prometheus-alertmanager', ['--version']);
@@ -220,8 +225,8 @@ export async function runDetection(opts: RunOptions): Promise<RunResult> {
     await waitFor('the simulator', 20_000, async () => (await fetch(`${simUrl}/sim/nodes`)).ok);
 
     writeFileSync(join(dir, 'exporter.yaml'), [
-      'defaults:', '  interval: 1s', '  timeout: 800ms', '  info:', '    interval: 2s',
-      '  platform:', '    interval: 2s', `    subnets: [${L1_SUBNET_ID}]`, 'targets:',
+      'defaults:', `  interval: ${POLL_INTERVAL_S}s`, '  timeout: 1500ms', '  info:', '    interval: 3s',
+      '  platform:', '    interval: 3s', `    subnets: [${L1_SUBNET_ID}]`, 'targets:',
       ...names.flatMap((n) => [`  - name: ${n}`, `    url: ${simUrl}/${n}`]), '',
     ].join('\n'));
     group.start('exporter', process.execPath, [join(ROOT, 'dist', 'main.js'), `--config.file=${join(dir, 'exporter.yaml')}`,
