@@ -29,7 +29,12 @@ describe('admin (posture) source', () => {
     expect(await exporter.metrics()).not.toContain('avalanchego_admin_api_enabled{');
   });
 
-  it.each([
+  interface Row {
+    name: string;
+    routes: Record<string, Route>;
+    expected: { admin: number; indexing: number; lines: string[] };
+  }
+  it.each<Row>([
     {
       name: 'admin API on, a logger left on DEBUG, indexing on',
       routes: { '/ext/admin': { body: levels({ C: ['INFO', 'INFO'], P: ['DEBUG', 'INFO'], main: ['VERBO', 'WEIRD'] }) }, '/ext/index/C/block': { body: '{"jsonrpc":"2.0","error":{"code":-32000,"message":"no containers have been accepted"},"id":1}' } },
