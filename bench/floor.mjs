@@ -78,5 +78,7 @@ const elapsed = (performance.now() - t0) / 1000;
 measuring = false;
 clearInterval(pacer);
 const cpuSeconds = (cpu.user + cpu.system) / 1e6;
-process.stdout.write(`${JSON.stringify({ requests: completed, errors, elapsed, cpuSeconds, behind: Math.max(0, Math.floor(((performance.now() - started) / 1000) * rate) - issued) })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ requests: completed, errors, elapsed, cpuSeconds, behind: Math.max(0, Math.floor(((performance.now() - started) / 1000) * rate) - issued) })}\n`,
+);
 process.exit(0);

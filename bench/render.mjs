@@ -14,7 +14,14 @@ const snapshot = parseHealth(
   JSON.parse(readFileSync(new URL('../test/fixtures/health/healthy-v1.14.2.json', import.meta.url), 'utf8')).result,
   'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg',
 );
-const index = { endpoints: ['C/block', 'P/block', 'X/block', 'X/tx'].map((endpoint) => ({ endpoint, state: 'ok', lastIndex: 51234566, timestampSeconds: 1795184101.9876542 })) };
+const index = {
+  endpoints: ['C/block', 'P/block', 'X/block', 'X/tx'].map((endpoint) => ({
+    endpoint,
+    state: 'ok',
+    lastIndex: 51234566,
+    timestampSeconds: 1795184101.9876542,
+  })),
+};
 const stats = { success: true, durationSeconds: 0.012345, lastSuccessSeconds: 1795184110.123, errors: new Map() };
 
 let t = performance.now();
@@ -41,4 +48,6 @@ for (let r = 0; r < Number(values.rounds); r++) {
 times.sort((a, b) => a - b);
 console.log(`render benchmark: ${n} nodes`);
 console.log(`  sample lines built in ${buildMs.toFixed(0)} ms (${((buildMs * 1000) / n).toFixed(0)} µs a node, done once per poll)`);
-console.log(`  /metrics body ${(size / 2 ** 20).toFixed(1)} MiB rendered in ${times[0].toFixed(0)}–${times.at(-1).toFixed(0)} ms (median ${times[Math.floor(times.length / 2)].toFixed(0)} ms over ${times.length} rounds)`);
+console.log(
+  `  /metrics body ${(size / 2 ** 20).toFixed(1)} MiB rendered in ${times[0].toFixed(0)}–${times.at(-1).toFixed(0)} ms (median ${times[Math.floor(times.length / 2)].toFixed(0)} ms over ${times.length} rounds)`,
+);

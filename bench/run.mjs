@@ -155,8 +155,14 @@ function startNode(name, args, nodeFlags = []) {
 ensureBuilt();
 const t0 = performance.now();
 const maxNodes = Math.max(...SIZES);
-log(`fleet benchmark${QUICK ? ' (--quick)' : ''}: sizes ${SIZES.join(', ')}; poll interval ${INTERVAL_S}s, timeout 5s, health + index [${ENDPOINTS.join(', ')}] (${REQUESTS_PER_POLL} requests a poll); ${SIMS} simulator processes`);
-log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node.js ${process.version}; load average at start ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+log(
+  `fleet benchmark${QUICK ? ' (--quick)' : ''}: sizes ${SIZES.join(', ')}; poll interval ${INTERVAL_S}s, timeout 5s, health + index [${ENDPOINTS.join(', ')}] (${REQUESTS_PER_POLL} requests a poll); ${SIMS} simulator processes`,
+);
+log(
+  `machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node.js ${process.version}; load average at start ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')}`,
+);
 log('figures from one run are comparable with each other (ratios to the floor measured in the same run); the machine may be shared.');
 results.loadavg_start = loadavg()[0];
 
@@ -167,10 +173,16 @@ try {
   for (let s = 0; s < SIMS; s++) {
     const port = await freePort();
     const nodes = Math.ceil(maxNodes / SIMS);
-    simProcs[s] = startNode(`simulator-${s}`, ['simulate', `--web.listen-address=127.0.0.1:${port}`, `--nodes=${nodes}`, '--scenario=healthy'], ['--max-old-space-size=4096']);
+    simProcs[s] = startNode(
+      `simulator-${s}`,
+      ['simulate', `--web.listen-address=127.0.0.1:${port}`, `--nodes=${nodes}`, '--scenario=healthy'],
+      ['--max-old-space-size=4096'],
+    );
     simUrls.push(`http://127.0.0.1:${port}`);
   }
-  await Promise.all(simUrls.map((u, s) => waitFor(async () => (await get(`${u}/sim/scenarios`)).status === 200, `simulator ${u}`, 120_000, simProcs[s])));
+  await Promise.all(
+    simUrls.map((u, s) => waitFor(async () => (await get(`${u}/sim/scenarios`)).status === 200, `simulator ${u}`, 120_000, simProcs[s])),
+  );
   // Node i of the exporter's config is node i / SIMS of simulator i % SIMS: every size spreads over every process.
   const baseUrl = (i) => `${simUrls[i % SIMS]}/node-${Math.floor(i / SIMS)}`;
   log(`simulators: ${SIMS} × ${Math.ceil(maxNodes / SIMS)} nodes up in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
@@ -179,19 +191,32 @@ try {
   async function floor(n, rate, mix) {
     const file = join(dir, `urls-${n}.json`);
     writeFileSync(file, JSON.stringify(Array.from({ length: n }, (_, i) => baseUrl(i))));
-    const out = await procs.run('floor', NODE, ['bench/floor.mjs', `--urls=${file}`, `--rate=${rate}`, `--duration=${ANCHOR_S}`, ...(mix ? ['--mix'] : [])], (ANCHOR_S + 30) * 1000);
+    const out = await procs.run(
+      'floor',
+      NODE,
+      ['bench/floor.mjs', `--urls=${file}`, `--rate=${rate}`, `--duration=${ANCHOR_S}`, ...(mix ? ['--mix'] : [])],
+      (ANCHOR_S + 30) * 1000,
+    );
     const r = JSON.parse(out.trim().split('\n').at(-1));
     return { ...r, cpuPerRequest: r.cpuSeconds / r.requests };
   }
 
   // --- anchor 2: prometheus-blackbox-exporter ----------------------------------
   async function blackbox() {
-    if (!have('prometheus-blackbox-exporter')) return { skipped: 'prometheus-blackbox-exporter is not installed (Debian package prometheus-blackbox-exporter)' };
+    if (!have('prometheus-blackbox-exporter'))
+      return { skipped: 'prometheus-blackbox-exporter is not installed (Debian package prometheus-blackbox-exporter)' };
     if (!have('wrk')) return { skipped: 'wrk is not installed (Debian package wrk): it drives the probes' };
     const port = await freePort();
     const config = join(dir, 'blackbox.yml');
-    writeFileSync(config, 'modules:\n  http_get:\n    prober: http\n    timeout: 5s\n    http:\n      method: GET\n      preferred_ip_protocol: ip4\n');
-    const p = procs.start('blackbox', 'prometheus-blackbox-exporter', [`--config.file=${config}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn']);
+    writeFileSync(
+      config,
+      'modules:\n  http_get:\n    prober: http\n    timeout: 5s\n    http:\n      method: GET\n      preferred_ip_protocol: ip4\n',
+    );
+    const p = procs.start('blackbox', 'prometheus-blackbox-exporter', [
+      `--config.file=${config}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+      '--log.level=warn',
+    ]);
     const bb = `http://127.0.0.1:${port}`;
     await waitFor(async () => (await get(`${bb}/-/healthy`)).status === 200, 'blackbox exporter', 30_000, p);
     const one = await get(`${bb}/probe?module=http_get&target=${simUrls[0]}/node-0/ext/health`);
@@ -213,9 +238,26 @@ try {
   /** wrk at a fixed rate: `connections` connections, each waiting connections/rate between requests. */
   async function wrk(base, template, count, rate, connections, seconds) {
     const delayMs = Math.max(1, Math.round((connections * 1000) / rate));
-    const args = ['-t2', `-c${connections}`, `-d${seconds}s`, '--timeout', '5s', '-s', 'bench/paced.lua', base, '--', String(delayMs), template, String(count)];
+    const args = [
+      '-t2',
+      `-c${connections}`,
+      `-d${seconds}s`,
+      '--timeout',
+      '5s',
+      '-s',
+      'bench/paced.lua',
+      base,
+      '--',
+      String(delayMs),
+      template,
+      String(count),
+    ];
     const out = await procs.run('wrk', 'wrk', args, (seconds + 30) * 1000);
-    const line = out.trim().split('\n').reverse().find((l) => l.startsWith('{'));
+    const line = out
+      .trim()
+      .split('\n')
+      .reverse()
+      .find((l) => l.startsWith('{'));
     if (!line) throw new Error(`wrk printed no summary:\n${out}`);
     const r = JSON.parse(line);
     return { ...r, rate: r.requests / (r.duration_us / 1e6), p50ms: r.p50_us / 1000, p99ms: r.p99_us / 1000, maxms: r.max_us / 1000 };
@@ -223,7 +265,14 @@ try {
 
   // --- the exporter -------------------------------------------------------------
   async function startExporter(n, intervalS, nodeFlags = []) {
-    const lines = ['defaults:', `  interval: ${intervalS * 1000}ms`, `  timeout: ${Math.min(5000, intervalS * 500)}ms`, `  index: { endpoints: [${ENDPOINTS.join(', ')}] }`, ...extraDefaults(), 'targets:'];
+    const lines = [
+      'defaults:',
+      `  interval: ${intervalS * 1000}ms`,
+      `  timeout: ${Math.min(5000, intervalS * 500)}ms`,
+      `  index: { endpoints: [${ENDPOINTS.join(', ')}] }`,
+      ...extraDefaults(),
+      'targets:',
+    ];
     for (let i = 0; i < n; i++) lines.push(`  - name: node-${i}`, `    url: ${baseUrl(i)}`);
     const file = join(dir, `exporter-${n}.yaml`);
     writeFileSync(file, `${lines.join('\n')}\n`);
@@ -336,7 +385,10 @@ try {
     c = cpuSeconds(pid);
     t = performance.now();
     const gz = await get(`${exp}/metrics`, { 'accept-encoding': 'gzip' });
-    r.gzip = gz.headers['content-encoding'] === 'gzip' ? { bytes: gz.body.length, seconds: (performance.now() - t) / 1000, cpu_s: cpuSeconds(pid) - c } : undefined;
+    r.gzip =
+      gz.headers['content-encoding'] === 'gzip'
+        ? { bytes: gz.body.length, seconds: (performance.now() - t) / 1000, cpu_s: cpuSeconds(pid) - c }
+        : undefined;
 
     // /probe at a fixed rate while polling.
     if (have('wrk')) {
@@ -357,7 +409,10 @@ try {
   results.blackbox = bb;
   log('');
   if (bb.skipped) log(`blackbox exporter: skipped: ${bb.skipped}`);
-  else log(`blackbox exporter (GET /ext/health, one new connection a probe): ${bb.probes} probes at ${bb.rate.toFixed(0)}/s, ${us(bb.cpuPerProbe)} CPU a probe, probe p50 ${f1(bb.p50ms)} ms p99 ${f1(bb.p99ms)} ms`);
+  else
+    log(
+      `blackbox exporter (GET /ext/health, one new connection a probe): ${bb.probes} probes at ${bb.rate.toFixed(0)}/s, ${us(bb.cpuPerProbe)} CPU a probe, probe p50 ${f1(bb.p50ms)} ms p99 ${f1(bb.p99ms)} ms`,
+    );
 
   // RSS of a one-node exporter: the base that RSS per node is counted from.
   {
@@ -379,23 +434,43 @@ try {
     const mix = QUICK ? undefined : await floor(n, rate, true);
     log('');
     log(`--- ${n.toLocaleString('en')} nodes (${rate.toFixed(0)} requests/s) ---`);
-    log(`floor, health.health + JSON.parse at ${(fl.requests / fl.elapsed).toFixed(0)}/s: ${us(fl.cpuPerRequest)} CPU a request (${fl.errors} errors)`);
-    if (mix) log(`floor, the poll's mix (1 health + ${ENDPOINTS.length} index) at ${(mix.requests / mix.elapsed).toFixed(0)}/s: ${us(mix.cpuPerRequest)} CPU a request (${mix.errors} errors)`);
+    log(
+      `floor, health.health + JSON.parse at ${(fl.requests / fl.elapsed).toFixed(0)}/s: ${us(fl.cpuPerRequest)} CPU a request (${fl.errors} errors)`,
+    );
+    if (mix)
+      log(
+        `floor, the poll's mix (1 health + ${ENDPOINTS.length} index) at ${(mix.requests / mix.elapsed).toFixed(0)}/s: ${us(mix.cpuPerRequest)} CPU a request (${mix.errors} errors)`,
+      );
     const r = await measureSize(n);
     r.floor_cpu_per_request_s = fl.cpuPerRequest;
     r.floor_mix_cpu_per_request_s = mix?.cpuPerRequest;
     r.rss_per_node_bytes = (r.rss_bytes - results.rss_one_node_bytes) / n;
     results.sizes[n] = r;
     const perPoll = r.cpu_per_request_s * REQUESTS_PER_POLL;
-    log(`exporter: listening after ${f1(r.listen_s)} s, every node polled once after ${f1(r.first_round_s)} s; ${r.up} / ${n} up; ${r.poll_errors} poll errors while scraped`);
-    log(`  CPU: ${f1(r.cpu_core_fraction * 100)} % of a core for ${r.requests_per_s.toFixed(0)} requests/s${r.requests_counted ? '' : ' (scheduled rate: no poll counter in this build)'}`);
-    log(`  CPU a request ${us(r.cpu_per_request_s)} = ${f2(r.cpu_per_request_s / fl.cpuPerRequest)} × floor${mix ? ` (${f2(r.cpu_per_request_s / mix.cpuPerRequest)} × the mix floor)` : ''}; a poll ${us(perPoll)}${bb.skipped ? '' : ` = ${f2(perPoll / bb.cpuPerProbe)} × a blackbox probe`}`);
+    log(
+      `exporter: listening after ${f1(r.listen_s)} s, every node polled once after ${f1(r.first_round_s)} s; ${r.up} / ${n} up; ${r.poll_errors} poll errors while scraped`,
+    );
+    log(
+      `  CPU: ${f1(r.cpu_core_fraction * 100)} % of a core for ${r.requests_per_s.toFixed(0)} requests/s${r.requests_counted ? '' : ' (scheduled rate: no poll counter in this build)'}`,
+    );
+    log(
+      `  CPU a request ${us(r.cpu_per_request_s)} = ${f2(r.cpu_per_request_s / fl.cpuPerRequest)} × floor${mix ? ` (${f2(r.cpu_per_request_s / mix.cpuPerRequest)} × the mix floor)` : ''}; a poll ${us(perPoll)}${bb.skipped ? '' : ` = ${f2(perPoll / bb.cpuPerProbe)} × a blackbox probe`}`,
+    );
     log(`  nodes a core can poll at ${INTERVAL_S}s: ${Math.round(INTERVAL_S / perPoll).toLocaleString('en')} (from CPU a poll)`);
-    log(`  RSS ${(r.rss_bytes / 2 ** 20).toFixed(0)} MiB → ${(r.rss_per_node_bytes / 1024).toFixed(1)} KiB a node; peak while scraped ${(r.peak_rss_scraped_bytes / 2 ** 20).toFixed(0)} MiB`);
-    log(`  poll-start delay p50 / p99: ${f3(r.delay.p50)} / ${f3(r.delay.p99)} s (${r.delay.polls ?? 0} polls); with /metrics scraped back to back: ${f3(r.delay_scraped.p50)} / ${f3(r.delay_scraped.p99)} s`);
-    log(`  /metrics: ${r.samples.toLocaleString('en')} samples, ${(r.metrics_bytes / 2 ** 20).toFixed(1)} MiB; ${r.scrapes} scrapes, p50 ${f3(r.scrape_p50_s)} s, max ${f3(r.scrape_max_s)} s, ${f3(r.scrape_cpu_s)} s CPU a scrape${r.gzip ? `; gzip ${(r.gzip.bytes / 2 ** 20).toFixed(1)} MiB in ${f3(r.gzip.seconds)} s` : '; no gzip'}`);
+    log(
+      `  RSS ${(r.rss_bytes / 2 ** 20).toFixed(0)} MiB → ${(r.rss_per_node_bytes / 1024).toFixed(1)} KiB a node; peak while scraped ${(r.peak_rss_scraped_bytes / 2 ** 20).toFixed(0)} MiB`,
+    );
+    log(
+      `  poll-start delay p50 / p99: ${f3(r.delay.p50)} / ${f3(r.delay.p99)} s (${r.delay.polls ?? 0} polls); with /metrics scraped back to back: ${f3(r.delay_scraped.p50)} / ${f3(r.delay_scraped.p99)} s`,
+    );
+    log(
+      `  /metrics: ${r.samples.toLocaleString('en')} samples, ${(r.metrics_bytes / 2 ** 20).toFixed(1)} MiB; ${r.scrapes} scrapes, p50 ${f3(r.scrape_p50_s)} s, max ${f3(r.scrape_max_s)} s, ${f3(r.scrape_cpu_s)} s CPU a scrape${r.gzip ? `; gzip ${(r.gzip.bytes / 2 ** 20).toFixed(1)} MiB in ${f3(r.gzip.seconds)} s` : '; no gzip'}`,
+    );
     if (r.probe.skipped) log(`  /probe: skipped: ${r.probe.skipped}`);
-    else log(`  /probe at ${r.probe.rate.toFixed(0)}/s over ${opts['probe-connections']} connections: p50 ${f2(r.probe.p50ms)} ms, p99 ${f2(r.probe.p99ms)} ms, max ${f1(r.probe.maxms)} ms (${r.probe.errors} errors)`);
+    else
+      log(
+        `  /probe at ${r.probe.rate.toFixed(0)}/s over ${opts['probe-connections']} connections: p50 ${f2(r.probe.p50ms)} ms, p99 ${f2(r.probe.p99ms)} ms, max ${f1(r.probe.maxms)} ms (${r.probe.errors} errors)`,
+      );
   }
 } finally {
   await procs.stopAll();
@@ -426,18 +501,28 @@ const summary = {
   loadavg: [+results.loadavg_start.toFixed(2), +results.loadavg_end.toFixed(2)],
   seconds: +results.seconds.toFixed(1),
 };
-if (SIZES.length > 1) summary.by_size = Object.fromEntries(SIZES.map((n) => {
-  const r = results.sizes[n];
-  return [n, {
-    cpu_per_request_over_floor: +(r.cpu_per_request_s / r.floor_cpu_per_request_s).toFixed(3),
-    poll_start_delay_p99_seconds: Number.isFinite(r.delay.p99) ? +r.delay.p99.toFixed(4) : null,
-    poll_start_delay_p99_seconds_scraped: Number.isFinite(r.delay_scraped.p99) ? +r.delay_scraped.p99.toFixed(4) : null,
-    metrics_scrape_seconds: +r.scrape_p50_s.toFixed(3),
-    metrics_scrape_cpu_seconds: +r.scrape_cpu_s.toFixed(3),
-    probe_p99_ms: r.probe.p99ms ?? null,
-  }];
-}));
+if (SIZES.length > 1)
+  summary.by_size = Object.fromEntries(
+    SIZES.map((n) => {
+      const r = results.sizes[n];
+      return [
+        n,
+        {
+          cpu_per_request_over_floor: +(r.cpu_per_request_s / r.floor_cpu_per_request_s).toFixed(3),
+          poll_start_delay_p99_seconds: Number.isFinite(r.delay.p99) ? +r.delay.p99.toFixed(4) : null,
+          poll_start_delay_p99_seconds_scraped: Number.isFinite(r.delay_scraped.p99) ? +r.delay_scraped.p99.toFixed(4) : null,
+          metrics_scrape_seconds: +r.scrape_p50_s.toFixed(3),
+          metrics_scrape_cpu_seconds: +r.scrape_cpu_s.toFixed(3),
+          probe_p99_ms: r.probe.p99ms ?? null,
+        },
+      ];
+    }),
+  );
 log('');
-log(`done in ${results.seconds.toFixed(1)} s (${((performance.now() - started) / 1000).toFixed(1)} s with the build check); load average at end ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+log(
+  `done in ${results.seconds.toFixed(1)} s (${((performance.now() - started) / 1000).toFixed(1)} s with the build check); load average at end ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')}`,
+);
 console.log(JSON.stringify(summary));
 process.exit(0);

@@ -36,7 +36,13 @@ async function* yielding(first: Buffer, rest: Iterable<Buffer>): AsyncGenerator<
  * repetitive enough that it compresses about tenfold at little CPU, off the
  * event loop (zlib runs on the thread pool).
  */
-export async function sendChunked(req: IncomingMessage, res: ServerResponse, contentType: string, head: Buffer, body: Iterable<Buffer>): Promise<void> {
+export async function sendChunked(
+  req: IncomingMessage,
+  res: ServerResponse,
+  contentType: string,
+  head: Buffer,
+  body: Iterable<Buffer>,
+): Promise<void> {
   const gzip = acceptsGzip(req.headers['accept-encoding']);
   res.statusCode = 200;
   res.setHeader('Content-Type', contentType);
