@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATALOG, GLOBAL_CATALOG } from '../../src/metrics/catalog.js';
-import { IN_CI, ROOT, allRules, findTool, panelQueries, parsePromQL, recordingRules } from './lib.js';
+import { IN_CI, ROOT, setSimScenario, allRules, findTool, panelQueries, parsePromQL, recordingRules } from './lib.js';
 import { ProcessGroup, type Proc } from '../helpers/processes.js';
 import { freePort } from '../helpers/net.js';
 import { buildIfStale } from '../helpers/build.js';
@@ -39,12 +39,8 @@ const alerts = () => prom.alerts();
 const firing = (name: string, node: string, severity?: string) => prom.firing(name, { node, ...(severity ? { severity } : {}) });
 
 async function setScenario(node: string, scenario: string): Promise<void> {
-  const res = await fetch(`${simUrl}/sim/nodes/${node}/scenario`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ scenario }),
-  });
-  expect(res.status, await res.text()).toBe(200);
+  const r = await setSimScenario(simUrl, node, scenario);
+  expect(r.status, r.text).toBe(200);
 }
 
 /** Grafana's variables as a user who selects the job and "All" elsewhere would set them. */
@@ -81,7 +77,6 @@ const RECORDED_FROM = new Map<string, string[]>(recordingRules().map((r) => [
 ]));
 
 // ---------------------------------------------------------------------------------------
-
 
 /** Whether the query reads a metric that this setup rightly does not produce (ABSENT_HERE, or a source not polled here). */
 async function readsAbsentSeries(expr: string): Promise<boolean> {

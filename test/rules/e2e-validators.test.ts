@@ -7,14 +7,14 @@
 // 0 in 120 s, long enough for the runway page (for: 10m, 30 s here) to fire before the
 // validator goes inactive. Everything listens on 127.0.0.1; every process is started here and
 // stopped by its PID.
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { L1_SUBNET_ID } from '../../src/simulator/index.js';
 import { PRIMARY_NETWORK_SUBNET_ID } from '../../src/metrics/catalog.js';
-import { IN_CI, ROOT, findTool } from './lib.js';
+import { IN_CI, ROOT, setSimScenario, findTool } from './lib.js';
+import { buildIfStale } from '../helpers/build.js';
 import { ProcessGroup } from '../helpers/processes.js';
 import { freePort } from '../helpers/net.js';
 import { TestPrometheus, waitFor as waitForCondition } from '../helpers/prometheus.js';
@@ -33,29 +33,13 @@ let prom: TestPrometheus;
 let simUrl = '';
 
 async function setScenario(node: string, scenario: string): Promise<void> {
-  const res = await fetch(`${simUrl}/sim/nodes/${node}/scenario`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ scenario }),
-  });
-  expect(res.status, await res.text()).toBe(200);
+  const r = await setSimScenario(simUrl, node, scenario);
+  expect(r.status, r.text).toBe(200);
 }
 
 const firing = (name: string, labels: Record<string, string>) => prom.firing(name, labels);
 async function resolved(name: string, node: string): Promise<true | undefined> {
   return (await prom.alerts()).some((a) => a.labels['alertname'] === name && a.labels['node'] === node) ? undefined : true;
-}
-
-function buildIfStale(): void {
-  const main = join(ROOT, 'dist', 'main.js');
-  const newest = (dir: string): number =>
-    readdirSync(dir, { withFileTypes: true }).reduce((t, e) => {
-      const p = join(dir, e.name);
-      return Math.max(t, e.isDirectory() ? newest(p) : statSync(p).mtimeMs);
-    }, 0);
-  if (existsSync(main) && statSync(main).mtimeMs >= newest(join(ROOT, 'src'))) return;
-  const r = spawnSync('npm', ['run', 'build'], { cwd: ROOT, encoding: 'utf8', timeout: 180_000 });
-  if (r.status !== 0) throw new Error(`npm run build failed:\n${r.stdout}${r.stderr}`);
 }
 
 describe('validator alerts end to end with a real Prometheus', () => {
@@ -68,7 +52,7 @@ describe('validator alerts end to end with a real Prometheus', () => {
     let dir = '';
 
     beforeAll(async () => {
-      buildIfStale();
+      buildIfStale(ROOT);
       dir = mkdtempSync(join(tmpdir(), 'avalanchego-e2e-validators-'));
       const [simPort, expPort] = [await freePort(), await freePort()];
       simUrl = `http://127.0.0.1:${simPort}`;

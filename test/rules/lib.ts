@@ -250,3 +250,16 @@ export function run(cmd: string, args: string[], timeoutMs = 60_000): { code: nu
   const output = `$ ${cmd} ${args.join(' ')}\n${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? `\n${String(r.error)}` : ''}`;
   return { code: r.status, output, stdout: r.stdout ?? '' };
 }
+
+// ---------------------------------------------------------------------------------------
+// End-to-end tests: the simulator's control API.
+
+/** Switches a simulated node to a scenario through the simulator's control API; the answer's status and text. */
+export async function setSimScenario(simUrl: string, node: string, scenario: string): Promise<{ status: number; text: string }> {
+  const res = await fetch(`${simUrl}/sim/nodes/${node}/scenario`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ scenario }),
+  });
+  return { status: res.status, text: await res.text() };
+}
