@@ -228,7 +228,7 @@ export const CATALOG = [
     'Wall-clock time at the end of the last successful poll of that source; absent until one succeeds.'),
   spec('avalanchego_exporter_series_dropped', 'gauge', ['node', 'source'], 'exporter',
     'Series of the source\'s last poll left out by limits.max_series_per_node (a node reporting too much).',
-    'Series the last poll of that source would have served past `limits.max_series_per_node` (as a Prometheus `sample_limit` would), plus series that became duplicates once their label values were cut to `limits.max_label_length`. Absent when nothing was left out.'),
+    'Series the last poll of that source would have served past `limits.max_series_per_node` (as a Prometheus `sample_limit` would; the limit is one budget for all the sources of a node, each source getting what the others\' last polls left), plus series that became duplicates once their label values were cut to `limits.max_label_length`. Absent when nothing was left out. The exporter\'s own poll metrics are not counted.'),
 ] as const satisfies readonly MetricSpec[];
 
 /** Process-wide metrics (no `node` label), registered with prom-client. */

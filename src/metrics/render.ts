@@ -50,6 +50,10 @@ export class LinesBuilder {
   private readonly families: string[] = new Array<string>(FAMILIES).fill('');
   private readonly nodeLabel: string;
   private series = 0;
+  /** Series added while the limits applied (the source's own data series). */
+  get limitedSeries(): number {
+    return this.series;
+  }
   /** Series left out by the limits. */
   dropped = 0;
   /** Label texts with a cut value, to drop the duplicates a cut can make. */

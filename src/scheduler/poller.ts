@@ -90,6 +90,8 @@ interface SourceLoop {
   stats?: SourceStats;
   /** The last poll's series were cut by the target's limits (logged when it starts and ends). */
   truncated?: boolean;
+  /** The data series (under the node's limit) this source serves now. */
+  dataSeries?: number;
   lines?: LineBlock;
   /** The last poll's error while it is failing, for the landing page. */
   lastError?: string;
@@ -308,8 +310,12 @@ export class NodePoller implements NodeSnapshots {
     if (source === health) this.noteState(snapshot === undefined ? 'down' : (snapshot as { healthy: boolean }).healthy ? 'healthy' : 'unhealthy', nowSeconds);
     loop.watcher?.observe(snapshot);
     const limits = this.target.limits;
-    const b = new LinesBuilder(this.target.name, { maxSeries: limits.maxSeriesPerNode, maxLabelLength: limits.maxLabelLength });
+    // One budget per node, shared by its sources: a source gets what the others' last polls left.
+    let others = 0;
+    for (const l of this.loops) if (l !== loop) others += l.dataSeries ?? 0;
+    const b = new LinesBuilder(this.target.name, { maxSeries: Math.max(0, limits.maxSeriesPerNode - others), maxLabelLength: limits.maxLabelLength });
     source.samples(b, snapshot);
+    loop.dataSeries = b.limitedSeries;
     b.unlimited();
     if (b.dropped > 0) {
       b.add('avalanchego_exporter_series_dropped', b.dropped, { source: source.name });

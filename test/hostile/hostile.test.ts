@@ -68,6 +68,8 @@ const NODE_CASES: NodeCase[] = [
     up: 1,
     check(metrics, exporter) {
       expect(metrics.split('\n').filter((l) => l.startsWith('avalanchego_health_check_') && l.includes('node="n"')).length).toBeLessThanOrEqual(1000);
+      // One budget per node: every source's data series together (the poll metrics aside).
+      expect(metrics.split('\n').filter((l) => l.startsWith('avalanchego_') && !l.startsWith('avalanchego_exporter_') && l.includes('node="n"')).length).toBeLessThanOrEqual(1000);
       expect(sample(metrics, 'avalanchego_exporter_series_dropped{node="n",source="health"}')).toBeGreaterThan(0);
       expect(exporter.logs.some((l) => l.msg === 'series limit reached: the node\'s series are truncated' && l.level === 40)).toBe(true);
     },
