@@ -22,6 +22,8 @@ for (let n = 1; n < max; n++) {
     sizes[after[i]]++;
   }
   const largest = Math.max(...sizes) / (targets / (n + 1));
-  console.log(`| ${n} → ${n + 1} | ${moved} | ${((moved / targets) * 100).toFixed(1)} % | ${((1 / (n + 1)) * 100).toFixed(1)} % | ${largest.toFixed(3)} |`);
+  console.log(
+    `| ${n} → ${n + 1} | ${moved} | ${((moved / targets) * 100).toFixed(1)} % | ${((1 / (n + 1)) * 100).toFixed(1)} % | ${largest.toFixed(3)} |`,
+  );
   before = after;
 }

@@ -17,15 +17,22 @@ import { createViteServer } from 'vitest/node';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({
   options: {
-    speedup: { type: 'string', default: '20' }, batch: { type: 'string', default: '6' }, out: { type: 'string', default: 'docs/detection.md' }, only: { type: 'string' },
+    speedup: { type: 'string', default: '20' },
+    batch: { type: 'string', default: '6' },
+    out: { type: 'string', default: 'docs/detection.md' },
+    only: { type: 'string' },
     json: { type: 'string' },
   },
 });
 const speedup = Number(values.speedup);
 
 const vite = await createViteServer({
-  root: ROOT, configFile: false, logLevel: 'error', appType: 'custom',
-  server: { middlewareMode: true, hmr: false, ws: false }, optimizeDeps: { noDiscovery: true, include: [] },
+  root: ROOT,
+  configFile: false,
+  logLevel: 'error',
+  appType: 'custom',
+  server: { middlewareMode: true, hmr: false, ws: false },
+  optimizeDeps: { noDiscovery: true, include: [] },
 });
 let harness, plans;
 try {
@@ -62,9 +69,24 @@ const faultRun = {
   },
 };
 log('blips run: a healthy fleet for a compressed hour');
-const blipRun = only ? undefined : await harness.runDetection({ speedup, nodes: plans.blipFleet(), durationSeconds: plans.BLIP_RUN_SECONDS, seed: 'avalanchego-detection-blips', log });
+const blipRun = only
+  ? undefined
+  : await harness.runDetection({
+      speedup,
+      nodes: plans.blipFleet(),
+      durationSeconds: plans.BLIP_RUN_SECONDS,
+      seed: 'avalanchego-detection-blips',
+      log,
+    });
 
-const md = plans.renderReport({ faultRun, blipRun, faults, harness, started, command: `node scripts/detection.mjs --speedup=${speedup} --batch=${values.batch}` });
+const md = plans.renderReport({
+  faultRun,
+  blipRun,
+  faults,
+  harness,
+  started,
+  command: `node scripts/detection.mjs --speedup=${speedup} --batch=${values.batch}`,
+});
 writeFileSync(resolve(ROOT, values.out), md);
 if (values.json) {
   const replacer = (_k, v) => (v instanceof Set ? [...v] : v);

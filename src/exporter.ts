@@ -66,7 +66,8 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
 
   let reloading: Promise<void> | undefined;
   const reload = async (): Promise<void> => {
-    if (!options.loadConfig && !options.loadWebConfig) throw new Error('nothing to reload: the exporter runs without --config.file or --web.config.file');
+    if (!options.loadConfig && !options.loadWebConfig)
+      throw new Error('nothing to reload: the exporter runs without --config.file or --web.config.file');
     // Serialize reloads: a SIGHUP during a POST /-/reload waits its turn.
     while (reloading) await reloading.catch(() => {});
     reloading = (async () => {

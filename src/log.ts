@@ -33,7 +33,10 @@ export function createLogger(options: { level: LogLevel; format: LogFormat; dest
   };
   if (options.format === 'pretty') {
     // Synchronous pretty stream (no worker thread): simple, and fine for humans' volumes.
-    return pino(base, pretty({ destination: options.destination ? undefined : 2, colorize: process.stderr.isTTY, sync: true, ignore: 'app,pid,hostname' }));
+    return pino(
+      base,
+      pretty({ destination: options.destination ? undefined : 2, colorize: process.stderr.isTTY, sync: true, ignore: 'app,pid,hostname' }),
+    );
   }
   return pino(base, options.destination ?? pino.destination({ dest: 2, sync: false }));
 }

@@ -100,14 +100,18 @@ export async function main(argv: string[]): Promise<number> {
   try {
     shard = resolveShard(
       { count: values['shard.count'], index: values['shard.index'], fromPodName: values['shard.from-pod-name'] },
-      { podName: process.env['POD_NAME'] || process.env['HOSTNAME'] || hostname() || undefined, countFromEnv: process.env[SHARD_COUNT_ENV] || undefined },
+      {
+        podName: process.env['POD_NAME'] || process.env['HOSTNAME'] || hostname() || undefined,
+        countFromEnv: process.env[SHARD_COUNT_ENV] || undefined,
+      },
     );
   } catch (err) {
     if (err instanceof ShardFlagError) return fail(err.message);
     throw err;
   }
   const maxConnections = Number(values['web.max-connections']);
-  if (!Number.isInteger(maxConnections) || maxConnections < 1) return fail(`--web.max-connections="${values['web.max-connections']}" is not a whole number of at least 1`);
+  if (!Number.isInteger(maxConnections) || maxConnections < 1)
+    return fail(`--web.max-connections="${values['web.max-connections']}" is not a whole number of at least 1`);
 
   const file = values['config.file'];
   const load = (): Config => (file ? loadConfigFile(file) : defaultConfig());
@@ -131,10 +135,17 @@ export async function main(argv: string[]): Promise<number> {
   }
   if (values['config.check']) {
     const n = config.targets.length;
-    process.stdout.write(`${config.origin}: valid, ${n} target${n === 1 ? '' : 's'} (${config.targets.slice(0, 5).map((t) => t.name).join(', ')}${n > 5 ? ', …' : ''})\n`);
+    process.stdout.write(
+      `${config.origin}: valid, ${n} target${n === 1 ? '' : 's'} (${config.targets
+        .slice(0, 5)
+        .map((t) => t.name)
+        .join(', ')}${n > 5 ? ', …' : ''})\n`,
+    );
     if (webConfig) {
       const u = webConfig.users.size;
-      process.stdout.write(`${webConfig.origin}: valid web config, ${webConfig.tls ? 'TLS' : 'plain HTTP'}, ${u ? `basic auth for ${u} user${u === 1 ? '' : 's'}` : 'no basic auth'}\n`);
+      process.stdout.write(
+        `${webConfig.origin}: valid web config, ${webConfig.tls ? 'TLS' : 'plain HTTP'}, ${u ? `basic auth for ${u} user${u === 1 ? '' : 's'}` : 'no basic auth'}\n`,
+      );
     }
     return 0;
   }

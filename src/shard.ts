@@ -114,24 +114,35 @@ export function resolveShard(flags: ShardFlags, env: ShardEnvironment): ShardSpe
   let index: number;
   if (flags.fromPodName) {
     const pod = env.podName;
-    if (!pod) throw new ShardFlagError('--shard.from-pod-name: no pod name found in $POD_NAME, $HOSTNAME or the host name; set POD_NAME from the downward API (metadata.name)');
+    if (!pod)
+      throw new ShardFlagError(
+        '--shard.from-pod-name: no pod name found in $POD_NAME, $HOSTNAME or the host name; set POD_NAME from the downward API (metadata.name)',
+      );
     const ordinal = ordinalFromPodName(pod);
     if (ordinal === undefined) {
-      throw new ShardFlagError(`--shard.from-pod-name: the pod name "${pod.slice(0, 253)}" does not end in -<ordinal> as a StatefulSet pod's does (e.g. exporter-2)`);
+      throw new ShardFlagError(
+        `--shard.from-pod-name: the pod name "${pod.slice(0, 253)}" does not end in -<ordinal> as a StatefulSet pod's does (e.g. exporter-2)`,
+      );
     }
     index = ordinal;
   } else {
     index = flags.index === undefined ? 0 : wholeNumber(flags.index, '--shard.index', 0, MAX_SHARD_COUNT - 1);
-    if (flags.index === undefined && count > 1) throw new ShardFlagError(`--shard.count=${count} needs --shard.index=I (0 to ${count - 1}) or --shard.from-pod-name`);
+    if (flags.index === undefined && count > 1)
+      throw new ShardFlagError(`--shard.count=${count} needs --shard.index=I (0 to ${count - 1}) or --shard.from-pod-name`);
   }
   if (index >= count) {
-    throw new ShardFlagError(`shard index ${index} is not below the shard count ${count}: indexes run from 0 to ${count - 1} (is --shard.count the StatefulSet's replicas?)`);
+    throw new ShardFlagError(
+      `shard index ${index} is not below the shard count ${count}: indexes run from 0 to ${count - 1} (is --shard.count the StatefulSet's replicas?)`,
+    );
   }
   return { index, count };
 }
 
 /** Splits a configuration's targets: the ones this shard owns, and the owner of every configured name. */
-export function splitTargets<T extends { name: string }>(spec: ShardSpec, targets: readonly T[]): { owned: T[]; ownerOf: (name: string) => number | undefined } {
+export function splitTargets<T extends { name: string }>(
+  spec: ShardSpec,
+  targets: readonly T[],
+): { owned: T[]; ownerOf: (name: string) => number | undefined } {
   if (spec.count <= 1) {
     const names = new Set(targets.map((t) => t.name));
     return { owned: [...targets], ownerOf: (name) => (names.has(name) ? 0 : undefined) };

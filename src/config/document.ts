@@ -33,13 +33,25 @@ export function parseYaml(text: string): ParsedText {
     if (overflow) {
       const pos = overflow.linePos?.[0];
       return {
-        problems: [{ path: [], message: 'YAML nested too deeply for the parser to follow: flatten the lists and maps (a config needs a few levels)', line: pos?.line, column: pos?.col }],
+        problems: [
+          {
+            path: [],
+            message: 'YAML nested too deeply for the parser to follow: flatten the lists and maps (a config needs a few levels)',
+            line: pos?.line,
+            column: pos?.col,
+          },
+        ],
       };
     }
     return {
       problems: doc.errors.map((e) => {
         const pos = e.linePos?.[0];
-        return { path: [], message: `YAML syntax: ${e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}: fix the YAML at this line (indentation, a missing - or quote)`, line: pos?.line, column: pos?.col };
+        return {
+          path: [],
+          message: `YAML syntax: ${e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}: fix the YAML at this line (indentation, a missing - or quote)`,
+          line: pos?.line,
+          column: pos?.col,
+        };
       }),
     };
   }
@@ -95,7 +107,11 @@ function duplicateKeys(doc: Document, position: (offset: number) => Pick<ConfigP
 }
 
 /** Line and column of the YAML node at a path (or its nearest existing parent). */
-function locateInDocument(doc: Document, position: (offset: number) => Pick<ConfigProblem, 'line' | 'column'>, path: ConfigPath): Pick<ConfigProblem, 'line' | 'column'> {
+function locateInDocument(
+  doc: Document,
+  position: (offset: number) => Pick<ConfigProblem, 'line' | 'column'>,
+  path: ConfigPath,
+): Pick<ConfigProblem, 'line' | 'column'> {
   let node: unknown = doc.contents;
   let found: unknown = node;
   for (const part of path) {
@@ -125,13 +141,19 @@ export function interpolate(value: unknown, env: Env, problems: ConfigProblem[],
     return value.replace(VAR_RE, (whole, name: string | undefined) => {
       if (whole === '$$') return '$';
       if (!name || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
-        problems.push({ path: [...path], message: `"${whole.slice(0, 80)}" is not a valid variable reference: write \${NAME} with letters, digits and _ (and $$ for a literal $)` });
+        problems.push({
+          path: [...path],
+          message: `"${whole.slice(0, 80)}" is not a valid variable reference: write \${NAME} with letters, digits and _ (and $$ for a literal $)`,
+        });
         return whole;
       }
       const v = env[name];
       if (v === undefined) {
         const shown = name.length > 80 ? `${name.slice(0, 80)}…` : name;
-        problems.push({ path: [...path], message: `environment variable ${shown} is not set: export it before starting the exporter, or write $\${${shown}} for a literal text` });
+        problems.push({
+          path: [...path],
+          message: `environment variable ${shown} is not set: export it before starting the exporter, or write $\${${shown}} for a literal text`,
+        });
         return whole;
       }
       return v;

@@ -77,20 +77,34 @@ export function parseConfigText(text: string, origin: string, env: Env = process
   if ('problems' in parsed) throw new ConfigError(origin, parsed.problems);
   const problems: ConfigProblem[] = [];
   const value = interpolate(parsed.value, env, problems);
-  if (problems.length > 0) throw new ConfigError(origin, problems.map((p) => ({ ...p, ...parsed.locate(p.path) })));
+  if (problems.length > 0)
+    throw new ConfigError(
+      origin,
+      problems.map((p) => ({ ...p, ...parsed.locate(p.path) })),
+    );
   return checkConfig(value, origin, parsed.locate, baseDir);
 }
 
 function checkConfig(value: unknown, origin: string, locate: Locate, baseDir: string): Config {
   const parsed = configSchema.safeParse(value);
   if (!parsed.success) {
-    throw new ConfigError(origin, parsed.error.issues.slice(0, MAX_PROBLEMS).map((issue) => problemFromIssue(issue, value, locate)).concat(
-      // Counted, so that the total is right; not located (which costs a walk each).
-      parsed.error.issues.slice(MAX_PROBLEMS).map((issue) => ({ path: issue.path as ConfigPath, message: issue.message })),
-    ));
+    throw new ConfigError(
+      origin,
+      parsed.error.issues
+        .slice(0, MAX_PROBLEMS)
+        .map((issue) => problemFromIssue(issue, value, locate))
+        .concat(
+          // Counted, so that the total is right; not located (which costs a walk each).
+          parsed.error.issues.slice(MAX_PROBLEMS).map((issue) => ({ path: issue.path as ConfigPath, message: issue.message })),
+        ),
+    );
   }
   const resolved = resolveConfig(parsed.data, baseDir);
-  if ('problems' in resolved) throw new ConfigError(origin, resolved.problems.map((p, i) => (i < MAX_PROBLEMS ? { ...p, ...locate(p.path) } : p)));
+  if ('problems' in resolved)
+    throw new ConfigError(
+      origin,
+      resolved.problems.map((p, i) => (i < MAX_PROBLEMS ? { ...p, ...locate(p.path) } : p)),
+    );
   return { ...resolved.config, origin };
 }
 
@@ -123,7 +137,8 @@ function problemFromIssue(issue: z.core.$ZodIssue, raw: unknown, locate: Locate)
       const guess = closest(key, known);
       return `unknown key ${quote(key)}${guess ? ` (did you mean "${guess}"?)` : ''}`;
     });
-    if (issue.keys.length > MAX_KEYS_LISTED) parts.push(`and ${issue.keys.length - MAX_KEYS_LISTED} more unknown key${issue.keys.length - MAX_KEYS_LISTED === 1 ? '' : 's'}`);
+    if (issue.keys.length > MAX_KEYS_LISTED)
+      parts.push(`and ${issue.keys.length - MAX_KEYS_LISTED} more unknown key${issue.keys.length - MAX_KEYS_LISTED === 1 ? '' : 's'}`);
     message = `${parts.join(', ')}; known keys here: ${known.join(', ')}`;
     // Point at the first unknown key itself.
     return { path, message, ...locate([...path, issue.keys[0]!]) };

@@ -7,7 +7,16 @@ import type { ConfigProblem } from './document.js';
 import { formatPromDuration } from './duration.js';
 import { FileReadError, readRegularFile } from '../util/files.js';
 import type { ConfigPath } from './path.js';
-import { BUILTIN_DEFAULTS, BUILTIN_SCHEDULER, settingsSchema, type Config, type RawConfig, type RawSettings, type TargetConfig, type TlsSettings } from './schema.js';
+import {
+  BUILTIN_DEFAULTS,
+  BUILTIN_SCHEDULER,
+  settingsSchema,
+  type Config,
+  type RawConfig,
+  type RawSettings,
+  type TargetConfig,
+  type TlsSettings,
+} from './schema.js';
 
 // Caps on the files a config names: a CA bundle is ~200 KB, a password a few bytes.
 const MAX_PEM_BYTES = 4 * 1024 * 1024;
@@ -131,7 +140,10 @@ export function resolveConfig(config: RawConfig, baseDir: string): Resolved {
   const targets = config.targets.map((t, i): TargetConfig => {
     const first = seen.get(t.name);
     if (first !== undefined) {
-      problems.push({ path: ['targets', i, 'name'], message: `duplicate name "${t.name}" (also targets[${first}]): names must be unique, they become the node label` });
+      problems.push({
+        path: ['targets', i, 'name'],
+        message: `duplicate name "${t.name}" (also targets[${first}]): names must be unique, they become the node label`,
+      });
     } else seen.set(t.name, i);
 
     const layers: Layer[] = [
@@ -191,7 +203,10 @@ export function resolveConfig(config: RawConfig, baseDir: string): Resolved {
         if (ca === undefined) readable = false;
         else if (!ca.includes('-----BEGIN CERTIFICATE-----')) {
           readable = false;
-          problems.push({ path: at('ca_file'), message: `${files.shown(tlsRaw.ca_file)} holds no PEM certificate (-----BEGIN CERTIFICATE-----): give the CA certificate(s) in PEM form` });
+          problems.push({
+            path: at('ca_file'),
+            message: `${files.shown(tlsRaw.ca_file)} holds no PEM certificate (-----BEGIN CERTIFICATE-----): give the CA certificate(s) in PEM form`,
+          });
         } else tls.ca = ca;
       }
       if (tlsRaw.cert_file) {

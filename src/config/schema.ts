@@ -55,17 +55,18 @@ const enabled = (what: string) => z.boolean({ error: 'expected true or false' })
 /** A source's own cadence. */
 const sourceInterval = (what: string) => duration.optional().describe(`How often ${what}; must be longer than timeout.`);
 
-const subnetId = z
-  .string({ error: 'expected a subnet ID as a string' })
-  .superRefine((text, ctx) => {
-    const decoded = decodeCb58(text);
-    if ('error' in decoded || decoded.bytes.length !== 32) {
-      const why = 'error' in decoded ? decoded.error : `it holds ${decoded.bytes.length} bytes, an ID holds 32`;
-      ctx.addIssue({ code: 'custom', message: `${quote(text)} is not a subnet ID (CB58, e.g. 2v3qLBtRK4VHC1W1JJMgKYPrSzsXEc83DuWBrhhLKRJXJbiRVA): ${why}; copy the ID from platform.getSubnets or the explorer` });
-    } else if (text === PRIMARY_NETWORK_ID) {
-      ctx.addIssue({ code: 'custom', message: `${PRIMARY_NETWORK_ID} is the primary network, which is always checked: remove it from the list` });
-    }
-  });
+const subnetId = z.string({ error: 'expected a subnet ID as a string' }).superRefine((text, ctx) => {
+  const decoded = decodeCb58(text);
+  if ('error' in decoded || decoded.bytes.length !== 32) {
+    const why = 'error' in decoded ? decoded.error : `it holds ${decoded.bytes.length} bytes, an ID holds 32`;
+    ctx.addIssue({
+      code: 'custom',
+      message: `${quote(text)} is not a subnet ID (CB58, e.g. 2v3qLBtRK4VHC1W1JJMgKYPrSzsXEc83DuWBrhhLKRJXJbiRVA): ${why}; copy the ID from platform.getSubnets or the explorer`,
+    });
+  } else if (text === PRIMARY_NETWORK_ID) {
+    ctx.addIssue({ code: 'custom', message: `${PRIMARY_NETWORK_ID} is the primary network, which is always checked: remove it from the list` });
+  }
+});
 
 const healthSchema = z
   .strictObject({
@@ -73,7 +74,9 @@ const healthSchema = z
     tags: z
       .array(nonEmpty('a tag'), { error: `expected a list of tags, e.g. [${PRIMARY_NETWORK_ID}]` })
       .optional()
-      .describe("Sent as the `tags` param of health.health: subnet IDs select their chains' checks; application checks are always included. [] = all checks."),
+      .describe(
+        "Sent as the `tags` param of health.health: subnet IDs select their chains' checks; application checks are always included. [] = all checks.",
+      ),
   })
   .describe('The health source (health.health on {url}/ext/health).');
 
@@ -133,7 +136,9 @@ const limitsSchema = z
   .strictObject({
     max_series_per_node: wholeNumber(100, 10_000_000)
       .optional()
-      .describe('Most series served for one node, as a Prometheus sample_limit: a node that reports more (e.g. thousands of health checks) is truncated, counted and logged.'),
+      .describe(
+        'Most series served for one node, as a Prometheus sample_limit: a node that reports more (e.g. thousands of health checks) is truncated, counted and logged.',
+      ),
     max_label_length: wholeNumber(16, 65_536)
       .optional()
       .describe('Longest label value taken from a node (e.g. a health check name), in characters; a longer one is cut and counted.'),
@@ -142,10 +147,16 @@ const limitsSchema = z
 
 const tlsSchema = z
   .strictObject({
-    ca_file: nonEmpty('a file path').optional().describe("PEM file of the CA(s) that sign the node's certificate. A relative path is read from the config file's folder."),
-    cert_file: nonEmpty('a file path').optional().describe('PEM client certificate, for nodes behind a proxy that asks for one (with key_file). Relative to the config file.'),
+    ca_file: nonEmpty('a file path')
+      .optional()
+      .describe("PEM file of the CA(s) that sign the node's certificate. A relative path is read from the config file's folder."),
+    cert_file: nonEmpty('a file path')
+      .optional()
+      .describe('PEM client certificate, for nodes behind a proxy that asks for one (with key_file). Relative to the config file.'),
     key_file: nonEmpty('a file path').optional().describe('PEM private key of cert_file. Relative to the config file.'),
-    server_name: nonEmpty('a host name').optional().describe("Name to verify the node's certificate against (and send as SNI), when it differs from the URL's host."),
+    server_name: nonEmpty('a host name')
+      .optional()
+      .describe("Name to verify the node's certificate against (and send as SNI), when it differs from the URL's host."),
     insecure_skip_verify: z.boolean({ error: 'expected true or false' }).optional().describe("Do not verify the node's certificate. For tests only."),
   })
   .refine((t) => (t.cert_file === undefined) === (t.key_file === undefined), {
@@ -157,7 +168,9 @@ const basicAuthSchema = z
   .strictObject({
     username: nonEmpty('a user name').describe('User name for HTTP basic auth (a proxy in front of the node).'),
     password: z.string({ error: 'expected the password as a string (quote it)' }).optional().describe('Password; prefer password_file or ${VAR}.'),
-    password_file: nonEmpty('a file path').optional().describe("File whose content (trailing newline trimmed) is the password. Relative to the config file's folder."),
+    password_file: nonEmpty('a file path')
+      .optional()
+      .describe("File whose content (trailing newline trimmed) is the password. Relative to the config file's folder."),
   })
   .refine((b) => !(b.password !== undefined && b.password_file !== undefined), {
     message: 'set password or password_file, not both',
@@ -218,7 +231,10 @@ const urlSchema = z.string({ error: "expected the node's base URL as a string, e
     return z.NEVER;
   }
   if (url.search || url.hash) {
-    ctx.addIssue({ code: 'custom', message: `${shown()} must not have a query or fragment: give the base URL, the exporter adds /ext/health and /ext/index/…` });
+    ctx.addIssue({
+      code: 'custom',
+      message: `${shown()} must not have a query or fragment: give the base URL, the exporter adds /ext/health and /ext/index/…`,
+    });
     return z.NEVER;
   }
   // Base URL, may carry a path prefix (a reverse proxy); no trailing slash.

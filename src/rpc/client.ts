@@ -121,7 +121,12 @@ export class Dispatchers {
 
   /** Connections allowed to one origin. */
   connectionsFor(origin: string): number {
-    return Math.min(this.maxConnections, this.maxInFlight, MAX_CONNECTIONS_PER_ORIGIN, CONNECTIONS_PER_NODE * Math.max(1, this.perOrigin.get(origin) ?? 1));
+    return Math.min(
+      this.maxConnections,
+      this.maxInFlight,
+      MAX_CONNECTIONS_PER_ORIGIN,
+      CONNECTIONS_PER_NODE * Math.max(1, this.perOrigin.get(origin) ?? 1),
+    );
   }
 
   for(tls: TlsSettings | undefined): Dispatcher {
@@ -273,7 +278,13 @@ export class NodeClient {
       // The slot is given back when undici is done with the request, not when the deadline rejects it:
       // a request aborted while it waits for a connection still holds its place in the pool's queue,
       // and the cap on requests in flight must count it (else queues and connections grow past the cap).
-      const answer = await exchange(this.dispatcher, { origin: this.origin, path: `${this.basePath}${path}`, method: 'POST', headers: this.headers, body }, signal, url, release);
+      const answer = await exchange(
+        this.dispatcher,
+        { origin: this.origin, path: `${this.basePath}${path}`, method: 'POST', headers: this.headers, body },
+        signal,
+        url,
+        release,
+      );
       return { url, ...answer };
     } catch (err) {
       if (err instanceof InvalidResponseError) throw err;

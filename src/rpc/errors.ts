@@ -17,7 +17,12 @@ export class PollError extends Error {
     options?: { cause?: unknown },
   ) {
     // A node's text reaches the message (an error message, a snippet): bound it for logs and pages.
-    super(message.length > MAX_POLL_ERROR_CHARS ? `${message.slice(0, MAX_POLL_ERROR_CHARS)}… (${message.length - MAX_POLL_ERROR_CHARS} more characters)` : message, options);
+    super(
+      message.length > MAX_POLL_ERROR_CHARS
+        ? `${message.slice(0, MAX_POLL_ERROR_CHARS)}… (${message.length - MAX_POLL_ERROR_CHARS} more characters)`
+        : message,
+      options,
+    );
     this.name = 'PollError';
   }
 }
@@ -159,7 +164,9 @@ function classifyRequestFailure(err: RequestFailed, timeoutMs: number): PollErro
   }
   if (code !== undefined && CONNECT_CODES.has(code)) return new PollError('connect', `cannot reach ${url}: ${detail}`, { cause: err });
   if (cause?.name === 'HTTPParserError' || (code !== undefined && (INVALID_HTTP_CODES.has(code) || code.startsWith('HPE_')))) {
-    return new PollError('invalid_response', `${url} answered with something that is not valid HTTP (${code ?? cause?.name}): ${detail}`, { cause: err });
+    return new PollError('invalid_response', `${url} answered with something that is not valid HTTP (${code ?? cause?.name}): ${detail}`, {
+      cause: err,
+    });
   }
   if (cause?.name === 'AbortError') return new PollError('timeout', `request to ${url} aborted: ${detail}`, { cause: err });
   return new PollError('internal', `unexpected error requesting ${url}: ${detail}`, { cause: err });

@@ -159,15 +159,22 @@ export class NodePoller implements NodeSnapshots {
     const errors = this.loops.flatMap((l) => (l.lastError ? [l.lastError] : []));
     const failing = report ? report.checks.filter((c) => !c.passing) : [];
     let lastPollSeconds: number | undefined;
-    for (const l of this.loops) if (l.lastEndSeconds !== undefined && (lastPollSeconds === undefined || l.lastEndSeconds > lastPollSeconds)) lastPollSeconds = l.lastEndSeconds;
+    for (const l of this.loops)
+      if (l.lastEndSeconds !== undefined && (lastPollSeconds === undefined || l.lastEndSeconds > lastPollSeconds)) lastPollSeconds = l.lastEndSeconds;
     return {
       name: this.target.name,
       url: this.target.url,
       ...(healthLoop && healthLoop.polls > 0 ? { up: report !== undefined } : {}),
       ...(report ? { healthy: report.healthy } : {}),
       failingChecks: failing.map((c) => c.name),
-      failing: failing.map((c) => ({ name: c.name, ...(c.error !== undefined ? { error: c.error } : {}), ...(c.firstFailureSeconds !== undefined ? { firstFailureSeconds: c.firstFailureSeconds } : {}) })),
-      heights: report ? report.chains.flatMap((c) => (c.lastAcceptedHeight !== undefined ? [{ chain: c.chain, height: c.lastAcceptedHeight }] : [])) : [],
+      failing: failing.map((c) => ({
+        name: c.name,
+        ...(c.error !== undefined ? { error: c.error } : {}),
+        ...(c.firstFailureSeconds !== undefined ? { firstFailureSeconds: c.firstFailureSeconds } : {}),
+      })),
+      heights: report
+        ? report.chains.flatMap((c) => (c.lastAcceptedHeight !== undefined ? [{ chain: c.chain, height: c.lastAcceptedHeight }] : []))
+        : [],
       ...(errors.length > 0 ? { lastError: errors.join('; ') } : {}),
       ...(this.stateSinceSeconds !== undefined ? { stateSinceSeconds: this.stateSinceSeconds } : {}),
       ...(lastPollSeconds !== undefined ? { lastPollSeconds } : {}),
@@ -227,10 +234,16 @@ export class NodePoller implements NodeSnapshots {
             try {
               const reply = await this.client.rpc(path, method, params, deadline.signal);
               const ms = Math.round((performance.now() - started) * 10) / 10;
-              note(source.name, `  → HTTP ${reply.status}, ${Buffer.byteLength(reply.body)} bytes in ${ms} ms${reply.headers['node-id'] ? `, node-id ${String(reply.headers['node-id'])}` : ''}: ${debugSnippet(reply.body)}`);
+              note(
+                source.name,
+                `  → HTTP ${reply.status}, ${Buffer.byteLength(reply.body)} bytes in ${ms} ms${reply.headers['node-id'] ? `, node-id ${String(reply.headers['node-id'])}` : ''}: ${debugSnippet(reply.body)}`,
+              );
               return reply;
             } catch (err) {
-              note(source.name, `  → no answer after ${Math.round(performance.now() - started)} ms: ${(err as Error).message}${(err as Error).cause ? ` (${String((err as { cause?: unknown }).cause)})` : ''}`);
+              note(
+                source.name,
+                `  → no answer after ${Math.round(performance.now() - started)} ms: ${(err as Error).message}${(err as Error).cause ? ` (${String((err as { cause?: unknown }).cause)})` : ''}`,
+              );
               throw err;
             }
           },
@@ -307,7 +320,8 @@ export class NodePoller implements NodeSnapshots {
     if (loop.recent.length > RECENT_POLLS) loop.recent.shift();
     loop.lastEndSeconds = nowSeconds;
     loop.snapshot = snapshot;
-    if (source === health) this.noteState(snapshot === undefined ? 'down' : (snapshot as { healthy: boolean }).healthy ? 'healthy' : 'unhealthy', nowSeconds);
+    if (source === health)
+      this.noteState(snapshot === undefined ? 'down' : (snapshot as { healthy: boolean }).healthy ? 'healthy' : 'unhealthy', nowSeconds);
     loop.watcher?.observe(snapshot);
     const limits = this.target.limits;
     // One budget per node, shared by its sources: a source gets what the others' last polls left.
@@ -319,7 +333,11 @@ export class NodePoller implements NodeSnapshots {
     b.unlimited();
     if (b.dropped > 0) {
       b.add('avalanchego_exporter_series_dropped', b.dropped, { source: source.name });
-      if (!loop.truncated) log.warn({ dropped: b.dropped, maxSeriesPerNode: limits.maxSeriesPerNode, maxLabelLength: limits.maxLabelLength }, "series limit reached: the node's series are truncated");
+      if (!loop.truncated)
+        log.warn(
+          { dropped: b.dropped, maxSeriesPerNode: limits.maxSeriesPerNode, maxLabelLength: limits.maxLabelLength },
+          "series limit reached: the node's series are truncated",
+        );
     } else if (loop.truncated) log.info('series back under the limits');
     loop.truncated = b.dropped > 0;
     addPollStats(b, source.name, stats);
@@ -355,7 +373,8 @@ export class NodePoller implements NodeSnapshots {
       if (!previous || previous.success) log.warn({ reason: error.reason, error: error.message }, 'poll failed');
       else log.debug({ reason: error.reason, error: error.message }, 'poll failed again');
       // The stack once when it starts, not on every poll.
-      if (error.reason === 'internal' && (!previous || previous.success)) log.error({ err: error.cause ?? error }, 'internal error while polling: please report this');
+      if (error.reason === 'internal' && (!previous || previous.success))
+        log.error({ err: error.cause ?? error }, 'internal error while polling: please report this');
       stats.errors.set(error.reason, (stats.errors.get(error.reason) ?? 0) + 1);
       loop.lastError = `${loop.source.name}: ${error.message}`;
     } else {

@@ -41,7 +41,11 @@ export interface AppOptions {
 function only(allowed: string[]) {
   return (req: Request, res: Response, next: () => void) => {
     if (allowed.includes(req.method) || (req.method === 'HEAD' && allowed.includes('GET'))) return next();
-    res.set('Allow', allowed.join(', ')).status(405).type('text/plain').send(`method ${req.method} not allowed on ${req.path}; use ${allowed.join(' or ')}\n`);
+    res
+      .set('Allow', allowed.join(', '))
+      .status(405)
+      .type('text/plain')
+      .send(`method ${req.method} not allowed on ${req.path}; use ${allowed.join(' or ')}\n`);
   };
 }
 
@@ -75,9 +79,17 @@ export function createApp(options: AppOptions): express.Express {
         void steps.then(
           (list) => {
             const lines = list.map((s) => `${s.atMs.toFixed(1).padStart(8)} ms  [${s.source}] ${s.text}`);
-            res.type('text/plain').send(`Debug poll of ${target} (a fresh poll of every enabled source; it changes nothing the exporter serves)\n\n${lines.join('\n')}\n\nSeries served now (from the scheduled polls):\n\n${options.scheduler().renderNode(target)?.toString() ?? ''}`);
+            res
+              .type('text/plain')
+              .send(
+                `Debug poll of ${target} (a fresh poll of every enabled source; it changes nothing the exporter serves)\n\n${lines.join('\n')}\n\nSeries served now (from the scheduled polls):\n\n${options.scheduler().renderNode(target)?.toString() ?? ''}`,
+              );
           },
-          (err: unknown) => res.status(500).type('text/plain').send(`debug poll failed: ${(err as Error).message}\n`),
+          (err: unknown) =>
+            res
+              .status(500)
+              .type('text/plain')
+              .send(`debug poll failed: ${(err as Error).message}\n`),
         );
         return;
       }
@@ -87,14 +99,24 @@ export function createApp(options: AppOptions): express.Express {
     if (owner !== undefined && options.shard && owner !== options.shard.index) {
       // A misrouted scrape: the target is configured, and another replica polls it. 421
       // (Misdirected Request) makes the scrape fail visibly instead of an empty 200.
-      res.status(421).set('X-Shard-Owner', String(owner)).type('text/plain')
-        .send(`target ${JSON.stringify(target)} is polled by shard ${owner} of ${options.shard.count}, not by this replica (shard ${options.shard.index}): scrape /probe on shard ${owner}\n`);
+      res
+        .status(421)
+        .set('X-Shard-Owner', String(owner))
+        .type('text/plain')
+        .send(
+          `target ${JSON.stringify(target)} is polled by shard ${owner} of ${options.shard.count}, not by this replica (shard ${options.shard.index}): scrape /probe on shard ${owner}\n`,
+        );
       return;
     }
     if (body === undefined) {
       // Only configured names: /probe never fetches an arbitrary URL.
       const shown = target.length > 128 ? `${target.slice(0, 128)}…` : target;
-      res.status(404).type('text/plain').send(`no configured target named ${JSON.stringify(shown)}: /probe takes the name of a target from the config file (see / for the list), not a URL\n`);
+      res
+        .status(404)
+        .type('text/plain')
+        .send(
+          `no configured target named ${JSON.stringify(shown)}: /probe takes the name of a target from the config file (see / for the list), not a URL\n`,
+        );
       return;
     }
     // Written as is: express's send() would inspect, ETag-check and copy a body that is ready.
@@ -124,7 +146,10 @@ export function createApp(options: AppOptions): express.Express {
       await options.reload();
       res.type('text/plain').send('configuration reloaded\n');
     } catch (err) {
-      res.status(500).type('text/plain').send(`reload failed, the previous configuration stays in force:\n${(err as Error).message}\n`);
+      res
+        .status(500)
+        .type('text/plain')
+        .send(`reload failed, the previous configuration stays in force:\n${(err as Error).message}\n`);
     }
   });
 
@@ -145,7 +170,10 @@ export function createApp(options: AppOptions): express.Express {
     const detail = options.scheduler().detail(name);
     if (!detail) {
       const shown = name.length > 128 ? `${name.slice(0, 128)}…` : name;
-      res.status(404).type('text/plain').send(`no node named ${JSON.stringify(shown)} is polled here (see / for the list)\n`);
+      res
+        .status(404)
+        .type('text/plain')
+        .send(`no node named ${JSON.stringify(shown)} is polled here (see / for the list)\n`);
       return;
     }
     res.type('html').send(nodePage(detail, options.nowSeconds()));
@@ -156,7 +184,12 @@ export function createApp(options: AppOptions): express.Express {
   });
 
   app.use((req, res) => {
-    res.status(404).type('text/plain').send(`not found: ${req.path}; the exporter serves /metrics, /probe?target=<name>, /node/<name>, /config, /-/healthy, /-/ready, /-/reload and /\n`);
+    res
+      .status(404)
+      .type('text/plain')
+      .send(
+        `not found: ${req.path}; the exporter serves /metrics, /probe?target=<name>, /node/<name>, /config, /-/healthy, /-/ready, /-/reload and /\n`,
+      );
   });
   // Express' default handler would answer with an HTML stack trace; a bad request (a malformed
   // escape in the path) keeps its 4xx, anything else is a plain 500.
@@ -164,7 +197,10 @@ export function createApp(options: AppOptions): express.Express {
     const status = (err as { status?: unknown })?.status;
     const code = typeof status === 'number' && status >= 400 && status < 500 ? status : 500;
     if (res.headersSent) return res.destroy();
-    res.status(code).type('text/plain').send(code === 500 ? 'internal error\n' : 'bad request\n');
+    res
+      .status(code)
+      .type('text/plain')
+      .send(code === 500 ? 'internal error\n' : 'bad request\n');
   });
   return app;
 }

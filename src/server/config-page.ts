@@ -45,7 +45,8 @@ export function redactConfig(config: Config): Record<string, unknown> {
 }
 
 export function configPage(config: Config, info: { shard?: { index: number; count: number } }): string {
-  const shard = info.shard && info.shard.count > 1 ? ` This replica is shard ${info.shard.index} of ${info.shard.count}; every replica loads the same file.` : '';
+  const shard =
+    info.shard && info.shard.count > 1 ? ` This replica is shard ${info.shard.index} of ${info.shard.count}; every replica loads the same file.` : '';
   return page(
     'Configuration · AvalancheGo Exporter',
     `<h1>Configuration</h1>

@@ -92,7 +92,10 @@ export class WebServer {
       connectionsCheckingInterval: SERVER_LIMITS.checkIntervalMs,
     };
     if (web.tls) {
-      const server = createHttpsServer({ ...common, ...web.tls.context, ...this.certPolicy(web.tls), handshakeTimeout: SERVER_LIMITS.handshakeTimeoutMs }, handler);
+      const server = createHttpsServer(
+        { ...common, ...web.tls.context, ...this.certPolicy(web.tls), handshakeTimeout: SERVER_LIMITS.handshakeTimeoutMs },
+        handler,
+      );
       server.on('secureConnection', (socket: TLSSocket) => this.checkClient(socket));
       // A failed handshake is the client's problem: no log at error level, no crash.
       server.on('tlsClientError', (err, socket) => {
@@ -119,7 +122,12 @@ export class WebServer {
     // A malformed request or an oversized header: 400/431 and close, never an exception.
     this.server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
       if (!socket.writable || (err.code === 'ECONNRESET' && !socket.readable)) return socket.destroy();
-      const status = err.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : '400 Bad Request';
+      const status =
+        err.code === 'HPE_HEADER_OVERFLOW'
+          ? '431 Request Header Fields Too Large'
+          : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+            ? '408 Request Timeout'
+            : '400 Bad Request';
       socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
     });
   }
@@ -134,7 +142,8 @@ export class WebServer {
     const cert = this.clientAuth === 'none' ? undefined : socket.getPeerX509Certificate();
     let refused: string | undefined;
     if (needsCert && !cert) refused = 'no client certificate';
-    else if (this.clientAuth === 'verify-if-given' && cert && !socket.authorized) refused = `client certificate not verified: ${String(socket.authorizationError)}`;
+    else if (this.clientAuth === 'verify-if-given' && cert && !socket.authorized)
+      refused = `client certificate not verified: ${String(socket.authorizationError)}`;
     else if (this.allowedSans && cert) {
       const sans = (cert.subjectAltName ?? '').split(', ').map((s) => s.replace(/^(DNS|IP Address|email|URI):/, ''));
       if (!sans.some((s) => this.allowedSans!.includes(s))) refused = 'client certificate has none of client_allowed_sans';
@@ -179,7 +188,10 @@ export class WebServer {
       const now = performance.now();
       if (now - this.evictionLoggedAt > 60_000) {
         this.evictionLoggedAt = now;
-        this.options.logger.warn({ maxConnections: this.maxConnections, closed: this.evicted }, 'connection limit reached: closing the connection idle longest (slow or half-open clients?)');
+        this.options.logger.warn(
+          { maxConnections: this.maxConnections, closed: this.evicted },
+          'connection limit reached: closing the connection idle longest (slow or half-open clients?)',
+        );
       }
       if (!victim) {
         socket.destroy();
@@ -217,7 +229,9 @@ export class WebServer {
   /** Takes a reloaded web config for new connections; switching between HTTP and HTTPS needs a restart. */
   setWebConfig(web: WebConfig): void {
     if ((web.tls !== undefined) !== this.tls) {
-      throw new Error(`${web.origin}: tls_server_config ${this.tls ? 'removed' : 'added'}: switching between HTTP and HTTPS needs a restart of the exporter`);
+      throw new Error(
+        `${web.origin}: tls_server_config ${this.tls ? 'removed' : 'added'}: switching between HTTP and HTTPS needs a restart of the exporter`,
+      );
     }
     if (web.tls) {
       const server = this.server as HttpsServer;

@@ -59,7 +59,8 @@ export function landingPage(nodes: NodeSummary[], info: LandingInfo): string {
   const body = rows
     .slice(0, MAX_ROWS)
     .map(({ n, s }) => {
-      const since = n.stateSinceSeconds !== undefined ? ` <span class="dim">for ${esc(humanDuration(info.nowSeconds - n.stateSinceSeconds))}</span>` : '';
+      const since =
+        n.stateSinceSeconds !== undefined ? ` <span class="dim">for ${esc(humanDuration(info.nowSeconds - n.stateSinceSeconds))}</span>` : '';
       return (
         `<tr><td class="name"><a href="${esc(nodeHref(n.name))}">${esc(n.name)}</a></td>` +
         `<td class="state ${s.cls}">${esc(s.text)}${since}</td>` +
@@ -71,7 +72,8 @@ export function landingPage(nodes: NodeSummary[], info: LandingInfo): string {
     })
     .join('\n');
   const more = rows.length > MAX_ROWS ? `<p>… and ${rows.length - MAX_ROWS} more (the worst states are listed first).</p>` : '';
-  const shard = info.shard && info.shard.count > 1 ? ` · shard ${info.shard.index} of ${info.shard.count}: the nodes below are the ones this replica owns` : '';
+  const shard =
+    info.shard && info.shard.count > 1 ? ` · shard ${info.shard.index} of ${info.shard.count}: the nodes below are the ones this replica owns` : '';
   const refresh = info.refresh
     ? `refreshes every ${REFRESH_SECONDS}s · <a href="?refresh=off">stop refreshing</a>`
     : '<a href="./">refresh automatically</a>';

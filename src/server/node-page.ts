@@ -20,7 +20,10 @@ export function nodePage(d: NodeDetail, nowSeconds: number): string {
   const n = d.summary;
   const s = nodeState(n);
   const probe = `../probe?target=${encodeURIComponent(n.name)}`;
-  const since = n.stateSinceSeconds !== undefined ? ` for ${esc(humanDuration(nowSeconds - n.stateSinceSeconds))} (since ${ago(n.stateSinceSeconds, nowSeconds)})` : '';
+  const since =
+    n.stateSinceSeconds !== undefined
+      ? ` for ${esc(humanDuration(nowSeconds - n.stateSinceSeconds))} (since ${ago(n.stateSinceSeconds, nowSeconds)})`
+      : '';
   const checks = [...d.checks]
     .sort((a, b) => Number(a.passing) - Number(b.passing) || a.name.localeCompare(b.name))
     .map(

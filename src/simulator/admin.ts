@@ -40,7 +40,10 @@ export interface Route {
 
 /** The routes a node registers at start, by version and enabled APIs. */
 export function routesFor(version: NodeVersion, admin: boolean, index: boolean): Route[] {
-  const routes: Route[] = [{ base: '/ext/health', endpoint: '' }, { base: '/ext/info', endpoint: '' }];
+  const routes: Route[] = [
+    { base: '/ext/health', endpoint: '' },
+    { base: '/ext/info', endpoint: '' },
+  ];
   // The P-Chain's service under its chain ID; reset() adds its aliases (/ext/bc/P, /ext/bc/platform).
   routes.push({ base: `/ext/bc/${PRIMARY_NETWORK_ID}`, endpoint: '' });
   // The GET-only health routes arrived with readiness and liveness in v1.7.4.

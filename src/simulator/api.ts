@@ -149,9 +149,7 @@ function indexServices(node: SimNode, index: ChainIndex): Services {
         if (wanted >= BigInt(index.count())) throw new RpcServiceError(`no container at index ${wanted}`);
         return formatContainer(node, index, Number(wanted), a.encoding as Encoding);
       }),
-      GetContainerByID: spec({ id: 'id', encoding: 'encoding' }, (a) =>
-        formatContainer(node, index, lookup(a.id as Buffer), a.encoding as Encoding),
-      ),
+      GetContainerByID: spec({ id: 'id', encoding: 'encoding' }, (a) => formatContainer(node, index, lookup(a.id as Buffer), a.encoding as Encoding)),
       GetContainerRange: spec({ startIndex: 'uint64', numToFetch: 'uint64', encoding: 'encoding' }, (a) => {
         const start = a.startIndex as bigint;
         const n = a.numToFetch as bigint;
@@ -268,7 +266,9 @@ function adminServices(node: SimNode): Services {
             const hex = key.slice(2);
             const bad = [...hex].find((c) => !/[0-9a-fA-F]/.test(c));
             if (bad !== undefined) {
-              throw new RpcServiceError(`encoding/hex: invalid byte: U+${bad.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')} ${goRune(bad)}`);
+              throw new RpcServiceError(
+                `encoding/hex: invalid byte: U+${bad.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')} ${goRune(bad)}`,
+              );
             }
             if (hex.length % 2 === 1) throw new RpcServiceError('encoding/hex: odd length hex string');
           }

@@ -2,7 +2,17 @@
 // SIGTERM. Flags follow the exporter's style (--web.listen-address=HOST:PORT).
 
 import { parseGoDuration } from '../util/gotime.js';
-import { DOWN_MODES, GARBAGE_MODES, L1_SUBNET_ID, SCENARIOS, startSimulator, type DownMode, type GarbageMode, type ScenarioName, type SimulatorOptions } from './index.js';
+import {
+  DOWN_MODES,
+  GARBAGE_MODES,
+  L1_SUBNET_ID,
+  SCENARIOS,
+  startSimulator,
+  type DownMode,
+  type GarbageMode,
+  type ScenarioName,
+  type SimulatorOptions,
+} from './index.js';
 import { isScenario } from './scenarios.js';
 
 export const SIMULATE_USAGE = `Usage: avalanchego-exporter simulate [flags]
@@ -69,8 +79,17 @@ export function parseSimulateArgs(argv: string[]): { help: boolean; options: Sim
       value = arg.slice(eq + 1);
     }
     const valued = [
-      '--web.listen-address', '--nodes', '--scenario', '--check-frequency', '--time-scale', '--http-allowed-hosts',
-      '--down-mode', '--garbage-mode', '--slow-response', '--seed', '--validators',
+      '--web.listen-address',
+      '--nodes',
+      '--scenario',
+      '--check-frequency',
+      '--time-scale',
+      '--http-allowed-hosts',
+      '--down-mode',
+      '--garbage-mode',
+      '--slow-response',
+      '--seed',
+      '--validators',
     ];
     if (!booleans.has(name) && !valued.includes(name)) {
       throw new UsageError(name.startsWith('-') ? `unknown flag ${name}` : `unexpected argument ${JSON.stringify(arg)}`);
@@ -136,7 +155,13 @@ export function parseSimulateArgs(argv: string[]): { help: boolean; options: Sim
         options.freshIndex = true;
         break;
       case '--http-allowed-hosts':
-        options.allowedHosts = v === '*' ? '*' : v.split(',').map((h) => h.trim()).filter(Boolean);
+        options.allowedHosts =
+          v === '*'
+            ? '*'
+            : v
+                .split(',')
+                .map((h) => h.trim())
+                .filter(Boolean);
         break;
       case '--port-per-node':
         options.portPerNode = true;

@@ -106,7 +106,7 @@ export class GoJsonError extends Error {}
 /** Go's quoteChar from encoding/json/scanner.go. */
 function quoteChar(c: string): string {
   if (c === "'") return "'\\''";
-  if (c === '"') return '\'"\'';
+  if (c === '"') return "'\"'";
   const q = goQuote(c);
   return `'${q.slice(1, -1)}'`;
 }

@@ -109,7 +109,14 @@ function templatesFor(seed: string, release: Release, count: number): PeerTempla
     if (era === 'v1.7') {
       // network.PeerInfo of v1.7.3: benched before observedUptime (a Uint8).
       const version = `avalanche/${current === '1.14.2' ? '1.7.3' : '1.7.2'}`;
-      list.push({ nodeId, slot, head: `{${id},"version":"${version}","lastSent":"`, middle: '","lastReceived":"', beforeUptime: '","benched":[],"observedUptime":"', afterUptime: '"}' });
+      list.push({
+        nodeId,
+        slot,
+        head: `{${id},"version":"${version}","lastSent":"`,
+        middle: '","lastReceived":"',
+        beforeUptime: '","benched":[],"observedUptime":"',
+        afterUptime: '"}',
+      });
     } else if (era === 'v1.10') {
       const version = `avalanchego/${current === '1.14.2' ? '1.10.19' : '1.10.18'}`;
       list.push({
@@ -184,7 +191,10 @@ export function infoServices(node: SimNode): Services {
     GetNodeID: none(() => {
       const id = node.staking.identity;
       if (!release.nodePop) return goJson({ nodeID: id.nodeId });
-      return goJson({ nodeID: id.nodeId, nodePOP: { publicKey: hexNoChecksum(id.publicKey), proofOfPossession: hexNoChecksum(id.proofOfPossession) } });
+      return goJson({
+        nodeID: id.nodeId,
+        nodePOP: { publicKey: hexNoChecksum(id.publicKey), proofOfPossession: hexNoChecksum(id.proofOfPossession) },
+      });
     }),
     GetNodeIP: none(() => goJson({ ip: nodeIpOf(node) })),
     GetNetworkID: none(() => goJson({ networkID: String(MAINNET_ID) })),
@@ -225,7 +235,9 @@ export function infoServices(node: SimNode): Services {
         // Until the chains are created (starting) the validator set is empty.
         const u = primary && node.scenario !== 'starting' ? node.staking.uptime(node.clock.simMs()) : undefined;
         if (!u) {
-          throw new RpcServiceError(release.version === '1.7.3' ? 'this is not a validator node' : 'couldn\'t get node uptime: node is not a validator');
+          throw new RpcServiceError(
+            release.version === '1.7.3' ? 'this is not a validator node' : "couldn't get node uptime: node is not a validator",
+          );
         }
         return `{"rewardingStakePercentage":"${u.rewardingStake.toFixed(4)}","weightedAveragePercentage":"${u.weightedAverage.toFixed(4)}"}`;
       },

@@ -32,7 +32,6 @@ export interface NodeOptions {
   l1Validator: boolean;
 }
 
-
 const APP_CHECKS: Record<NodeVersion, string[]> = {
   'v1.14': ['bls', 'database', 'diskspace', 'futureupgrade', 'network', 'router'],
   'v1.10': ['database', 'diskspace', 'network', 'router'],
@@ -141,8 +140,14 @@ export class SimNode {
         return [name, opts.freshIndex ? new ChainIndex(name, chain, bootWallNs, complete.count(startMs)) : complete];
       }),
     );
-    this.health = new HealthWorker(() => opts.offsetMinutes, () => this.dialect());
-    this.readiness = new HealthWorker(() => opts.offsetMinutes, () => this.dialect());
+    this.health = new HealthWorker(
+      () => opts.offsetMinutes,
+      () => this.dialect(),
+    );
+    this.readiness = new HealthWorker(
+      () => opts.offsetMinutes,
+      () => this.dialect(),
+    );
     this.admin = new AdminState(opts.index, opts.trackL1 ? [L1_CHAIN] : []);
     this.scenarioName = opts.scenario;
     this.install(versionOf(opts.scenario));
@@ -213,10 +218,13 @@ export class SimNode {
   start(): void {
     const freq = this.opts.checkFrequencyMs;
     const phase = (this.seedNum % 1000) / 1000;
-    this.timer = setTimeout(() => {
-      this.tick();
-      this.timer = setInterval(() => this.tick(), freq);
-    }, Math.max(1, Math.floor(freq * phase)));
+    this.timer = setTimeout(
+      () => {
+        this.tick();
+        this.timer = setInterval(() => this.tick(), freq);
+      },
+      Math.max(1, Math.floor(freq * phase)),
+    );
   }
 
   stop(): void {
@@ -444,8 +452,7 @@ export class SimNode {
       percentConnected < THRESHOLDS.minPercentConnected
         ? `not connected to enough stake: connected to ${(percentConnected * 100).toFixed(6)}%; required at least ${(THRESHOLDS.minPercentConnected * 100).toFixed(6)}%`
         : undefined;
-    const error =
-      engineError && networkingError ? `engine: ${engineError}; networking: ${networkingError}` : (engineError ?? networkingError);
+    const error = engineError && networkingError ? `engine: ${engineError}; networking: ${networkingError}` : (engineError ?? networkingError);
     return { message: { engine: { consensus, vm }, networking }, error };
   }
 

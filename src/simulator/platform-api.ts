@@ -78,7 +78,13 @@ function primaryJson(node: SimNode, s: PrimaryStake, withDelegators: boolean, ow
   reply.delegatorWeight = String(delegatorWeight);
   if (withDelegators) {
     reply.delegators = delegators.map((d) => {
-      const entry: Record<string, unknown> = { txID: d.txId, startTime: String(d.startS), endTime: String(d.endS), weight: String(d.weight), nodeID: s.nodeId };
+      const entry: Record<string, unknown> = {
+        txID: d.txId,
+        startTime: String(d.startS),
+        endTime: String(d.endS),
+        weight: String(d.weight),
+        nodeID: s.nodeId,
+      };
       if (legacy) entry.stakeAmount = String(d.weight);
       entry.rewardOwner = owner(d.rewardAddress);
       entry.potentialReward = String(d.potentialReward);

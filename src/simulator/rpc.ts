@@ -5,8 +5,7 @@
 import { GoJsonError, compactRaw, goQuote, goString, member, parseGoJson, type JsonNode } from './gojson.js';
 import { cb58Encode, parseId, parseNodeId } from './ids.js';
 
-export const INVALID_ARG =
-  "couldn't unmarshal an argument. Ensure arguments are valid and properly formatted. See documentation for example calls";
+export const INVALID_ARG = "couldn't unmarshal an argument. Ensure arguments are valid and properly formatted. See documentation for example calls";
 
 /** An error returned by a service method: code -32000 with its text. */
 export class RpcServiceError extends Error {}

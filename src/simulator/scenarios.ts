@@ -127,10 +127,50 @@ export interface Release {
 }
 
 const RELEASES: Record<'v1.14' | 'behind' | 'v1.10' | 'v1.7', Release> = {
-  'v1.14': { version: '1.14.2', client: 'avalanchego', rpcProtocol: 45, evm: 'v1.14.2', vm: 'avalanchego/1.14.2', gitCommit: '5b0d3b3a0f2a7d0c2b0e0bcbe6a3a1ad4fb4c8a1', upgrades: 'v1.14', l1: true, nodePop: true },
-  behind: { version: '1.13.5', client: 'avalanchego', rpcProtocol: 43, evm: 'v0.15.4', vm: 'v1.13.5', gitCommit: '9c1f3a4e0d7b2c6a8e5f1d3b7a9c0e2f4b6d8a1c', upgrades: 'v1.13', l1: true, nodePop: true },
-  'v1.10': { version: '1.10.19', client: 'avalanchego', rpcProtocol: 31, evm: 'v0.12.11', vm: 'v1.10.19', gitCommit: '3e1f2d5c7b9a0e4d6c8b1a3f5e7d9c0b2a4f6e8d', upgrades: undefined, l1: false, nodePop: true },
-  'v1.7': { version: '1.7.3', client: 'avalanche', rpcProtocol: undefined, evm: 'v0.8.3', vm: 'v1.7.3', gitCommit: '7a2c4e6b8d0f1a3c5e7b9d2f4a6c8e0b1d3f5a7c', upgrades: undefined, l1: false, nodePop: false },
+  'v1.14': {
+    version: '1.14.2',
+    client: 'avalanchego',
+    rpcProtocol: 45,
+    evm: 'v1.14.2',
+    vm: 'avalanchego/1.14.2',
+    gitCommit: '5b0d3b3a0f2a7d0c2b0e0bcbe6a3a1ad4fb4c8a1',
+    upgrades: 'v1.14',
+    l1: true,
+    nodePop: true,
+  },
+  behind: {
+    version: '1.13.5',
+    client: 'avalanchego',
+    rpcProtocol: 43,
+    evm: 'v0.15.4',
+    vm: 'v1.13.5',
+    gitCommit: '9c1f3a4e0d7b2c6a8e5f1d3b7a9c0e2f4b6d8a1c',
+    upgrades: 'v1.13',
+    l1: true,
+    nodePop: true,
+  },
+  'v1.10': {
+    version: '1.10.19',
+    client: 'avalanchego',
+    rpcProtocol: 31,
+    evm: 'v0.12.11',
+    vm: 'v1.10.19',
+    gitCommit: '3e1f2d5c7b9a0e4d6c8b1a3f5e7d9c0b2a4f6e8d',
+    upgrades: undefined,
+    l1: false,
+    nodePop: true,
+  },
+  'v1.7': {
+    version: '1.7.3',
+    client: 'avalanche',
+    rpcProtocol: undefined,
+    evm: 'v0.8.3',
+    vm: 'v1.7.3',
+    gitCommit: '7a2c4e6b8d0f1a3c5e7b9d2f4a6c8e0b1d3f5a7c',
+    upgrades: undefined,
+    l1: false,
+    nodePop: false,
+  },
 };
 
 export function releaseOf(scenario: ScenarioName): Release {

@@ -458,7 +458,8 @@ function mistype(value: unknown): unknown {
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
-      out[k] = k === 'checks' && v && typeof v === 'object' ? Object.entries(v).map(([name, r]) => ({ name, ...mistype(r) as object })) : mistype(v);
+      out[k] =
+        k === 'checks' && v && typeof v === 'object' ? Object.entries(v).map(([name, r]) => ({ name, ...(mistype(r) as object) })) : mistype(v);
     }
     return out;
   }

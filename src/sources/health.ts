@@ -303,8 +303,7 @@ function readChain(name: string, message: unknown, f: FieldReader): ChainSnapsho
   } else if (consensus) {
     chain.lastAcceptedHeight = f.count(consensus, 'lastAcceptedHeight');
     chain.processingBlocks = f.count(consensus, 'processingBlocks') ?? f.number(consensus, 'outstandingBlocks');
-    chain.longestProcessingBlockSeconds =
-      f.duration(consensus, 'longestProcessingBlock') ?? f.duration(consensus, 'longestRunningBlock');
+    chain.longestProcessingBlockSeconds = f.duration(consensus, 'longestProcessingBlock') ?? f.duration(consensus, 'longestRunningBlock');
     chain.avgAcceptanceTimeSeconds = f.duration(consensus, 'avgAcceptanceTime');
   }
   const networking = f.object(msg, 'networking') ?? ('percentConnected' in msg ? msg : undefined);

@@ -68,7 +68,12 @@ export const info: Source<InfoSnapshot> = {
   intervalMs: (target) => target.info.intervalMs,
   async poll(ctx) {
     const answers = await Promise.all(
-      INFO_METHODS.map((method) => ctx.rpc(INFO_PATH, method, {}).then((reply): RpcReply | Failed => reply, (error: unknown) => ({ failed: error }))),
+      INFO_METHODS.map((method) =>
+        ctx.rpc(INFO_PATH, method, {}).then(
+          (reply): RpcReply | Failed => reply,
+          (error: unknown) => ({ failed: error }),
+        ),
+      ),
     );
     return parseInfo(Object.fromEntries(INFO_METHODS.map((m, i) => [m, answers[i]!])) as InfoAnswers, ctx.now() / 1000);
   },
@@ -208,7 +213,10 @@ export function parseUptime(result: unknown): { rewardingStakeRatio: number; wei
   if (!r.success) throw invalid('info.uptime', `no uptime: ${firstIssue(r.error)}`);
   const rewarding = Number(r.data.rewardingStakePercentage);
   const average = Number(r.data.weightedAveragePercentage);
-  for (const [name, v] of [['rewardingStakePercentage', rewarding], ['weightedAveragePercentage', average]] as const) {
+  for (const [name, v] of [
+    ['rewardingStakePercentage', rewarding],
+    ['weightedAveragePercentage', average],
+  ] as const) {
     if (!Number.isFinite(v) || v < 0) throw invalid('info.uptime', `${name} ${JSON.stringify(v)}, not a percentage`);
   }
   return { rewardingStakeRatio: rewarding / 100, weightedAverageRatio: average / 100 };

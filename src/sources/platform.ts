@@ -60,13 +60,18 @@ export const platform: Source<PlatformSnapshot> = {
     if (!identity?.nodeId) {
       const reply = await ctx.rpc(INFO_PATH, 'info.getNodeID', {});
       const outcome = methodOutcome(reply);
-      if (outcome.state !== 'ok') throw new InvalidResponseError('info.getNodeID is not available: the node ID to look up in the validator set is unknown');
+      if (outcome.state !== 'ok')
+        throw new InvalidResponseError('info.getNodeID is not available: the node ID to look up in the validator set is unknown');
       identity = { methods: {}, ...parseNodeId(outcome.result) };
     }
     const nodeId = identity.nodeId!;
     // The config refuses the primary network in `subnets`: it is always checked.
     const subnets = [PRIMARY_NETWORK, ...ctx.target.platform.subnets];
-    const settle = (p: Promise<RpcReply>) => p.then((reply): RpcReply | { failed: unknown } => reply, (failed: unknown) => ({ failed }));
+    const settle = (p: Promise<RpcReply>) =>
+      p.then(
+        (reply): RpcReply | { failed: unknown } => reply,
+        (failed: unknown) => ({ failed }),
+      );
     const [fee, ...validators] = await Promise.all([
       settle(ctx.rpc(PLATFORM_PATH, 'platform.getValidatorFeeState', {})),
       ...subnets.map((subnetID) => settle(ctx.rpc(PLATFORM_PATH, 'platform.getCurrentValidators', { subnetID, nodeIDs: [nodeId] }))),

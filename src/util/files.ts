@@ -21,13 +21,28 @@ export function readRegularFile(file: string, maxBytes: number): string {
     fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    const hint = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? "permission denied for the exporter's user" : code === 'EISDIR' ? 'it is a directory' : (code ?? (err as Error).message);
+    const hint =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EACCES'
+          ? "permission denied for the exporter's user"
+          : code === 'EISDIR'
+            ? 'it is a directory'
+            : (code ?? (err as Error).message);
     throw new FileReadError(file, `cannot read ${file}: ${hint}: check the path and the exporter's permissions`);
   }
   try {
     const stat = fstatSync(fd);
     if (!stat.isFile()) {
-      const kind = stat.isDirectory() ? 'a directory' : stat.isFIFO() ? 'a FIFO' : stat.isCharacterDevice() || stat.isBlockDevice() ? 'a device' : stat.isSocket() ? 'a socket' : 'not a regular file';
+      const kind = stat.isDirectory()
+        ? 'a directory'
+        : stat.isFIFO()
+          ? 'a FIFO'
+          : stat.isCharacterDevice() || stat.isBlockDevice()
+            ? 'a device'
+            : stat.isSocket()
+              ? 'a socket'
+              : 'not a regular file';
       throw new FileReadError(file, `cannot read ${file}: it is ${kind}: give a regular file`);
     }
     if (stat.size > maxBytes) {

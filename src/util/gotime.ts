@@ -6,8 +6,8 @@
 const NS_PER_UNIT: Record<string, number> = {
   ns: 1,
   us: 1e3,
-  'µs': 1e3, // U+00B5 MICRO SIGN: what Duration.String emits
-  'μs': 1e3, // U+03BC GREEK SMALL LETTER MU: accepted by time.ParseDuration
+  µs: 1e3, // U+00B5 MICRO SIGN: what Duration.String emits
+  μs: 1e3, // U+03BC GREEK SMALL LETTER MU: accepted by time.ParseDuration
   ms: 1e6,
   s: 1e9,
   m: 60e9,
@@ -66,8 +66,7 @@ function fraction(value: bigint, digits: number): string {
   return frac ? `${whole}.${frac}` : `${whole}`;
 }
 
-const RFC3339_RE =
-  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
+const RFC3339_RE = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
 
 /** Days from 1970-01-01 to the proleptic Gregorian date (Howard Hinnant's algorithm). */
 function daysFromCivil(year: number, month: number, day: number): number {

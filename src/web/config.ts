@@ -15,7 +15,14 @@ import { FileReadError, readRegularFile } from '../util/files.js';
 export const MAX_WEB_FILE_BYTES = 1 << 20;
 
 /** Client certificate policies, with Go's names (crypto/tls ClientAuthType) as the toolkit takes them. */
-export const CLIENT_AUTH_TYPES = ['NoClientCert', 'RequestClientCert', 'RequireAnyClientCert', 'RequireClientCert', 'VerifyClientCertIfGiven', 'RequireAndVerifyClientCert'] as const;
+export const CLIENT_AUTH_TYPES = [
+  'NoClientCert',
+  'RequestClientCert',
+  'RequireAnyClientCert',
+  'RequireClientCert',
+  'VerifyClientCertIfGiven',
+  'RequireAndVerifyClientCert',
+] as const;
 export type ClientAuthType = 'none' | 'request' | 'require-any' | 'verify-if-given' | 'require-and-verify';
 
 const TLS_VERSIONS = { TLS10: 'TLSv1', TLS11: 'TLSv1.1', TLS12: 'TLSv1.2', TLS13: 'TLSv1.3' } as const;
@@ -87,7 +94,10 @@ export const webConfigSchema = z.strictObject({
   basic_auth_users: z.record(z.string(), z.string()).nullish(),
   rate_limit: z
     .strictObject({
-      interval: z.string().refine((v) => parsePromDuration(v) !== undefined, { message: 'not a duration: write e.g. 100ms, 1s or 0 (no limit)' }).optional(),
+      interval: z
+        .string()
+        .refine((v) => parsePromDuration(v) !== undefined, { message: 'not a duration: write e.g. 100ms, 1s or 0 (no limit)' })
+        .optional(),
       burst: z.number().int().min(0).optional(),
     })
     .nullish(),
@@ -95,7 +105,10 @@ export const webConfigSchema = z.strictObject({
 
 export interface WebTls {
   /** Options for tls.createSecureContext / https.createServer. */
-  context: SecureContextOptions & { minVersion: NonNullable<SecureContextOptions['minVersion']>; maxVersion: NonNullable<SecureContextOptions['maxVersion']> };
+  context: SecureContextOptions & {
+    minVersion: NonNullable<SecureContextOptions['minVersion']>;
+    maxVersion: NonNullable<SecureContextOptions['maxVersion']>;
+  };
   clientAuth: ClientAuthType;
   /** Client certificates must carry one of these SANs (DNS, IP, email or URI); absent: any. */
   allowedSans?: string[];
@@ -120,7 +133,9 @@ export function loadWebConfigFile(file: string): WebConfig {
   try {
     text = readRegularFile(file, MAX_WEB_FILE_BYTES);
   } catch (err) {
-    throw new ConfigError(file, [{ path: [], message: err instanceof FileReadError ? err.message : `cannot read the file: ${(err as Error).message}` }]);
+    throw new ConfigError(file, [
+      { path: [], message: err instanceof FileReadError ? err.message : `cannot read the file: ${(err as Error).message}` },
+    ]);
   }
   return parseWebConfigText(text, file, dirname(file));
 }
@@ -131,7 +146,12 @@ export function parseWebConfigText(text: string, origin: string, baseDir: string
   if (doc.errors.length > 0) {
     throw new ConfigError(
       origin,
-      doc.errors.map((e) => ({ path: [], message: `YAML syntax: ${e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`, line: e.linePos?.[0].line, column: e.linePos?.[0].col })),
+      doc.errors.map((e) => ({
+        path: [],
+        message: `YAML syntax: ${e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`,
+        line: e.linePos?.[0].line,
+        column: e.linePos?.[0].col,
+      })),
     );
   }
   const locate = (path: ConfigPath) => locate1(doc, lineCounter, path);
@@ -149,7 +169,11 @@ export function parseWebConfigText(text: string, origin: string, baseDir: string
         const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
         if (issue.code === 'unrecognized_keys') {
           const known = knownKeys(path);
-          return { path, message: `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}; known keys here: ${known.join(', ')}`, ...locate([...path, issue.keys[0]!]) };
+          return {
+            path,
+            message: `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}; known keys here: ${known.join(', ')}`,
+            ...locate([...path, issue.keys[0]!]),
+          };
         }
         return { path, message: issue.message, ...locate(path) };
       }),
@@ -157,7 +181,11 @@ export function parseWebConfigText(text: string, origin: string, baseDir: string
   }
   const problems: ConfigProblem[] = [];
   const config = resolve(parsed.data, origin, baseDir, problems);
-  if (problems.length > 0) throw new ConfigError(origin, problems.map((p) => ({ ...p, ...locate(p.path) })));
+  if (problems.length > 0)
+    throw new ConfigError(
+      origin,
+      problems.map((p) => ({ ...p, ...locate(p.path) })),
+    );
   return config;
 }
 
@@ -181,8 +209,10 @@ function resolve(raw: RawWebConfig, origin: string, baseDir: string, problems: C
   for (const [name, value] of Object.entries(raw.http_server_config?.headers ?? {})) {
     const allowed = EXTRA_HEADERS[name];
     const path = ['http_server_config', 'headers', name];
-    if (!(name in EXTRA_HEADERS)) problems.push({ path, message: `HTTP header "${name}" cannot be configured: the toolkit allows ${Object.keys(EXTRA_HEADERS).join(', ')}` });
-    else if (allowed && !allowed.includes(value)) problems.push({ path, message: `invalid value ${JSON.stringify(value)} for ${name}: write one of ${allowed.join(', ')}` });
+    if (!(name in EXTRA_HEADERS))
+      problems.push({ path, message: `HTTP header "${name}" cannot be configured: the toolkit allows ${Object.keys(EXTRA_HEADERS).join(', ')}` });
+    else if (allowed && !allowed.includes(value))
+      problems.push({ path, message: `invalid value ${JSON.stringify(value)} for ${name}: write one of ${allowed.join(', ')}` });
     else if (value !== '') config.headers[name] = value;
   }
 
@@ -190,7 +220,10 @@ function resolve(raw: RawWebConfig, origin: string, baseDir: string, problems: C
     const path = ['basic_auth_users', user];
     // Never echo the value: a plain password written here by mistake is a secret.
     if (!/^\$2[aby]\$\d\d\$[./A-Za-z0-9]{53}$/.test(hash)) {
-      problems.push({ path, message: `the password of user "${user}" is not a bcrypt hash ($2y$, $2a$ or $2b$ followed by 56 characters): write the output of htpasswd -nBC 10 "" | tr -d ':\\n'` });
+      problems.push({
+        path,
+        message: `the password of user "${user}" is not a bcrypt hash ($2y$, $2a$ or $2b$ followed by 56 characters): write the output of htpasswd -nBC 10 "" | tr -d ':\\n'`,
+      });
       continue;
     }
     const cost = bcrypt.getRounds(hash);
@@ -204,12 +237,21 @@ function resolve(raw: RawWebConfig, origin: string, baseDir: string, problems: C
   if (raw.rate_limit) {
     const intervalMs = parsePromDuration(raw.rate_limit.interval ?? '0')!;
     const burst = raw.rate_limit.burst ?? 0;
-    if (intervalMs > 0 && burst < 1) problems.push({ path: ['rate_limit', 'burst'], message: 'burst must be at least 1 when interval is set: no request would ever be allowed' });
+    if (intervalMs > 0 && burst < 1)
+      problems.push({ path: ['rate_limit', 'burst'], message: 'burst must be at least 1 when interval is set: no request would ever be allowed' });
     else if (intervalMs > 0) config.rateLimit = { intervalMs, burst };
   }
 
   const tls = raw.tls_server_config;
-  const enabled = tls && (tls.cert !== undefined || tls.cert_file !== undefined || tls.key !== undefined || tls.key_file !== undefined || tls.client_ca !== undefined || tls.client_ca_file !== undefined || tls.client_auth_type !== undefined);
+  const enabled =
+    tls &&
+    (tls.cert !== undefined ||
+      tls.cert_file !== undefined ||
+      tls.key !== undefined ||
+      tls.key_file !== undefined ||
+      tls.client_ca !== undefined ||
+      tls.client_ca_file !== undefined ||
+      tls.client_auth_type !== undefined);
   if (tls && enabled) {
     const at = (key: string): ConfigPath => ['tls_server_config', key];
     const file = (key: 'cert_file' | 'key_file' | 'client_ca_file'): string | undefined => {
@@ -236,8 +278,10 @@ function resolve(raw: RawWebConfig, origin: string, baseDir: string, problems: C
     const cert = both('cert', 'cert_file');
     const key = both('key', 'key_file');
     const ca = both('client_ca', 'client_ca_file');
-    if (cert === undefined && tls.cert === undefined && tls.cert_file === undefined) problems.push({ path: at('cert_file'), message: 'missing one of cert or cert_file: TLS needs the server certificate' });
-    if (key === undefined && tls.key === undefined && tls.key_file === undefined) problems.push({ path: at('key_file'), message: 'missing one of key or key_file: TLS needs the private key of the certificate' });
+    if (cert === undefined && tls.cert === undefined && tls.cert_file === undefined)
+      problems.push({ path: at('cert_file'), message: 'missing one of cert or cert_file: TLS needs the server certificate' });
+    if (key === undefined && tls.key === undefined && tls.key_file === undefined)
+      problems.push({ path: at('key_file'), message: 'missing one of key or key_file: TLS needs the private key of the certificate' });
 
     const clientAuth = (
       {
@@ -250,11 +294,16 @@ function resolve(raw: RawWebConfig, origin: string, baseDir: string, problems: C
       } as const
     )[(tls.client_auth_type ?? 'NoClientCert') as (typeof CLIENT_AUTH_TYPES)[number]];
     if ((tls.client_ca !== undefined || tls.client_ca_file !== undefined) && clientAuth === 'none') {
-      problems.push({ path: at('client_auth_type'), message: 'client CAs are configured without a client auth policy: set client_auth_type (RequireAndVerifyClientCert to require client certificates)' });
+      problems.push({
+        path: at('client_auth_type'),
+        message:
+          'client CAs are configured without a client auth policy: set client_auth_type (RequireAndVerifyClientCert to require client certificates)',
+      });
     }
     const min = tls.min_version ?? 'TLS12';
     const max = tls.max_version ?? 'TLS13';
-    if (TLS_VERSION_ORDER.indexOf(min) > TLS_VERSION_ORDER.indexOf(max)) problems.push({ path: at('min_version'), message: `min_version ${min} is above max_version ${max}` });
+    if (TLS_VERSION_ORDER.indexOf(min) > TLS_VERSION_ORDER.indexOf(max))
+      problems.push({ path: at('min_version'), message: `min_version ${min} is above max_version ${max}` });
 
     if (problems.length > 0 || cert === undefined || key === undefined) return config;
     const context: WebTls['context'] = {
@@ -269,7 +318,10 @@ function resolve(raw: RawWebConfig, origin: string, baseDir: string, problems: C
       ...(tls.curve_preferences?.length ? { ecdhCurve: tls.curve_preferences.map((c) => CURVES[c]).join(':') } : {}),
     };
     if (ca !== undefined && !ca.includes('-----BEGIN CERTIFICATE-----')) {
-      problems.push({ path: at(tls.client_ca !== undefined ? 'client_ca' : 'client_ca_file'), message: 'holds no PEM certificate (-----BEGIN CERTIFICATE-----): give the CA certificate(s) that sign client certificates' });
+      problems.push({
+        path: at(tls.client_ca !== undefined ? 'client_ca' : 'client_ca_file'),
+        message: 'holds no PEM certificate (-----BEGIN CERTIFICATE-----): give the CA certificate(s) that sign client certificates',
+      });
       return config;
     }
     try {
@@ -277,7 +329,10 @@ function resolve(raw: RawWebConfig, origin: string, baseDir: string, problems: C
       createSecureContext(context);
     } catch (err) {
       // OpenSSL's message names the part that failed, never the key's content.
-      problems.push({ path: ['tls_server_config'], message: `cannot use the certificate and key: ${(err as Error).message}: give a PEM certificate and its matching private key` });
+      problems.push({
+        path: ['tls_server_config'],
+        message: `cannot use the certificate and key: ${(err as Error).message}: give a PEM certificate and its matching private key`,
+      });
       return config;
     }
     config.tls = { context, clientAuth, ...(tls.client_allowed_sans ? { allowedSans: tls.client_allowed_sans } : {}) };

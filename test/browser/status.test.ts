@@ -17,7 +17,16 @@ const CHROMIUM = '/usr/bin/chromium';
 const MISSING = `${CHROMIUM} not found (apt-get install chromium; .ci/run installs it)`;
 const SHOTS = join(ROOT, 'test-results', 'browser');
 // The flags of a headless Chromium on a machine with no network but loopback.
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 describe('status pages in Chromium', () => {
   it('chromium is installed (required under CI=true)', (ctx) => {
@@ -47,7 +56,10 @@ describe('status pages in Chromium', () => {
       mkdirSync(SHOTS, { recursive: true });
       const port = await freePort();
       demoUrl = `http://127.0.0.1:${port}`;
-      demo = spawn(process.execPath, [join(ROOT, 'dist', 'main.js'), 'demo', `--web.listen-address=127.0.0.1:${port}`, '--log.format=json'], { cwd: ROOT, stdio: 'ignore' });
+      demo = spawn(process.execPath, [join(ROOT, 'dist', 'main.js'), 'demo', `--web.listen-address=127.0.0.1:${port}`, '--log.format=json'], {
+        cwd: ROOT,
+        stdio: 'ignore',
+      });
       hostile = await startFakeNode({
         '/ext/health': {
           body: JSON.stringify({
@@ -55,14 +67,22 @@ describe('status pages in Chromium', () => {
             result: {
               healthy: false,
               checks: {
-                '<img src=x onerror="window.__pwned=1">': { message: {}, error: { message: '<script>window.__pwned=2</script><b>not bold</b>' }, timestamp: new Date().toISOString(), duration: 1, contiguousFailures: 1 },
+                '<img src=x onerror="window.__pwned=1">': {
+                  message: {},
+                  error: { message: '<script>window.__pwned=2</script><b>not bold</b>' },
+                  timestamp: new Date().toISOString(),
+                  duration: 1,
+                  contiguousFailures: 1,
+                },
               },
             },
             id: 1,
           }),
         },
       });
-      exporter = await startTestExporter(`defaults: {interval: 1s, timeout: 500ms, index: {endpoints: []}}\ntargets:\n  - name: hostile\n    url: ${hostile.url}\n`);
+      exporter = await startTestExporter(
+        `defaults: {interval: 1s, timeout: 500ms, index: {endpoints: []}}\ntargets:\n  - name: hostile\n    url: ${hostile.url}\n`,
+      );
       browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
       await waitForPolls(exporter, 1);
       await waitFor(async () => (await fetch(`${demoUrl}/-/ready`).catch(() => undefined))?.ok === true, 'the demo ready', 30_000);
@@ -79,7 +99,7 @@ describe('status pages in Chromium', () => {
       }
     }, 30_000);
 
-    it('on /, finds the node with a stalled chain, opens its page and reads the node\'s error text', async () => {
+    it("on /, finds the node with a stalled chain, opens its page and reads the node's error text", async () => {
       const page = await open(`${demoUrl}/?refresh=off`);
       // The stalled chain's node shows its failing check once the simulated processing queue fills.
       const row = page.locator('tbody tr', { hasText: 'too many processing blocks' }).first();

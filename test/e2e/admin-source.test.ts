@@ -17,8 +17,13 @@ afterEach(async () => {
 
 const HEALTH: Route = { fixture: 'health/healthy-v1.14.2.json' };
 const levels = (l: Record<string, [string, string]>) =>
-  JSON.stringify({ jsonrpc: '2.0', result: { loggerLevels: Object.fromEntries(Object.entries(l).map(([k, [log, display]]) => [k, { logLevel: log, displayLevel: display }])) }, id: 1 });
-const config = (url: string, admin: string) => `defaults:\n  interval: 1s\n  timeout: 500ms\n  index: { endpoints: [] }\n  info: { enabled: false }\n  platform: { enabled: false }\n${admin}targets:\n  - name: n\n    url: ${url}\n`;
+  JSON.stringify({
+    jsonrpc: '2.0',
+    result: { loggerLevels: Object.fromEntries(Object.entries(l).map(([k, [log, display]]) => [k, { logLevel: log, displayLevel: display }])) },
+    id: 1,
+  });
+const config = (url: string, admin: string) =>
+  `defaults:\n  interval: 1s\n  timeout: 500ms\n  index: { endpoints: [] }\n  info: { enabled: false }\n  platform: { enabled: false }\n${admin}targets:\n  - name: n\n    url: ${url}\n`;
 
 describe('admin (posture) source', () => {
   it('is off by default: no request to /ext/admin', async () => {
@@ -37,8 +42,20 @@ describe('admin (posture) source', () => {
   it.each<Row>([
     {
       name: 'admin API on, a logger left on DEBUG, indexing on',
-      routes: { '/ext/admin': { body: levels({ C: ['INFO', 'INFO'], P: ['DEBUG', 'INFO'], main: ['VERBO', 'WEIRD'] }) }, '/ext/index/C/block': { body: '{"jsonrpc":"2.0","error":{"code":-32000,"message":"no containers have been accepted"},"id":1}' } },
-      expected: { admin: 1, indexing: 1, lines: ['avalanchego_logger_level{node="n",output="log",level="debug"} 1', 'avalanchego_logger_level{node="n",output="log",level="verbo"} 1', 'avalanchego_logger_level{node="n",output="display",level="info"} 2', 'avalanchego_logger_level{node="n",output="display",level="unknown"} 1'] },
+      routes: {
+        '/ext/admin': { body: levels({ C: ['INFO', 'INFO'], P: ['DEBUG', 'INFO'], main: ['VERBO', 'WEIRD'] }) },
+        '/ext/index/C/block': { body: '{"jsonrpc":"2.0","error":{"code":-32000,"message":"no containers have been accepted"},"id":1}' },
+      },
+      expected: {
+        admin: 1,
+        indexing: 1,
+        lines: [
+          'avalanchego_logger_level{node="n",output="log",level="debug"} 1',
+          'avalanchego_logger_level{node="n",output="log",level="verbo"} 1',
+          'avalanchego_logger_level{node="n",output="display",level="info"} 2',
+          'avalanchego_logger_level{node="n",output="display",level="unknown"} 1',
+        ],
+      },
     },
     { name: 'admin API and indexing off (HTTP 404)', routes: {}, expected: { admin: 0, indexing: 0, lines: [] } },
     {

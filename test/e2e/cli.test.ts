@@ -33,10 +33,12 @@ function run(args: string[], env: Record<string, string> = {}) {
   return spawnSync(process.execPath, [MAIN, ...args], { encoding: 'utf8', timeout: 20_000, env: { ...process.env, ...env } });
 }
 
-
 function writeConfig(name: string, targets: string[]): string {
   const file = join(dir, name);
-  writeFileSync(file, `defaults:\n  interval: 500ms\n  timeout: 250ms\n  index: { endpoints: [] }\n  info: { enabled: false }\n  platform: { enabled: false }\ntargets:\n${targets.map((t) => `  - name: ${t}\n    url: ${node.url}\n`).join('')}`);
+  writeFileSync(
+    file,
+    `defaults:\n  interval: 500ms\n  timeout: 250ms\n  index: { endpoints: [] }\n  info: { enabled: false }\n  platform: { enabled: false }\ntargets:\n${targets.map((t) => `  - name: ${t}\n    url: ${node.url}\n`).join('')}`,
+  );
   return file;
 }
 
@@ -66,7 +68,8 @@ describe('CLI', () => {
     expect(run(['--version']).stdout).toMatch(/^avalanchego-exporter \d+\.\d+\.\d+ \(Node\.js v\d+/);
     const help = run(['--help']);
     expect(help.status).toBe(0);
-    for (const flag of ['--config.file', '--config.check', '--web.listen-address', '--log.level', '--log.format']) expect(help.stdout).toContain(flag);
+    for (const flag of ['--config.file', '--config.check', '--web.listen-address', '--log.level', '--log.format'])
+      expect(help.stdout).toContain(flag);
   });
 
   it('an unknown flag or bad value exits 2 with the reason', () => {
@@ -128,7 +131,10 @@ describe('CLI', () => {
   it('stops on SIGINT with exit 0 while a poll is under way', async () => {
     const slow = await startFakeNode({ '/ext/health': { fixture: 'health/healthy-v1.14.2.json', delayMs: 200 } });
     const file = join(dir, 's.yaml');
-    writeFileSync(file, `defaults:\n  interval: 300ms\n  timeout: 250ms\n  index: { endpoints: [] }\n  info: { enabled: false }\n  platform: { enabled: false }\ntargets:\n  - name: s\n    url: ${slow.url}\n`);
+    writeFileSync(
+      file,
+      `defaults:\n  interval: 300ms\n  timeout: 250ms\n  index: { endpoints: [] }\n  info: { enabled: false }\n  platform: { enabled: false }\ntargets:\n  - name: s\n    url: ${slow.url}\n`,
+    );
     try {
       await startExporterProcess([`--config.file=${file}`]);
       child!.kill('SIGINT');

@@ -6,11 +6,12 @@ import { sample } from '../helpers/exporter.js';
 import { DEMO_SCENARIOS } from '../../src/demo.js';
 import { freePort } from '../helpers/net.js';
 
-
 describe('demo', () => {
   it('serves every demo node, the down one as up 0, and stops on SIGINT with exit 0', { timeout: 60_000 }, async () => {
     const port = await freePort();
-    const child = spawn(process.execPath, ['dist/main.js', 'demo', `--web.listen-address=127.0.0.1:${port}`, '--log.format=json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['dist/main.js', 'demo', `--web.listen-address=127.0.0.1:${port}`, '--log.format=json'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     try {
@@ -20,10 +21,14 @@ describe('demo', () => {
       // wait (with a deadline) for the state rather than reading the first scrape.
       const expected = DEMO_SCENARIOS.map((scenario, i) => [`node-${i}`, scenario === 'down' ? 0 : 1] as const);
       let text = '';
-      await waitFor(async () => {
-        text = await (await fetch(`${url}/metrics`)).text();
-        return expected.every(([node, up]) => sample(text, `avalanchego_up{node="${node}"}`) === up);
-      }, 'every demo node in its expected state', 30_000).catch(() => undefined);
+      await waitFor(
+        async () => {
+          text = await (await fetch(`${url}/metrics`)).text();
+          return expected.every(([node, up]) => sample(text, `avalanchego_up{node="${node}"}`) === up);
+        },
+        'every demo node in its expected state',
+        30_000,
+      ).catch(() => undefined);
       for (const [node, up] of expected) expect(sample(text, `avalanchego_up{node="${node}"}`), node).toBe(up);
       // The names the exporter uses are the simulator control API's: the banner's curl works as printed.
       const simUrl = /Simulated nodes:\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)?.[1];

@@ -28,7 +28,6 @@ ${extra}`;
 
 const rpcError = (message: string) => JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message, data: null }, id: 1 }) + '\n';
 
-
 describe('health poll failures', () => {
   const cases: Array<[string, Route, string]> = [
     ['timeout (answers after the deadline)', { fixture: 'health/healthy-v1.14.2.json', delayMs: 1000 }, 'timeout'],
@@ -38,8 +37,16 @@ describe('health poll failures', () => {
     ['HTTP 404 (health API off)', { status: 404, body: '404 page not found\n', contentType: 'text/plain; charset=utf-8' }, 'http_status'],
     ['HTTP 405', { status: 405, body: 'rpc: POST method required, received GET', contentType: 'text/plain' }, 'http_status'],
     ['HTTP 415', { status: 415, body: 'rpc: unrecognized Content-Type: text/plain', contentType: 'text/plain' }, 'http_status'],
-    ['HTTP 502 from a proxy with an HTML page', { status: 502, body: '<html><body>Bad Gateway</body></html>', contentType: 'text/html' }, 'http_status'],
-    ['an HTML page with status 200', { body: '<!doctype html><html><body>Welcome to nginx!</body></html>', contentType: 'text/html' }, 'invalid_response'],
+    [
+      'HTTP 502 from a proxy with an HTML page',
+      { status: 502, body: '<html><body>Bad Gateway</body></html>', contentType: 'text/html' },
+      'http_status',
+    ],
+    [
+      'an HTML page with status 200',
+      { body: '<!doctype html><html><body>Welcome to nginx!</body></html>', contentType: 'text/html' },
+      'invalid_response',
+    ],
     ['truncated JSON', { body: '{"jsonrpc":"2.0","result":{"checks":{"C":{"mess' }, 'invalid_response'],
     ['an empty body', { body: '' }, 'invalid_response'],
     ['a JSON-RPC error', { body: rpcError('rpc: can\'t find service "health.health"') }, 'rpc_error'],
@@ -126,7 +133,7 @@ describe('index poll', () => {
     expect(sample(text, 'avalanchego_exporter_poll_success{node="n",source="index"}')).toBe(1);
   });
 
-  it('one endpoint failing fails the poll but keeps the others\' values', async () => {
+  it("one endpoint failing fails the poll but keeps the others' values", async () => {
     node = await startFakeNode({
       ...health,
       '/ext/index/C/block': { fixture: 'index/getLastAccepted-C-block.json' },
@@ -163,7 +170,11 @@ describe('index poll', () => {
     );
     await waitForPolls(exporter);
     const healthReq = node.requests.find((r) => r.path === '/ext/health')!;
-    expect(JSON.parse(healthReq.body)).toMatchObject({ jsonrpc: '2.0', method: 'health.health', params: { tags: ['11111111111111111111111111111111LpoYY'] } });
+    expect(JSON.parse(healthReq.body)).toMatchObject({
+      jsonrpc: '2.0',
+      method: 'health.health',
+      params: { tags: ['11111111111111111111111111111111LpoYY'] },
+    });
     expect(healthReq.headers['content-type']).toBe('application/json');
     expect(healthReq.headers['x-team']).toBe('infra');
     expect(healthReq.headers.authorization).toBe(`Basic ${Buffer.from('mon:pw').toString('base64')}`);
@@ -180,7 +191,7 @@ describe('index poll', () => {
   });
 });
 
-describe('the exporter\'s own HTTP endpoints', () => {
+describe("the exporter's own HTTP endpoints", () => {
   it('answers bad requests with clear 4xx messages', async () => {
     node = await startFakeNode({ '/ext/health': { fixture: 'health/healthy-v1.14.2.json' } });
     exporter = await startTestExporter(config(node.url, '    index: { endpoints: [] }'));

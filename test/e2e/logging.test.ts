@@ -19,11 +19,34 @@ afterAll(async () => {
 
 describe('logging', () => {
   it('never writes secrets, at any level, while polls succeed and fail', async () => {
-    node = await startFakeNode({ '/ext/health': { fixture: 'health/degraded-v1.14.2.json' }, '/ext/index/C/block': { status: 403, body: 'invalid host specified\n' } });
+    node = await startFakeNode({
+      '/ext/health': { fixture: 'health/degraded-v1.14.2.json' },
+      '/ext/index/C/block': { status: 403, body: 'invalid host specified\n' },
+    });
     // A real client certificate and key (openssl, Debian package); the key's body is a secret.
     const key = join(dir, 'client.key');
     const cert = join(dir, 'client.pem');
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=avaxexp-test'], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-keyout',
+        key,
+        '-out',
+        cert,
+        '-days',
+        '1',
+        '-subj',
+        '/CN=avaxexp-test',
+      ],
+      { stdio: 'ignore' },
+    );
     SECRETS.push(readFileSync(key, 'utf8').split('\n')[1]!);
     exporter = await startTestExporter(
       `

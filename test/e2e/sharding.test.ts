@@ -40,15 +40,31 @@ describe('sharded polling with a real Prometheus', () => {
     const configFile = () => join(dir, 'exporter.yaml');
 
     function writeConfig(n: number): void {
-      writeFileSync(configFile(), [
-        '# 5s polls of health only: three processes share a 2-core machine with the simulator and Prometheus.',
-        'defaults:', '  interval: 5s', '  timeout: 3s', '  index: {endpoints: []}', '  info: {enabled: false}', '  platform: {enabled: false}', 'targets:',
-        ...Array.from({ length: n }, (_, i) => [`  - name: node-${i}`, `    url: ${simUrl}/node-${i}`]).flat(), '',
-      ].join('\n'));
+      writeFileSync(
+        configFile(),
+        [
+          '# 5s polls of health only: three processes share a 2-core machine with the simulator and Prometheus.',
+          'defaults:',
+          '  interval: 5s',
+          '  timeout: 3s',
+          '  index: {endpoints: []}',
+          '  info: {enabled: false}',
+          '  platform: {enabled: false}',
+          'targets:',
+          ...Array.from({ length: n }, (_, i) => [`  - name: node-${i}`, `    url: ${simUrl}/node-${i}`]).flat(),
+          '',
+        ].join('\n'),
+      );
     }
     const startShard = (i: number): Proc =>
-      group.start(`exporter-${i}`, process.execPath, [MAIN, `--config.file=${configFile()}`, `--web.listen-address=127.0.0.1:${ports[i]}`,
-        `--shard.count=${SHARDS}`, `--shard.index=${i}`, '--log.level=warn']);
+      group.start(`exporter-${i}`, process.execPath, [
+        MAIN,
+        `--config.file=${configFile()}`,
+        `--web.listen-address=127.0.0.1:${ports[i]}`,
+        `--shard.count=${SHARDS}`,
+        `--shard.index=${i}`,
+        '--log.level=warn',
+      ]);
     /** node → the `instance` (replica) whose series carry it, from Prometheus. */
     async function ownersInPrometheus(): Promise<Map<string, string[]>> {
       const owners = new Map<string, string[]>();
@@ -63,14 +79,21 @@ describe('sharded polling with a real Prometheus', () => {
       dir = mkdtempSync(join(tmpdir(), 'avalanchego-shards-'));
       const simPort = await freePort();
       simUrl = `http://127.0.0.1:${simPort}`;
-      group.start('simulator', process.execPath, [MAIN, 'simulate', `--web.listen-address=127.0.0.1:${simPort}`, `--nodes=${NODES + ADDED}`, '--seed=shards']);
+      group.start('simulator', process.execPath, [
+        MAIN,
+        'simulate',
+        `--web.listen-address=127.0.0.1:${simPort}`,
+        `--nodes=${NODES + ADDED}`,
+        '--seed=shards',
+      ]);
       await until('the simulator', 20_000, async () => ((await fetch(`${simUrl}/sim/nodes`)).ok ? true : undefined));
       writeConfig(NODES);
       for (let i = 0; i < SHARDS; i++) {
         ports.push(await freePort());
         exporters.push(startShard(i));
       }
-      for (const port of ports) await until(`exporter on ${port} ready`, 30_000, async () => ((await fetch(`http://127.0.0.1:${port}/-/ready`)).ok ? true : undefined));
+      for (const port of ports)
+        await until(`exporter on ${port} ready`, 30_000, async () => ((await fetch(`http://127.0.0.1:${port}/-/ready`)).ok ? true : undefined));
       prom = await TestPrometheus.start(group, { dir, job: JOB, targets: ports.map((p) => `127.0.0.1:${p}`), speedup: 20, interval: '2s' });
       await until(`all ${NODES} nodes in Prometheus`, 60_000, async () => ((await ownersInPrometheus()).size === NODES ? true : undefined));
     }, 180_000);
@@ -80,7 +103,7 @@ describe('sharded polling with a real Prometheus', () => {
       if (dir) rmSync(dir, { recursive: true, force: true });
     }, 60_000);
 
-    it('the union of the shards\' avalanchego_up covers every target exactly once, on the replica the hash names', async () => {
+    it("the union of the shards' avalanchego_up covers every target exactly once, on the replica the hash names", async () => {
       const owners = await ownersInPrometheus();
       expect(owners.size).toBe(NODES);
       const wrong: string[] = [];
@@ -124,7 +147,9 @@ describe('sharded polling with a real Prometheus', () => {
       const misrouted = await fetch(`http://127.0.0.1:${ports[0]}/probe?target=${node}`);
       expect(misrouted.status).toBe(421);
       expect(misrouted.headers.get('x-shard-owner')).toBe('1');
-      expect(await misrouted.text()).toBe(`target "${node}" is polled by shard 1 of ${SHARDS}, not by this replica (shard 0): scrape /probe on shard 1\n`);
+      expect(await misrouted.text()).toBe(
+        `target "${node}" is polled by shard 1 of ${SHARDS}, not by this replica (shard 0): scrape /probe on shard 1\n`,
+      );
       const owner = await fetch(`http://127.0.0.1:${ports[1]}/probe?target=${node}`);
       expect(owner.status).toBe(200);
       expect(await owner.text()).toMatch(new RegExp(`^avalanchego_up\\{node="${node}"\\} [01]$`, 'm'));
@@ -143,14 +168,17 @@ describe('sharded polling with a real Prometheus', () => {
         exporters[2] = startShard(2);
       }
       await prom.waitFor('AvalancheGoExporterShardsMissing to resolve', 90_000, async () =>
-        (await prom.alerts()).some((a) => a.labels['alertname'] === 'AvalancheGoExporterShardsMissing') ? undefined : true);
+        (await prom.alerts()).some((a) => a.labels['alertname'] === 'AvalancheGoExporterShardsMissing') ? undefined : true,
+      );
     }, 200_000);
 
     it('a reload that adds targets moves no existing target to another replica', async () => {
       const before = await ownersInPrometheus();
       writeConfig(NODES + ADDED);
       for (const p of exporters) process.kill(p.child.pid!, 'SIGHUP');
-      await until(`all ${NODES + ADDED} nodes in Prometheus`, 60_000, async () => ((await ownersInPrometheus()).size === NODES + ADDED ? true : undefined));
+      await until(`all ${NODES + ADDED} nodes in Prometheus`, 60_000, async () =>
+        (await ownersInPrometheus()).size === NODES + ADDED ? true : undefined,
+      );
       const after = await ownersInPrometheus();
       const moved = [...before].filter(([node, instances]) => after.get(node)?.join() !== instances.join()).map(([node]) => node);
       expect(moved).toEqual([]);

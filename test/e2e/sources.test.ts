@@ -66,7 +66,12 @@ function memoryLogger() {
       cb();
     },
   });
-  const logs = () => lines.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+  const logs = () =>
+    lines
+      .join('')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
   return { logger: pino({ level: 'debug' }, sink), logs };
 }
 
@@ -87,7 +92,11 @@ describe('the Source contract', () => {
     node = fake;
     const { logger, logs } = memoryLogger();
     dispatchers = new Dispatchers();
-    const config = parseConfigText(`defaults: { interval: 2s, timeout: 1s, index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false } }\ntargets:\n  - name: n\n    url: ${node.url}\n`, 'test.yaml', {});
+    const config = parseConfigText(
+      `defaults: { interval: 2s, timeout: 1s, index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false } }\ntargets:\n  - name: n\n    url: ${node.url}\n`,
+      'test.yaml',
+      {},
+    );
     const seen: Array<string | undefined> = [];
     const recording: Source<VersionSnapshot> = {
       ...version,
@@ -115,14 +124,20 @@ describe('the Source contract', () => {
       'avalanchego_exporter_poll_success{node="n",source="version"} 1',
     ]);
     // State changes only: the version is logged once, by the source's child logger.
-    expect(logs().filter((l) => l.msg === 'node version')).toEqual([expect.objectContaining({ node: 'n', source: 'version', version: 'avalanchego/1.14.2' })]);
+    expect(logs().filter((l) => l.msg === 'node version')).toEqual([
+      expect.objectContaining({ node: 'n', source: 'version', version: 'avalanchego/1.14.2' }),
+    ]);
   });
 
   it('a source that is not enabled for a target is not polled and has no series', async () => {
     node = await startFakeNode({ '/ext/health': { fixture: 'health/healthy-v1.14.2.json' } });
     const { logger } = memoryLogger();
     dispatchers = new Dispatchers();
-    const config = parseConfigText(`defaults: { interval: 200ms, timeout: 100ms, info: { enabled: false }, platform: { enabled: false } }\ntargets:\n  - name: n\n    url: ${node.url}\n`, 'test.yaml', {});
+    const config = parseConfigText(
+      `defaults: { interval: 200ms, timeout: 100ms, info: { enabled: false }, platform: { enabled: false } }\ntargets:\n  - name: n\n    url: ${node.url}\n`,
+      'test.yaml',
+      {},
+    );
     const s = new Scheduler({ dispatchers, logger, sources: [health, { ...version, enabled: () => false }] }, config);
     scheduler = s;
     await s.start();
@@ -135,7 +150,11 @@ describe('the Source contract', () => {
     node = await startFakeNode({ '/ext/health': { fixture: 'health/healthy-v1.14.2.json' } });
     const { logger } = memoryLogger();
     dispatchers = new Dispatchers();
-    const config = parseConfigText(`defaults: { interval: 100ms, timeout: 50ms, info: { enabled: false }, platform: { enabled: false } }\ntargets:\n  - name: n\n    url: ${node.url}\n`, 'test.yaml', {});
+    const config = parseConfigText(
+      `defaults: { interval: 100ms, timeout: 50ms, info: { enabled: false }, platform: { enabled: false } }\ntargets:\n  - name: n\n    url: ${node.url}\n`,
+      'test.yaml',
+      {},
+    );
     const s = new Scheduler({ dispatchers, logger }, config);
     scheduler = s;
     // A control scheduler that is started: once it has polled twice, the other had the time to.

@@ -22,7 +22,10 @@ function healthAnswer(): string {
   });
   return JSON.stringify({
     jsonrpc: '2.0',
-    result: { checks: { C: check(HOSTILE_ERROR), [HOSTILE_CHECK]: check('a check named with HTML'), database: check(), router: check(LONG_ERROR) }, healthy: false },
+    result: {
+      checks: { C: check(HOSTILE_ERROR), [HOSTILE_CHECK]: check('a check named with HTML'), database: check(), router: check(LONG_ERROR) },
+      healthy: false,
+    },
     id: 1,
   });
 }
@@ -62,7 +65,7 @@ afterAll(async () => {
 });
 
 describe('fleet overview on /', () => {
-  it('lists the worst first, with the state and since when, the failing checks with the node\'s error text escaped, and the last poll', async () => {
+  it("lists the worst first, with the state and since when, the failing checks with the node's error text escaped, and the last poll", async () => {
     const res = await fetch(`${exporter.url}/`);
     expect(res.status).toBe(200);
     const html = await res.text();
@@ -89,7 +92,7 @@ describe('fleet overview on /', () => {
 });
 
 describe('one node on /node/<name>', () => {
-  it('shows every check with its error text, the chains, each source\'s last polls and links to /probe', async () => {
+  it("shows every check with its error text, the chains, each source's last polls and links to /probe", async () => {
     const res = await fetch(`${exporter.url}/node/sick`);
     expect(res.status).toBe(200);
     const html = await res.text();
@@ -155,7 +158,10 @@ describe('/probe?target=…&debug=true', () => {
   });
 
   it('never shows a configured secret, even when the node echoes it back', async () => {
-    sick.routes.set('/ext/health', { status: 401, body: 'unauthorized: X-Api-Key super-secret-token-1234 rejected; basic b3BzOmh1bnRlcjItcGFzc3dvcmQ= hunter2-password' });
+    sick.routes.set('/ext/health', {
+      status: 401,
+      body: 'unauthorized: X-Api-Key super-secret-token-1234 rejected; basic b3BzOmh1bnRlcjItcGFzc3dvcmQ= hunter2-password',
+    });
     try {
       const text = await (await fetch(`${exporter.url}/probe?target=sick&debug=true`)).text();
       expect(text).toContain('HTTP 401');
@@ -172,7 +178,7 @@ describe('/probe?target=…&debug=true', () => {
   });
 });
 
-describe('the node\'s error text is never a label', () => {
+describe("the node's error text is never a label", () => {
   it('appears in no series of /metrics', async () => {
     const text = await exporter.metrics();
     expect(text).not.toContain('too many processing blocks');

@@ -32,10 +32,18 @@ defaults:
   platform: { interval: 2s, subnets: [${L1_SUBNET_ID}] }
 targets:
 ${sim.nodes.map((n, i) => `  - name: n${i}\n    url: ${n.baseUrl}\n`).join('')}`);
-  await waitFor(async () => {
-    const text = await exporter.metrics();
-    return [0, 1, 2, 3].every((i) => sample(text, `avalanchego_exporter_poll_success{node="n${i}",source="platform"}`) === 1 && sample(text, `avalanchego_exporter_poll_success{node="n${i}",source="info"}`) === 1);
-  }, 'an info and a platform poll of every node', 20_000);
+  await waitFor(
+    async () => {
+      const text = await exporter.metrics();
+      return [0, 1, 2, 3].every(
+        (i) =>
+          sample(text, `avalanchego_exporter_poll_success{node="n${i}",source="platform"}`) === 1 &&
+          sample(text, `avalanchego_exporter_poll_success{node="n${i}",source="info"}`) === 1,
+      );
+    },
+    'an info and a platform poll of every node',
+    20_000,
+  );
 }, 30_000);
 
 afterAll(async () => {
@@ -84,7 +92,9 @@ describe('info and platform sources against the simulator', () => {
     expect(sample(text, 'avalanchego_info_method_state{node="n1",method="info.uptime",state="not_validator"}')).toBe(1);
     expect(sample(text, 'avalanchego_exporter_poll_success{node="n1",source="info"}')).toBe(1);
     // The state is an answer: never counted as an RPC or response error (a timeout under load may be).
-    expect(text).not.toMatch(/avalanchego_exporter_poll_errors_total\{node="n1",source="(info|platform)",reason="(rpc_error|invalid_response|http_status)"/);
+    expect(text).not.toMatch(
+      /avalanchego_exporter_poll_errors_total\{node="n1",source="(info|platform)",reason="(rpc_error|invalid_response|http_status)"/,
+    );
   });
 
   it('v1.10.19: the methods it lacks are states (unsupported), its validator entry is served', async () => {
@@ -106,16 +116,28 @@ describe('info and platform sources against the simulator', () => {
 
   it('scenario switches reach the series: the L1 balance drains to inactive, a changed node ID is no validator; recovery', async () => {
     sim.setScenario('node-0', 'l1-balance-draining');
-    await waitFor(async () => sample(await exporter.metrics(), `avalanchego_l1_validator_active${l1('n0')}`) === 0, 'the L1 validator to go inactive', 15_000);
+    await waitFor(
+      async () => sample(await exporter.metrics(), `avalanchego_l1_validator_active${l1('n0')}`) === 0,
+      'the L1 validator to go inactive',
+      15_000,
+    );
     expect(sample(await exporter.metrics(), `avalanchego_l1_validator_balance_navax${l1('n0')}`)).toBe(0);
     sim.setScenario('node-0', 'node-id-changed');
     const changed = sim.nodes[0]!.nodeId;
-    await waitFor(async () => sample(await exporter.metrics(), `avalanchego_validator${primary('n0')}`) === 0, 'the new node ID to be no validator', 15_000);
+    await waitFor(
+      async () => sample(await exporter.metrics(), `avalanchego_validator${primary('n0')}`) === 0,
+      'the new node ID to be no validator',
+      15_000,
+    );
     const text = await exporter.metrics();
     expect(text).toContain(`avalanchego_node_info{node="n0",node_id="${changed}",version="1.14.2",network_id="1"} 1`);
     expect(sample(text, 'avalanchego_info_method_state{node="n0",method="info.uptime",state="not_validator"}')).toBe(1);
     sim.setScenario('node-0', 'healthy');
     await waitFor(async () => sample(await exporter.metrics(), `avalanchego_validator${primary('n0')}`) === 1, 'a validator again', 15_000);
-    await waitFor(async () => sample(await exporter.metrics(), `avalanchego_l1_validator_active${l1('n0')}`) === 1, 'the topped-up L1 validator', 15_000);
+    await waitFor(
+      async () => sample(await exporter.metrics(), `avalanchego_l1_validator_active${l1('n0')}`) === 1,
+      'the topped-up L1 validator',
+      15_000,
+    );
   });
 });

@@ -25,7 +25,10 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'avaxexp-webcli-'));
   pki = makePki();
   node = await startFakeNode({ '/ext/health': { fixture: 'health/healthy-v1.14.2.json' } });
-  writeFileSync(join(dir, 'c.yaml'), `defaults:\n  interval: 500ms\n  timeout: 250ms\n  index: { endpoints: [] }\ntargets:\n  - name: a\n    url: ${node.url}\n`);
+  writeFileSync(
+    join(dir, 'c.yaml'),
+    `defaults:\n  interval: 500ms\n  timeout: 250ms\n  index: { endpoints: [] }\ntargets:\n  - name: a\n    url: ${node.url}\n`,
+  );
 });
 afterAll(async () => {
   await node?.close();
@@ -67,15 +70,31 @@ describe('web flags', () => {
   });
 
   it.each([
-    ['in use', async (held: Server) => `127.0.0.1:${(held.address() as { port: number }).port}`, /^avalanchego-exporter: cannot listen on 127\.0\.0\.1:\d+: the address is already in use/],
-    ['not on this machine', async () => '192.0.2.1:10650', /^avalanchego-exporter: cannot listen on 192\.0\.2\.1:10650: the address is not one of this machine's/],
-    ['a host name that does not resolve', async () => 'nonexistent.invalid:10650', /^avalanchego-exporter: cannot listen on nonexistent\.invalid:10650: the host name does not resolve/],
+    [
+      'in use',
+      async (held: Server) => `127.0.0.1:${(held.address() as { port: number }).port}`,
+      /^avalanchego-exporter: cannot listen on 127\.0\.0\.1:\d+: the address is already in use/,
+    ],
+    [
+      'not on this machine',
+      async () => '192.0.2.1:10650',
+      /^avalanchego-exporter: cannot listen on 192\.0\.2\.1:10650: the address is not one of this machine's/,
+    ],
+    [
+      'a host name that does not resolve',
+      async () => 'nonexistent.invalid:10650',
+      /^avalanchego-exporter: cannot listen on nonexistent\.invalid:10650: the host name does not resolve/,
+    ],
   ])('a port that cannot be bound (%s) ends the process with exit 1 and one line, before any poll', async (_name, address, expected) => {
     const held = createServer();
     await new Promise<void>((resolve) => held.listen(0, '127.0.0.1', resolve));
     try {
       const before = node.requests.length;
-      const p = procs.start('exporter', process.execPath, [MAIN, `--web.listen-address=${await address(held)}`, `--config.file=${join(dir, 'c.yaml')}`]);
+      const p = procs.start('exporter', process.execPath, [
+        MAIN,
+        `--web.listen-address=${await address(held)}`,
+        `--config.file=${join(dir, 'c.yaml')}`,
+      ]);
       expect(await exited(p.child, 15_000)).toBe(1);
       const out = p.output.join('');
       expect(out.trim().split('\n')).toHaveLength(1);
@@ -88,11 +107,23 @@ describe('web flags', () => {
 
   it('HTTPS and basic auth from --web.config.file; SIGTERM exits 0 at once with half-open clients connected', async () => {
     const web = join(dir, 'web.yml');
-    writeFileSync(web, `tls_server_config:\n  cert_file: ${pki.serverCert}\n  key_file: ${pki.serverKey}\nbasic_auth_users:\n  prometheus: ${bcryptHash('pw')}\n`);
+    writeFileSync(
+      web,
+      `tls_server_config:\n  cert_file: ${pki.serverCert}\n  key_file: ${pki.serverKey}\nbasic_auth_users:\n  prometheus: ${bcryptHash('pw')}\n`,
+    );
     const port = await freePort();
-    const p: Proc = procs.start('exporter', process.execPath, [MAIN, `--web.listen-address=127.0.0.1:${port}`, `--config.file=${join(dir, 'c.yaml')}`, `--web.config.file=${web}`]);
+    const p: Proc = procs.start('exporter', process.execPath, [
+      MAIN,
+      `--web.listen-address=127.0.0.1:${port}`,
+      `--config.file=${join(dir, 'c.yaml')}`,
+      `--web.config.file=${web}`,
+    ]);
     const url = `https://127.0.0.1:${port}`;
-    await waitFor(async () => (await get(`${url}/-/ready`, { ca: pki.ca }).catch(() => ({ status: 0 }))).status === 200, 'exporter ready over HTTPS', 15_000);
+    await waitFor(
+      async () => (await get(`${url}/-/ready`, { ca: pki.ca }).catch(() => ({ status: 0 }))).status === 200,
+      'exporter ready over HTTPS',
+      15_000,
+    );
     expect((await get(`${url}/metrics`, { ca: pki.ca })).status).toBe(401);
     const ok = await get(`${url}/metrics`, { ca: pki.ca, auth: 'prometheus:pw' });
     expect(sample(ok.body, 'avalanchego_up{node="a"}')).toBe(1);

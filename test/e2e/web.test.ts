@@ -38,7 +38,9 @@ function webFile(name: string, text: string): string {
 
 async function start(webText: string, file = 'web.yml'): Promise<{ url: string; path: string }> {
   const path = webFile(file, webText);
-  exporter = await startTestExporter(CONFIG(node.url), { exporter: { webConfig: loadWebConfigFile(path), loadWebConfig: () => loadWebConfigFile(path) } });
+  exporter = await startTestExporter(CONFIG(node.url), {
+    exporter: { webConfig: loadWebConfigFile(path), loadWebConfig: () => loadWebConfigFile(path) },
+  });
   await waitForPolls(exporter);
   return { url: exporter.url, path };
 }
@@ -69,7 +71,11 @@ describe('web config: TLS and basic auth', () => {
     expect(anonymous.headers['x-frame-options']).toBe('deny');
     expect(anonymous.body).not.toContain('avalanchego_up');
 
-    for (const [user, password] of [['prometheus', 's3cret'], ['alice', 'wonder'], ['bob', 'builder']]) {
+    for (const [user, password] of [
+      ['prometheus', 's3cret'],
+      ['alice', 'wonder'],
+      ['bob', 'builder'],
+    ]) {
       const ok = await get(`${url}/metrics`, { ca, auth: `${user}:${password}` });
       expect(ok.status, user).toBe(200);
       expect(sample(ok.body, 'avalanchego_up{node="a"}')).toBe(1);
@@ -79,7 +85,8 @@ describe('web config: TLS and basic auth', () => {
       const r = await get(`${url}/metrics`, { ca, auth });
       expect(r.status, auth).toBe(401);
     }
-    for (const path of ['/probe?target=a', '/', '/-/reload']) expect((await get(`${url}${path}`, { ca, method: path === '/-/reload' ? 'POST' : 'GET' })).status, path).toBe(401);
+    for (const path of ['/probe?target=a', '/', '/-/reload'])
+      expect((await get(`${url}${path}`, { ca, method: path === '/-/reload' ? 'POST' : 'GET' })).status, path).toBe(401);
     // Liveness and readiness stay open to Kubernetes probes; they still get TLS and headers.
     const healthy = await get(`${url}/-/healthy`, { ca });
     expect(healthy.status).toBe(200);
@@ -109,21 +116,30 @@ describe('web config: TLS and basic auth', () => {
     await expect(get(`${url}/metrics`, { ca, cert: pki.read(pki.strangerCert), key: pki.read(pki.strangerKey) })).rejects.toThrow();
 
     // Reload with a SAN list the client certificate does not match: refused from then on.
-    writeFileSync(path, [
-      'tls_server_config:',
-      `  cert_file: ${pki.serverCert}`,
-      `  key_file: ${pki.serverKey}`,
-      '  client_auth_type: RequireAndVerifyClientCert',
-      `  client_ca_file: ${pki.caFile}`,
-      '  client_allowed_sans: [grafana]',
-    ].join('\n'));
+    writeFileSync(
+      path,
+      [
+        'tls_server_config:',
+        `  cert_file: ${pki.serverCert}`,
+        `  key_file: ${pki.serverKey}`,
+        '  client_auth_type: RequireAndVerifyClientCert',
+        `  client_ca_file: ${pki.caFile}`,
+        '  client_allowed_sans: [grafana]',
+      ].join('\n'),
+    );
     await exporter!.reload();
     await expect(get(`${url}/metrics`, client)).rejects.toThrow();
   });
 
   it('VerifyClientCertIfGiven: no certificate passes, a verified one passes, an unverified one is refused', async () => {
     const { url } = await start(
-      ['tls_server_config:', `  cert_file: ${pki.serverCert}`, `  key_file: ${pki.serverKey}`, '  client_auth_type: VerifyClientCertIfGiven', `  client_ca_file: ${pki.caFile}`].join('\n'),
+      [
+        'tls_server_config:',
+        `  cert_file: ${pki.serverCert}`,
+        `  key_file: ${pki.serverKey}`,
+        '  client_auth_type: VerifyClientCertIfGiven',
+        `  client_ca_file: ${pki.caFile}`,
+      ].join('\n'),
     );
     const ca = pki.ca;
     expect((await get(`${url}/-/healthy`, { ca })).status).toBe(200);
@@ -143,7 +159,10 @@ describe('web config: TLS and basic auth', () => {
     expect((await get(`${url}/metrics`, { auth: 'prometheus:two' })).status).toBe(200);
 
     for (const [text, expected] of [
-      ['basic_auth_users:\n  prometheus: plaintext-password\n', /basic_auth_users\.prometheus: the password of user "prometheus" is not a bcrypt hash/],
+      [
+        'basic_auth_users:\n  prometheus: plaintext-password\n',
+        /basic_auth_users\.prometheus: the password of user "prometheus" is not a bcrypt hash/,
+      ],
       ['basic_auth_user:\n  prometheus: x\n', /unknown key "basic_auth_user"/],
       [`tls_server_config:\n  cert_file: ${pki.serverCert}\n  key_file: ${pki.serverKey}\n`, /switching between HTTP and HTTPS needs a restart/],
     ] as const) {

@@ -13,7 +13,10 @@ export interface TestExporter extends RunningExporter {
   metrics(path?: string): Promise<string>;
 }
 
-export async function startTestExporter(yaml: string, options: { clock?: Clock; env?: Record<string, string>; level?: string; exporter?: Partial<ExporterOptions> } = {}): Promise<TestExporter> {
+export async function startTestExporter(
+  yaml: string,
+  options: { clock?: Clock; env?: Record<string, string>; level?: string; exporter?: Partial<ExporterOptions> } = {},
+): Promise<TestExporter> {
   const chunks: string[] = [];
   const sink = new Writable({
     write(chunk, _enc, cb) {
@@ -23,8 +26,19 @@ export async function startTestExporter(yaml: string, options: { clock?: Clock; 
   });
   const logger = pino({ level: options.level ?? 'debug', redact: { paths: REDACT_PATHS, censor: '[REDACTED]' } }, sink);
   const config = parseConfigText(yaml, 'test.yaml', options.env ?? {});
-  const exporter = await startExporter({ config, logger, listenAddress: '127.0.0.1:0', ...(options.clock ? { clock: options.clock } : {}), ...options.exporter });
-  const logs = () => chunks.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+  const exporter = await startExporter({
+    config,
+    logger,
+    listenAddress: '127.0.0.1:0',
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...options.exporter,
+  });
+  const logs = () =>
+    chunks
+      .join('')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
   // A getter, defined (not copied) so that every read sees the logs so far.
   Object.defineProperty(exporter, 'logs', { get: logs });
   return Object.assign(exporter, {

@@ -49,7 +49,10 @@ export class ProcessGroup {
   /** Each process's state and the tail of its output, for failure messages. */
   logs(tailChars = 3000): string {
     return this.procs
-      .map((p) => `----- ${p.name} (pid ${p.child.pid}, exit ${p.child.exitCode ?? p.child.signalCode ?? 'running'})\n${p.output.join('').slice(-tailChars)}`)
+      .map(
+        (p) =>
+          `----- ${p.name} (pid ${p.child.pid}, exit ${p.child.exitCode ?? p.child.signalCode ?? 'running'})\n${p.output.join('').slice(-tailChars)}`,
+      )
       .join('\n');
   }
 }

@@ -32,9 +32,11 @@ export async function waitFor<T>(group: ProcessGroup, what: string, timeoutMs: n
       last = err;
     }
     for (const p of group.procs) {
-      if (p.child.exitCode !== null && !p.expectedExit) throw new Error(`${p.name} exited (${p.child.exitCode}) while waiting for ${what}\n${group.logs()}`);
+      if (p.child.exitCode !== null && !p.expectedExit)
+        throw new Error(`${p.name} exited (${p.child.exitCode}) while waiting for ${what}\n${group.logs()}`);
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}\n${group.logs()}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}\n${group.logs()}`);
     await new Promise((r) => setTimeout(r, 500));
   }
 }
@@ -81,14 +83,28 @@ export class TestPrometheus {
     const rules = o.rules ?? ((text: string) => speedUpRules(text, o.speedup));
     for (const f of RULE_FILES) writeFileSync(join(o.dir, f), rules(readFileSync(join(RULES_DIR, f), 'utf8')));
     const interval = o.interval ?? '1s';
-    writeFileSync(join(o.dir, 'prometheus.yml'), [
-      'global:', `  scrape_interval: ${interval}`, `  evaluation_interval: ${interval}`,
-      'rule_files:', ...RULE_FILES.map((f) => `  - ${f}`),
-      ...(o.alertmanager ? ['alerting:', '  alertmanagers:', '    - static_configs:', `        - targets: ['${o.alertmanager}']`] : []),
-      'scrape_configs:', `  - job_name: ${o.job}`, '    static_configs:', `      - targets: [${o.targets.map((t) => `'${t}'`).join(', ')}]`, '',
-    ].join('\n'));
-    group.start('prometheus', 'prometheus', [`--config.file=${join(o.dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(o.dir, 'data')}`,
-      `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn']);
+    writeFileSync(
+      join(o.dir, 'prometheus.yml'),
+      [
+        'global:',
+        `  scrape_interval: ${interval}`,
+        `  evaluation_interval: ${interval}`,
+        'rule_files:',
+        ...RULE_FILES.map((f) => `  - ${f}`),
+        ...(o.alertmanager ? ['alerting:', '  alertmanagers:', '    - static_configs:', `        - targets: ['${o.alertmanager}']`] : []),
+        'scrape_configs:',
+        `  - job_name: ${o.job}`,
+        '    static_configs:',
+        `      - targets: [${o.targets.map((t) => `'${t}'`).join(', ')}]`,
+        '',
+      ].join('\n'),
+    );
+    group.start('prometheus', 'prometheus', [
+      `--config.file=${join(o.dir, 'prometheus.yml')}`,
+      `--storage.tsdb.path=${join(o.dir, 'data')}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+      '--log.level=warn',
+    ]);
     const prom = new TestPrometheus(`http://127.0.0.1:${port}`, group);
     await waitFor(group, 'Prometheus to be ready', 30_000, async () => ((await fetch(`${prom.url}/-/ready`)).ok ? true : undefined));
     return prom;

@@ -16,7 +16,10 @@ export const ACCEPTED_LINT_FINDINGS = new Set([
 export function promtoolCheckMetrics(text: string): string[] {
   const res = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8', timeout: 20_000 });
   if (res.error) throw res.error;
-  const findings = `${res.stdout}${res.stderr}`.split('\n').map((l) => l.trim()).filter((l) => l && !ACCEPTED_LINT_FINDINGS.has(l));
+  const findings = `${res.stdout}${res.stderr}`
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !ACCEPTED_LINT_FINDINGS.has(l));
   // Exit status 3 is "lint findings only"; anything else non-zero is a parse error, which is a finding by itself.
   if (res.status !== 0 && res.status !== 3 && findings.length === 0) findings.push(`promtool exited with ${res.status}`);
   return findings;

@@ -18,7 +18,8 @@ export function recordings(dir = ROOT): Array<[string, Recording]> {
   for (const name of readdirSync(dir).sort()) {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) out.push(...recordings(path));
-    else if (name.endsWith('.json') && name !== '_meta.json') out.push([path.slice(ROOT.length + 1), JSON.parse(readFileSync(path, 'utf8')) as Recording]);
+    else if (name.endsWith('.json') && name !== '_meta.json')
+      out.push([path.slice(ROOT.length + 1), JSON.parse(readFileSync(path, 'utf8')) as Recording]);
   }
   return out;
 }

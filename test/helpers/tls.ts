@@ -33,12 +33,42 @@ export function makePki(): TestPki {
     key(`${name}.key`);
     openssl(dir, ['req', '-new', '-key', `${name}.key`, '-subj', `/CN=${cn}`, '-out', `${name}.csr`]);
     writeFileSync(join(dir, `${name}.ext`), `subjectAltName=${san}\n`);
-    openssl(dir, ['x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '2', '-extfile', `${name}.ext`, '-out', `${name}.pem`]);
+    openssl(dir, [
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      'ca.pem',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-days',
+      '2',
+      '-extfile',
+      `${name}.ext`,
+      '-out',
+      `${name}.pem`,
+    ]);
   };
   signed('server', '127.0.0.1', 'IP:127.0.0.1');
   signed('client', 'prometheus', 'DNS:prometheus');
   key('stranger.key');
-  openssl(dir, ['req', '-x509', '-new', '-key', 'stranger.key', '-subj', '/CN=stranger', '-addext', 'subjectAltName=DNS:prometheus', '-days', '2', '-out', 'stranger.pem']);
+  openssl(dir, [
+    'req',
+    '-x509',
+    '-new',
+    '-key',
+    'stranger.key',
+    '-subj',
+    '/CN=stranger',
+    '-addext',
+    'subjectAltName=DNS:prometheus',
+    '-days',
+    '2',
+    '-out',
+    'stranger.pem',
+  ]);
   const at = (f: string) => join(dir, f);
   return {
     dir,

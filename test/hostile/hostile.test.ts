@@ -41,7 +41,12 @@ const nested = (depth: number): unknown => {
   return v;
 };
 const nestedText = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
-const indexAnswer = (index: string) => JSON.stringify({ jsonrpc: '2.0', result: { id: '2fRa8uUVXBdUmiXyThT1wZAjcvT5qHC9CPgFgXSk4WtuhoAbC3', bytes: '0x00', timestamp: '2026-11-20T10:15:02Z', encoding: 'hex', index }, id: 1 });
+const indexAnswer = (index: string) =>
+  JSON.stringify({
+    jsonrpc: '2.0',
+    result: { id: '2fRa8uUVXBdUmiXyThT1wZAjcvT5qHC9CPgFgXSk4WtuhoAbC3', bytes: '0x00', timestamp: '2026-11-20T10:15:02Z', encoding: 'hex', index },
+    id: 1,
+  });
 
 interface NodeCase {
   name: string;
@@ -58,7 +63,12 @@ interface NodeCase {
   check(metrics: string, exporter: TestExporter): void;
 }
 
-const manyChecks = Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`check-${i}`, { message: {}, timestamp: '2026-11-20T10:15:02Z', duration: 1000, contiguousFailures: 0, timeOfFirstFailure: null }]));
+const manyChecks = Object.fromEntries(
+  Array.from({ length: 20_000 }, (_, i) => [
+    `check-${i}`,
+    { message: {}, timestamp: '2026-11-20T10:15:02Z', duration: 1000, contiguousFailures: 0, timeOfFirstFailure: null },
+  ]),
+);
 
 const NODE_CASES: NodeCase[] = [
   {
@@ -69,14 +79,23 @@ const NODE_CASES: NodeCase[] = [
     check(metrics, exporter) {
       expect(metrics.split('\n').filter((l) => l.startsWith('avalanchego_health_check_') && l.includes('node="n"')).length).toBeLessThanOrEqual(1000);
       // One budget per node: every source's data series together (the poll metrics aside).
-      expect(metrics.split('\n').filter((l) => l.startsWith('avalanchego_') && !l.startsWith('avalanchego_exporter_') && l.includes('node="n"')).length).toBeLessThanOrEqual(1000);
+      expect(
+        metrics.split('\n').filter((l) => l.startsWith('avalanchego_') && !l.startsWith('avalanchego_exporter_') && l.includes('node="n"')).length,
+      ).toBeLessThanOrEqual(1000);
       expect(sample(metrics, 'avalanchego_exporter_series_dropped{node="n",source="health"}')).toBeGreaterThan(0);
-      expect(exporter.logs.some((l) => l.msg === 'series limit reached: the node\'s series are truncated' && l.level === 40)).toBe(true);
+      expect(exporter.logs.some((l) => l.msg === "series limit reached: the node's series are truncated" && l.level === 40)).toBe(true);
     },
   },
   {
     name: 'a 10 KB check name is served cut to limits.max_label_length',
-    routes: { '/ext/health': { body: health({ ...HEALTHY.result.checks, ['x'.repeat(10_000)]: { message: {}, timestamp: '2026-11-20T10:15:02Z', duration: 1, contiguousFailures: 0, timeOfFirstFailure: null } }) } },
+    routes: {
+      '/ext/health': {
+        body: health({
+          ...HEALTHY.result.checks,
+          ['x'.repeat(10_000)]: { message: {}, timestamp: '2026-11-20T10:15:02Z', duration: 1, contiguousFailures: 0, timeOfFirstFailure: null },
+        }),
+      },
+    },
     up: 1,
     check(metrics) {
       const longest = Math.max(...[...metrics.matchAll(/check="([^"]*)"/g)].map((m) => m[1]!.length));
@@ -85,7 +104,7 @@ const NODE_CASES: NodeCase[] = [
     },
   },
   {
-    name: 'malformed HTTP from the node is the node\'s fault: invalid_response',
+    name: "malformed HTTP from the node is the node's fault: invalid_response",
     raw: 'HELLO THIS IS NOT HTTP\r\n\r\n',
     up: 0,
     reason: 'invalid_response',
@@ -122,7 +141,14 @@ const NODE_CASES: NodeCase[] = [
     up: 0,
     reason: 'rpc_error',
     check(_metrics, exporter) {
-      expect(Math.max(...exporter.rawLogs().split('\n').map((l) => l.length))).toBeLessThan(10_000);
+      expect(
+        Math.max(
+          ...exporter
+            .rawLogs()
+            .split('\n')
+            .map((l) => l.length),
+        ),
+      ).toBeLessThan(10_000);
     },
   },
   {
@@ -160,7 +186,10 @@ async function assertSound(exporter: TestExporter, c: { up: 0 | 1; reason?: stri
   for (const m of metrics.matchAll(/reason="([^"]*)"/g)) expect(REASONS).toContain(m[1]);
   if (c.reason) {
     const source = c.source ?? 'health';
-    expect(sample(metrics, `avalanchego_exporter_poll_errors_total{node="n",source="${source}",reason="${c.reason}"}`), metrics.slice(0, 3000)).toBeGreaterThan(0);
+    expect(
+      sample(metrics, `avalanchego_exporter_poll_errors_total{node="n",source="${source}",reason="${c.reason}"}`),
+      metrics.slice(0, 3000),
+    ).toBeGreaterThan(0);
   } else if (c.source) {
     expect(sample(metrics, `avalanchego_exporter_poll_success{node="n",source="${c.source}"}`)).toBe(0);
   }
@@ -240,25 +269,46 @@ describe('hostile clients and files', () => {
         expect((await get(`${url}/probe?target=n`, { timeoutMs: 2_000 })).status).toBe(200);
       },
     ],
-    ['a 100 KB request header: 431, connection closed', async (port) => expect(await raw(port, `GET /metrics HTTP/1.1\r\nHost: x\r\nX-big: ${'a'.repeat(100_000)}\r\n\r\n`)).toBe('HTTP/1.1 431 Request Header Fields Too Large')],
-    ['a 1 MB body to POST /-/reload: 413', async (port) => expect(await raw(port, `POST /-/reload HTTP/1.1\r\nHost: x\r\nContent-Length: 1048576\r\nConnection: close\r\n\r\n${'a'.repeat(1000)}`)).toBe('HTTP/1.1 413 Payload Too Large')],
-    ['an endless chunked body: the connection is closed', async (port) => {
-      const s = await open(port, 'POST /-/reload HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n');
-      const closed = new Promise<void>((resolve) => s.once('close', () => resolve()));
-      const chunk = `10000\r\n${'a'.repeat(0x10000)}\r\n`;
-      for (let i = 0; i < 40 && !s.destroyed; i++) s.write(chunk);
-      await closed;
-    }],
+    [
+      'a 100 KB request header: 431, connection closed',
+      async (port) =>
+        expect(await raw(port, `GET /metrics HTTP/1.1\r\nHost: x\r\nX-big: ${'a'.repeat(100_000)}\r\n\r\n`)).toBe(
+          'HTTP/1.1 431 Request Header Fields Too Large',
+        ),
+    ],
+    [
+      'a 1 MB body to POST /-/reload: 413',
+      async (port) =>
+        expect(await raw(port, `POST /-/reload HTTP/1.1\r\nHost: x\r\nContent-Length: 1048576\r\nConnection: close\r\n\r\n${'a'.repeat(1000)}`)).toBe(
+          'HTTP/1.1 413 Payload Too Large',
+        ),
+    ],
+    [
+      'an endless chunked body: the connection is closed',
+      async (port) => {
+        const s = await open(port, 'POST /-/reload HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n');
+        const closed = new Promise<void>((resolve) => s.once('close', () => resolve()));
+        const chunk = `10000\r\n${'a'.repeat(0x10000)}\r\n`;
+        for (let i = 0; i < 40 && !s.destroyed; i++) s.write(chunk);
+        await closed;
+      },
+    ],
     ['a malformed request line: 400', async (port) => expect(await raw(port, 'GARBAGE\r\n\r\n')).toBe('HTTP/1.1 400 Bad Request')],
-    ['a malformed escape in the path: 4xx in plain text, no stack trace', async (_port, url) => {
-      const r = await get(`${url}/probe%zz`);
-      expect(r.status).toBeGreaterThanOrEqual(400);
-      expect(r.status).toBeLessThan(500);
-      expect(r.body).not.toMatch(/at |<html/i);
-    }],
-    ['a web config that is /dev/zero or a FIFO is refused, not read forever', async () => {
-      expect(() => loadWebConfigFile('/dev/zero')).toThrow(/it is a device/);
-    }],
+    [
+      'a malformed escape in the path: 4xx in plain text, no stack trace',
+      async (_port, url) => {
+        const r = await get(`${url}/probe%zz`);
+        expect(r.status).toBeGreaterThanOrEqual(400);
+        expect(r.status).toBeLessThan(500);
+        expect(r.body).not.toMatch(/at |<html/i);
+      },
+    ],
+    [
+      'a web config that is /dev/zero or a FIFO is refused, not read forever',
+      async () => {
+        expect(() => loadWebConfigFile('/dev/zero')).toThrow(/it is a device/);
+      },
+    ],
   ];
 
   it.each(CLIENT_CASES)('%s', async (_name, attack) => {

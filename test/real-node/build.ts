@@ -83,11 +83,7 @@ export function cachedBinaryPath(version: string): string {
 }
 
 /** Runs a command, streaming its output to stderr with a prefix; rejects on a non-zero exit. */
-function run(
-  command: string,
-  args: string[],
-  options: { cwd: string; env: NodeJS.ProcessEnv },
-): Promise<string> {
+function run(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';

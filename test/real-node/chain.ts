@@ -1,13 +1,5 @@
 // C-Chain transactions on the local network, through viem.
-import {
-  createPublicClient,
-  createWalletClient,
-  defineChain,
-  http,
-  parseEther,
-  type Hash,
-  type TransactionReceipt,
-} from 'viem';
+import { createPublicClient, createWalletClient, defineChain, http, parseEther, type Hash, type TransactionReceipt } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 
 /**

@@ -3,16 +3,19 @@ import { describe, expect, it } from 'vitest';
 import { compareAnswers, maskNumbers } from './compare.js';
 
 const json = { 'content-type': 'application/json; charset=utf-8', 'node-id': 'NodeID-a', 'x-content-type-options': 'nosniff', vary: 'Origin' };
-const rpcError = (message: string, code = -32000): string =>
-  `${JSON.stringify({ jsonrpc: '2.0', error: { code, message, data: null }, id: 1 })}\n`;
+const rpcError = (message: string, code = -32000): string => `${JSON.stringify({ jsonrpc: '2.0', error: { code, message, data: null }, id: 1 })}\n`;
 
 describe('compareAnswers', () => {
   it('accepts the same shape with other values and numbers', () => {
     const a = { status: 200, headers: json, body: '{"jsonrpc":"2.0","result":{"index":"2","ids":["x"]},"id":1}\n' };
     const b = { status: 200, headers: { ...json, 'node-id': 'NodeID-b' }, body: '{"jsonrpc":"2.0","result":{"index":"99","ids":[]},"id":1}\n' };
     expect(compareAnswers(a, b)).toEqual([]);
-    expect(compareAnswers({ status: 200, headers: json, body: rpcError('start index (12) \\u003e last accepted index (2)') },
-      { status: 200, headers: json, body: rpcError('start index (24819741) \\u003e last accepted index (24819731)') })).toEqual([]);
+    expect(
+      compareAnswers(
+        { status: 200, headers: json, body: rpcError('start index (12) \\u003e last accepted index (2)') },
+        { status: 200, headers: json, body: rpcError('start index (24819741) \\u003e last accepted index (24819731)') },
+      ),
+    ).toEqual([]);
   });
 
   it('reports status, content type, headers, keys, types, error text and trailing newline', () => {
@@ -24,17 +27,15 @@ describe('compareAnswers', () => {
     expect(compareAnswers(a, { ...a, body: '{"checks":{"C":{"duration":"1"}},"healthy":true}\n' })).toEqual([
       'shape $.checks.C.duration: number vs string',
     ]);
-    expect(compareAnswers(a, { ...a, body: '{"checks":{"C":{}},"healthy":true}\n' })).toEqual([
-      'shape $.checks.C.duration: missing in second',
-    ]);
-    expect(compareAnswers(a, { ...a, body: '{"checks":{"C":{"duration":1}},"healthy":true}' })).toEqual([
-      'trailing newline differs',
-    ]);
+    expect(compareAnswers(a, { ...a, body: '{"checks":{"C":{}},"healthy":true}\n' })).toEqual(['shape $.checks.C.duration: missing in second']);
+    expect(compareAnswers(a, { ...a, body: '{"checks":{"C":{"duration":1}},"healthy":true}' })).toEqual(['trailing newline differs']);
     expect(compareAnswers({ ...a, body: rpcError('not found') }, { ...a, body: rpcError('no container at index 3') })).toEqual([
       'error.message "not found" vs "no container at index 3"',
     ]);
     const text = { 'content-type': 'text/plain; charset=utf-8' };
-    expect(compareAnswers({ status: 404, headers: text, body: '404 page not found\n' }, { status: 404, headers: text, body: 'not found' })).toHaveLength(1);
+    expect(
+      compareAnswers({ status: 404, headers: text, body: '404 page not found\n' }, { status: 404, headers: text, body: 'not found' }),
+    ).toHaveLength(1);
   });
 
   it('reports a different key order (Go struct field order, sorted map keys)', () => {

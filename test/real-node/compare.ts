@@ -89,7 +89,7 @@ export function compareAnswers(a: Answer, b: Answer): string[] {
     out.push(`content-type ${JSON.stringify(a.headers['content-type'])} vs ${JSON.stringify(b.headers['content-type'])}`);
   }
   for (const name of PRESENCE_HEADERS) {
-    if ((name in a.headers) !== (name in b.headers)) {
+    if (name in a.headers !== name in b.headers) {
       out.push(`header ${name} ${name in a.headers ? 'present' : 'absent'} vs ${name in b.headers ? 'present' : 'absent'}`);
     }
   }

@@ -32,12 +32,7 @@ function exporterConfig(url: string): string {
 }
 
 /** Polls /metrics until `check` accepts a scrape; returns that scrape. */
-function scrapeUntil(
-  exporter: RunningExporter,
-  what: string,
-  check: (s: Sample[]) => boolean,
-  timeoutMs = 30_000,
-): Promise<Sample[]> {
+function scrapeUntil(exporter: RunningExporter, what: string, check: (s: Sample[]) => boolean, timeoutMs = 30_000): Promise<Sample[]> {
   return waitFor(
     async () => {
       const samples = await exporter.metrics();
@@ -80,10 +75,13 @@ async function startBoth(
  * validator entry (with sybil protection off the node is in no validator set).
  */
 async function expectInfoAndPlatform(exporter: RunningExporter, node: RealNode, version: string): Promise<void> {
-  const samples = await scrapeUntil(exporter, 'info and platform polls', (s) =>
-    value(s, 'avalanchego_exporter_poll_success', { source: 'info' }) !== undefined &&
-    value(s, 'avalanchego_exporter_poll_success', { source: 'platform' }) !== undefined &&
-    value(s, 'avalanchego_validator', { subnet: PRIMARY_NETWORK_ID }) !== undefined,
+  const samples = await scrapeUntil(
+    exporter,
+    'info and platform polls',
+    (s) =>
+      value(s, 'avalanchego_exporter_poll_success', { source: 'info' }) !== undefined &&
+      value(s, 'avalanchego_exporter_poll_success', { source: 'platform' }) !== undefined &&
+      value(s, 'avalanchego_validator', { subnet: PRIMARY_NETWORK_ID }) !== undefined,
   );
   const bare = version.slice(1);
   expect(select(samples, 'avalanchego_node_info', { node: NODE }).map((s) => s.labels)).toEqual([
@@ -96,8 +94,7 @@ async function expectInfoAndPlatform(exporter: RunningExporter, node: RealNode, 
   }
   const lacksUpgrades = version === 'v1.10.19';
   const lacksFeeState = version === 'v1.10.19' || version === 'v1.11.13';
-  const state = (name: string, method: string) =>
-    select(samples, name, { node: NODE, method }).find((s) => s.value === 1)?.labels.state;
+  const state = (name: string, method: string) => select(samples, name, { node: NODE, method }).find((s) => s.value === 1)?.labels.state;
   expect(state('avalanchego_info_method_state', 'info.upgrades')).toBe(lacksUpgrades ? 'unsupported' : 'ok');
   expect(state('avalanchego_info_method_state', 'info.getNodeID')).toBe('ok');
   expect(state('avalanchego_platform_method_state', 'platform.getValidatorFeeState')).toBe(lacksFeeState ? 'unsupported' : 'ok');
@@ -124,12 +121,15 @@ describe('exporter against the real node', () => {
     // Wait for a poll after every check of the node has run and passed.
     await waitFor(async () => (await healthReport(node.url)).healthy, { timeoutMs: 30_000, what: 'node healthy' });
     // The health and index sources poll independently: wait for a completed poll of each.
-    const samples = await scrapeUntil(exporter, 'avalanchego_up 1, healthy 1 and an index poll', (s) =>
-      value(s, 'avalanchego_up') === 1 &&
-      value(s, 'avalanchego_healthy') === 1 &&
-      value(s, 'avalanchego_exporter_poll_success', { source: 'index' }) !== undefined &&
-      // With the info source on (the default), avalanchego_node_info comes from its first poll.
-      select(s, 'avalanchego_node_info', { node: NODE, node_id: node.nodeId }).length === 1,
+    const samples = await scrapeUntil(
+      exporter,
+      'avalanchego_up 1, healthy 1 and an index poll',
+      (s) =>
+        value(s, 'avalanchego_up') === 1 &&
+        value(s, 'avalanchego_healthy') === 1 &&
+        value(s, 'avalanchego_exporter_poll_success', { source: 'index' }) !== undefined &&
+        // With the info source on (the default), avalanchego_node_info comes from its first poll.
+        select(s, 'avalanchego_node_info', { node: NODE, node_id: node.nodeId }).length === 1,
     );
     const report = await healthReport(node.url);
     const checks = Object.keys(report.checks).sort();
@@ -150,9 +150,12 @@ describe('exporter against the real node', () => {
 
   it('exposes chain heights and every index endpoint, an empty index as empty', async () => {
     logs();
-    const samples = await scrapeUntil(exporter, 'chain heights and index metrics', (s) =>
-      ['C', 'P', 'X'].every((chain) => value(s, 'avalanchego_chain_last_accepted_height', { chain }) !== undefined) &&
-      INDEX_ENDPOINTS.every((endpoint) => value(s, 'avalanchego_index_available', { endpoint }) !== undefined),
+    const samples = await scrapeUntil(
+      exporter,
+      'chain heights and index metrics',
+      (s) =>
+        ['C', 'P', 'X'].every((chain) => value(s, 'avalanchego_chain_last_accepted_height', { chain }) !== undefined) &&
+        INDEX_ENDPOINTS.every((endpoint) => value(s, 'avalanchego_index_available', { endpoint }) !== undefined),
     );
     for (const chain of ['C', 'P', 'X']) {
       expect(value(samples, 'avalanchego_chain_last_accepted_height', { chain })).toBeGreaterThanOrEqual(0);
@@ -183,13 +186,14 @@ describe('exporter against the real node', () => {
     const expectedIndex = await lastAcceptedIndex(node.url, 'C/block');
     expect(expectedIndex).toBeGreaterThanOrEqual(index0 + transfers);
 
-    const after = await scrapeUntil(exporter, 'the new C height and C/block index', (s) =>
-      value(s, 'avalanchego_chain_last_accepted_height', { chain: 'C' }) === Number(lastBlock) &&
-      value(s, 'avalanchego_index_last_accepted_index', { endpoint: 'C/block' }) === expectedIndex,
+    const after = await scrapeUntil(
+      exporter,
+      'the new C height and C/block index',
+      (s) =>
+        value(s, 'avalanchego_chain_last_accepted_height', { chain: 'C' }) === Number(lastBlock) &&
+        value(s, 'avalanchego_index_last_accepted_index', { endpoint: 'C/block' }) === expectedIndex,
     );
-    expect(value(after, 'avalanchego_chain_last_accepted_height', { chain: 'C' })).toBeGreaterThanOrEqual(
-      height0 + transfers,
-    );
+    expect(value(after, 'avalanchego_chain_last_accepted_height', { chain: 'C' })).toBeGreaterThanOrEqual(height0 + transfers);
     expect(value(after, 'avalanchego_index_accepted_containers', { endpoint: 'C/block' })).toBe(expectedIndex + 1);
     const acceptedAt = value(after, 'avalanchego_index_last_accepted_timestamp_seconds', { endpoint: 'C/block' });
     expect(acceptedAt).toBeGreaterThan(Date.now() / 1000 - 120);
@@ -224,8 +228,10 @@ describe('exporter against a real node that never bootstraps', () => {
 
   it('reports it up, unhealthy, with the failing checks parsed and the chains bootstrapping', async () => {
     printLogsOnFailure(() => ({ exporter, node }));
-    const samples = await scrapeUntil(exporter, 'a health poll of the bootstrapping node', (s) =>
-      value(s, 'avalanchego_up') === 1 && value(s, 'avalanchego_chain_bootstrapping', { chain: 'C' }) !== undefined,
+    const samples = await scrapeUntil(
+      exporter,
+      'a health poll of the bootstrapping node',
+      (s) => value(s, 'avalanchego_up') === 1 && value(s, 'avalanchego_chain_bootstrapping', { chain: 'C' }) !== undefined,
     );
     expect(value(samples, 'avalanchego_healthy')).toBe(0);
     const report = await healthReport(node.url);
@@ -271,8 +277,10 @@ describe('exporter against a real node that never bootstraps', () => {
       body: '{"jsonrpc":"2.0","id":1,"method":"platform.getHeight","params":{}}',
     });
     expect([res.status, res.body]).toEqual([503, 'API call rejected because chain is not done bootstrapping\n']);
-    const samples = await scrapeUntil(exporter, 'a platform poll of the bootstrapping node', (s) =>
-      value(s, 'avalanchego_exporter_poll_success', { source: 'platform' }) !== undefined,
+    const samples = await scrapeUntil(
+      exporter,
+      'a platform poll of the bootstrapping node',
+      (s) => value(s, 'avalanchego_exporter_poll_success', { source: 'platform' }) !== undefined,
     );
     const state = (method: string) =>
       select(samples, 'avalanchego_platform_method_state', { node: NODE, method }).find((s) => s.value === 1)?.labels.state;
@@ -338,9 +346,12 @@ describe.each(legacyVersions())('exporter against a real AvalancheGo %s', (versi
     printLogsOnFailure(() => ({ exporter, node }));
     expect(node.version).toBe(version);
     await waitFor(async () => (await healthReport(node.url)).healthy, { timeoutMs: 30_000, what: 'node healthy' });
-    const samples = await scrapeUntil(exporter, 'up, healthy and index metrics', (s) =>
-      value(s, 'avalanchego_healthy') === 1 &&
-      INDEX_ENDPOINTS.every((endpoint) => value(s, 'avalanchego_index_available', { endpoint }) !== undefined),
+    const samples = await scrapeUntil(
+      exporter,
+      'up, healthy and index metrics',
+      (s) =>
+        value(s, 'avalanchego_healthy') === 1 &&
+        INDEX_ENDPOINTS.every((endpoint) => value(s, 'avalanchego_index_available', { endpoint }) !== undefined),
     );
     expect(value(samples, 'avalanchego_up')).toBe(1);
     const checks = Object.keys((await healthReport(node.url)).checks).sort();

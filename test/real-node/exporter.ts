@@ -37,9 +37,7 @@ export function parseMetrics(text: string): Sample[] {
 }
 
 export function select(samples: Sample[], name: string, labels: Record<string, string> = {}): Sample[] {
-  return samples.filter(
-    (s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v),
-  );
+  return samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v));
 }
 
 export interface RunningExporter {

@@ -87,8 +87,7 @@ interface AvalancheJs {
   };
   utils: { hexToBuffer(hex: string): Uint8Array; format(chainAlias: string, hrp: string, address: Uint8Array): string };
 }
-const { Context, pvm, pvmSerial, PChainOwner, L1Validator, addTxSignatures, secp256k1, utils } =
-  avalanchejs as unknown as AvalancheJs;
+const { Context, pvm, pvmSerial, PChainOwner, L1Validator, addTxSignatures, secp256k1, utils } = avalanchejs as unknown as AvalancheJs;
 
 export interface SubnetSetup {
   /** A permissioned subnet with `nodeId` as a legacy subnet validator (with an end time). */
@@ -132,13 +131,7 @@ async function wallet(url: string): Promise<Wallet> {
  * the same key), the last credential. addTxSignatures signs only the inputs' credentials (its
  * address maps come from the spent UTXOs), so that one is signed here.
  */
-async function issue(
-  w: Wallet,
-  kind: string,
-  unsignedTx: UnsignedTx,
-  txs: SubnetSetup['txs'],
-  subnetAuth = false,
-): Promise<string> {
+async function issue(w: Wallet, kind: string, unsignedTx: UnsignedTx, txs: SubnetSetup['txs'], subnetAuth = false): Promise<string> {
   const started = Date.now();
   await addTxSignatures({ unsignedTx, privateKeys: [w.key] });
   if (subnetAuth) {
@@ -199,12 +192,7 @@ const INACTIVE_BALANCE = 3n;
  * L1 with `nodeId` (BLS key from its info.getNodeID) as a validator with `balance` nAVAX and the
  * node at `inactiveUrl` with 3 nAVAX, then waits until that one is out of balance (inactive).
  */
-export async function setUpSubnets(
-  url: string,
-  nodeId: string,
-  inactiveUrl: string,
-  balance = 1_000_000_000n,
-): Promise<SubnetSetup> {
+export async function setUpSubnets(url: string, nodeId: string, inactiveUrl: string, balance = 1_000_000_000n): Promise<SubnetSetup> {
   const w = await wallet(url);
   const txs: SubnetSetup['txs'] = [];
   const owner = { subnetOwners: [w.address] };

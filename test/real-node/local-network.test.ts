@@ -43,7 +43,8 @@ const KNOWN_VALIDATOR_DIFFERENCES: KnownDifference[] = [
   {
     case: /^info-getNodeVersion$/,
     difference: /vmVersions\.subnet-evm: missing in first/,
-    reason: 'the simulated L1 validator runs the Subnet-EVM plugin; the real local network runs no plugin (the L1 chain is registered on the P-Chain only)',
+    reason:
+      'the simulated L1 validator runs the Subnet-EVM plugin; the real local network runs no plugin (the L1 chain is registered on the P-Chain only)',
   },
   UNSERVED_PLATFORM_METHODS,
 ];
@@ -254,9 +255,8 @@ describe('a five-node local network of genesis validators', async () => {
     logs();
     const [staker1, staker2] = network.nodes;
     if (!staker1 || !staker2) throw new Error('no staker1/staker2');
-    const own = (
-      await rpcCall<{ validators: PrimaryValidator[] }>(url, '/ext/bc/P', 'platform.getCurrentValidators', { nodeIDs: [staker1.nodeId] })
-    ).validators[0];
+    const own = (await rpcCall<{ validators: PrimaryValidator[] }>(url, '/ext/bc/P', 'platform.getCurrentValidators', { nodeIDs: [staker1.nodeId] }))
+      .validators[0];
     if (!own) throw new Error('staker1 is not listed');
     const targets: Array<[string, RealNode]> = [
       ['staker1', staker1],

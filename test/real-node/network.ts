@@ -58,9 +58,7 @@ export async function startLocalNetwork(
     const first = await startRealNode(common(1));
     all.push(first);
     const bootstrap: Bootstrapper[] = [{ ip: `127.0.0.1:${first.stakingPort}`, nodeId: first.nodeId }];
-    const rest = await Promise.allSettled(
-      [2, 3, 4, 5, undefined].map((staker) => startRealNode({ ...common(staker), bootstrap })),
-    );
+    const rest = await Promise.allSettled([2, 3, 4, 5, undefined].map((staker) => startRealNode({ ...common(staker), bootstrap })));
     for (const r of rest) if (r.status === 'fulfilled') all.push(r.value);
     const failed = rest.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) throw failed.reason;

@@ -30,10 +30,13 @@ describe('real AvalancheGo node', () => {
     expect(readiness.status).toBe(200);
     expect(readiness.headers['node-id']).toMatch(/^NodeID-/);
     // Checks run every --health-check-frequency; wait for a run in which all pass.
-    const report = await waitFor(async () => {
-      const r = await healthReport(node.url);
-      return r.healthy ? r : false;
-    }, { timeoutMs: 30_000, what: 'health.health healthy' });
+    const report = await waitFor(
+      async () => {
+        const r = await healthReport(node.url);
+        return r.healthy ? r : false;
+      },
+      { timeoutMs: 30_000, what: 'health.health healthy' },
+    );
     expect(Object.keys(report.checks)).toEqual(expect.arrayContaining(['C', 'P', 'X', 'bootstrapped', 'network']));
   });
 

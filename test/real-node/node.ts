@@ -105,13 +105,7 @@ export function freePort(): Promise<number> {
  * - `--fd-limit`: the node raises its soft limit to 32768 by default and exits with
  *   `error fd-limit: (32768) greater than max: (N)` when the hard limit is lower (as in containers).
  */
-export function nodeFlags(
-  dataDir: string,
-  httpPort: number,
-  stakingPort: number,
-  profile: NodeProfile = 'single-node',
-  staker = 1,
-): string[] {
+export function nodeFlags(dataDir: string, httpPort: number, stakingPort: number, profile: NodeProfile = 'single-node', staker = 1): string[] {
   const fdLimit = hardFileLimit();
   const ephemeral = ['--staking-ephemeral-cert-enabled=true', '--staking-ephemeral-signer-enabled=true'];
   const identity =
@@ -156,10 +150,7 @@ function stakerIdentityFlags(staker: number): string[] {
 /** `--bootstrap-ips`/`--bootstrap-ids` for a node of the local network (none for its first node). */
 function bootstrapFlags(bootstrap: Bootstrapper[] | undefined): string[] {
   if (!bootstrap || bootstrap.length === 0) return [];
-  return [
-    `--bootstrap-ips=${bootstrap.map((b) => b.ip).join(',')}`,
-    `--bootstrap-ids=${bootstrap.map((b) => b.nodeId).join(',')}`,
-  ];
+  return [`--bootstrap-ips=${bootstrap.map((b) => b.ip).join(',')}`, `--bootstrap-ids=${bootstrap.map((b) => b.nodeId).join(',')}`];
 }
 
 let stakingKeysDir: string | undefined;

@@ -13,9 +13,7 @@ export function healthReport(url: string): Promise<HealthReply> {
 /** `checks.<chain>.message.engine.consensus.lastAcceptedHeight`, or undefined while absent. */
 export async function chainHeight(url: string, chain: 'C' | 'P' | 'X'): Promise<number | undefined> {
   const report = await healthReport(url);
-  const message = report.checks[chain]?.message as
-    | { engine?: { consensus?: { lastAcceptedHeight?: number } } | null }
-    | undefined;
+  const message = report.checks[chain]?.message as { engine?: { consensus?: { lastAcceptedHeight?: number } } | null } | undefined;
   return message?.engine?.consensus?.lastAcceptedHeight;
 }
 

@@ -59,12 +59,16 @@ describe.each(MODULES)('recorded node answers (%s)', async (moduleDir) => {
   });
 
   itRecords?.('records every case', async () => {
-    const { dir, cases } = await recordAll(node.url, {
-      version,
-      nodeId: node.nodeId,
-      flags: portableFlags(node),
-      cChainTransfers: TRANSFERS,
-    }, startup);
+    const { dir, cases } = await recordAll(
+      node.url,
+      {
+        version,
+        nodeId: node.nodeId,
+        flags: portableFlags(node),
+        cChainTransfers: TRANSFERS,
+      },
+      startup,
+    );
     process.stderr.write(`[real-node] recorded ${cases.length} answers into ${dir}\n`);
     expect(cases.length).toBeGreaterThan(50);
   });

@@ -67,9 +67,7 @@ export async function readNodeFacts(url: string, cChainId?: string): Promise<Nod
   for (const endpoint of INDEX_ENDPOINTS) {
     const res = await httpRequest(url, rpc(`/ext/index/${endpoint}`, 'index.getLastAccepted', { encoding: 'hex' }));
     const parsed = JSON.parse(res.body) as { result?: { id: string; index: string } };
-    lastAccepted[endpoint] = parsed.result
-      ? { id: parsed.result.id, index: Number(parsed.result.index) }
-      : undefined;
+    lastAccepted[endpoint] = parsed.result ? { id: parsed.result.id, index: Number(parsed.result.index) } : undefined;
   }
   return { lastAccepted, cChainId: cChainId ?? (await blockchainId(url, 'C')) };
 }
@@ -121,22 +119,10 @@ export function recordingCases(facts: NodeFacts): RecordingCase[] {
     add(`${prefix}-getLastAccepted-no-params`, rpc(path, 'index.getLastAccepted'));
     add(`${prefix}-getLastAccepted-encoding-json`, rpc(path, 'index.getLastAccepted', { encoding: 'json' }));
     add(`${prefix}-getContainerByIndex-0`, rpc(path, 'index.getContainerByIndex', { index: 0, encoding: 'hex' }));
-    add(
-      `${prefix}-getContainerByIndex-out-of-range`,
-      rpc(path, 'index.getContainerByIndex', { index: (last?.index ?? 0) + 1000, encoding: 'hex' }),
-    );
-    add(
-      `${prefix}-getContainerRange`,
-      rpc(path, 'index.getContainerRange', { startIndex: 0, numToFetch: 100, encoding: 'hex' }),
-    );
-    add(
-      `${prefix}-getContainerRange-numToFetch-0`,
-      rpc(path, 'index.getContainerRange', { startIndex: 0, numToFetch: 0, encoding: 'hex' }),
-    );
-    add(
-      `${prefix}-getContainerRange-numToFetch-1025`,
-      rpc(path, 'index.getContainerRange', { startIndex: 0, numToFetch: 1025, encoding: 'hex' }),
-    );
+    add(`${prefix}-getContainerByIndex-out-of-range`, rpc(path, 'index.getContainerByIndex', { index: (last?.index ?? 0) + 1000, encoding: 'hex' }));
+    add(`${prefix}-getContainerRange`, rpc(path, 'index.getContainerRange', { startIndex: 0, numToFetch: 100, encoding: 'hex' }));
+    add(`${prefix}-getContainerRange-numToFetch-0`, rpc(path, 'index.getContainerRange', { startIndex: 0, numToFetch: 0, encoding: 'hex' }));
+    add(`${prefix}-getContainerRange-numToFetch-1025`, rpc(path, 'index.getContainerRange', { startIndex: 0, numToFetch: 1025, encoding: 'hex' }));
     add(
       `${prefix}-getContainerRange-start-beyond-end`,
       rpc(path, 'index.getContainerRange', { startIndex: (last?.index ?? 0) + 10, numToFetch: 1, encoding: 'hex' }),
@@ -155,14 +141,8 @@ export function recordingCases(facts: NodeFacts): RecordingCase[] {
     }
   }
   add('index-C-block-getIndex-invalid-id', rpc('/ext/index/C/block', 'index.getIndex', { id: 'not-an-id' }));
-  add(
-    'index-C-block-getContainerByIndex-string-index',
-    rpc('/ext/index/C/block', 'index.getContainerByIndex', { index: '0', encoding: 'hex' }),
-  );
-  add(
-    'index-C-block-getContainerByIndex-negative-index',
-    rpc('/ext/index/C/block', 'index.getContainerByIndex', { index: -1, encoding: 'hex' }),
-  );
+  add('index-C-block-getContainerByIndex-string-index', rpc('/ext/index/C/block', 'index.getContainerByIndex', { index: '0', encoding: 'hex' }));
+  add('index-C-block-getContainerByIndex-negative-index', rpc('/ext/index/C/block', 'index.getContainerByIndex', { index: -1, encoding: 'hex' }));
   add('index-C-block-unknown-method', rpc('/ext/index/C/block', 'index.getFoo'));
 
   // Admin.
@@ -172,14 +152,8 @@ export function recordingCases(facts: NodeFacts): RecordingCase[] {
   add('admin-getChainAliases', rpc('/ext/admin', 'admin.getChainAliases', { chain: facts.cChainId }));
   add('admin-getChainAliases-alias', rpc('/ext/admin', 'admin.getChainAliases', { chain: 'C' }));
   add('admin-setLoggerLevel-no-level', rpc('/ext/admin', 'admin.setLoggerLevel', { loggerName: 'C' }));
-  add(
-    'admin-setLoggerLevel-unknown-logger',
-    rpc('/ext/admin', 'admin.setLoggerLevel', { loggerName: 'nope', logLevel: 'INFO' }),
-  );
-  add(
-    'admin-setLoggerLevel-invalid-level',
-    rpc('/ext/admin', 'admin.setLoggerLevel', { loggerName: 'C', logLevel: 'LOUD' }),
-  );
+  add('admin-setLoggerLevel-unknown-logger', rpc('/ext/admin', 'admin.setLoggerLevel', { loggerName: 'nope', logLevel: 'INFO' }));
+  add('admin-setLoggerLevel-invalid-level', rpc('/ext/admin', 'admin.setLoggerLevel', { loggerName: 'C', logLevel: 'LOUD' }));
   // Sets the level it already has: the success shape without changing the node.
   add('admin-setLoggerLevel', rpc('/ext/admin', 'admin.setLoggerLevel', { loggerName: 'C', logLevel: 'INFO' }));
 
@@ -301,8 +275,7 @@ export function validatorCases(facts: ValidatorFacts): RecordingCase[] {
   add('info-isBootstrapped-P', rpc('/ext/info', 'info.isBootstrapped', { chain: 'P' }));
   add('info-isBootstrapped-unknown-chain', rpc('/ext/info', 'info.isBootstrapped', { chain: 'Q' }));
 
-  const validators = (params: Record<string, unknown>): RawRequest =>
-    rpc('/ext/bc/P', 'platform.getCurrentValidators', params);
+  const validators = (params: Record<string, unknown>): RawRequest => rpc('/ext/bc/P', 'platform.getCurrentValidators', params);
   add('platform-getHeight', rpc('/ext/bc/P', 'platform.getHeight', {}));
   add('platform-getValidatorFeeState', rpc('/ext/bc/P', 'platform.getValidatorFeeState', {}));
   add('platform-getValidatorFeeConfig', rpc('/ext/bc/P', 'platform.getValidatorFeeConfig', {}));
@@ -317,10 +290,7 @@ export function validatorCases(facts: ValidatorFacts): RecordingCase[] {
   }
   if (facts.l1) {
     add('platform-getCurrentValidators-l1', validators({ subnetID: facts.l1.subnetId, nodeIDs: [facts.nodeId] }));
-    add(
-      'platform-getCurrentValidators-l1-inactive',
-      validators({ subnetID: facts.l1.subnetId, nodeIDs: [facts.l1.inactiveNodeId] }),
-    );
+    add('platform-getCurrentValidators-l1-inactive', validators({ subnetID: facts.l1.subnetId, nodeIDs: [facts.l1.inactiveNodeId] }));
     add('platform-getL1Validator', rpc('/ext/bc/P', 'platform.getL1Validator', { validationID: facts.l1.validationId }));
     add('platform-getSubnet-l1', rpc('/ext/bc/P', 'platform.getSubnet', { subnetID: facts.l1.subnetId }));
   }

@@ -63,8 +63,7 @@ const OLD_VERSION_DIFFERENCES: Array<{ difference: RegExp; reason: string }> = [
   },
   {
     difference: /checks\.P\.message\.engine\.vm: null vs object/,
-    reason:
-      'the P-chain VM reported {"primary-percentConnected": …} in early v1.10 only; by v1.10.19 its health details are nil',
+    reason: 'the P-chain VM reported {"primary-percentConnected": …} in early v1.10 only; by v1.10.19 its health details are nil',
   },
 ];
 
@@ -128,9 +127,7 @@ describe('simulator versus the real node', () => {
     };
     for (const endpoint of INDEX_ENDPOINTS) {
       const sim = simFor(`index-${endpoint.replace('/', '-')}-`);
-      expect(sim.facts.lastAccepted[endpoint] === undefined, `${endpoint} emptiness`).toBe(
-        realFacts.lastAccepted[endpoint] === undefined,
-      );
+      expect(sim.facts.lastAccepted[endpoint] === undefined, `${endpoint} emptiness`).toBe(realFacts.lastAccepted[endpoint] === undefined);
     }
     const realCases = new Map(recordingCases(realFacts).map((c) => [c.name, c]));
     const fullCases = new Map(recordingCases(fullFacts).map((c) => [c.name, c]));
@@ -152,9 +149,7 @@ describe('simulator versus the real node', () => {
       for (const difference of compareAnswers(real, simulated)) found.push({ case: name, difference });
     }
 
-    const unexplained = found.filter(
-      (f) => !KNOWN_DIFFERENCES.some((k) => k.case.test(f.case) && k.difference.test(f.difference)),
-    );
+    const unexplained = found.filter((f) => !KNOWN_DIFFERENCES.some((k) => k.case.test(f.case) && k.difference.test(f.difference)));
     const explained = found.length - unexplained.length;
     process.stderr.write(
       `[real-node] simulator vs node: ${realCases.size} cases, ${explained} known differences, ${unexplained.length} unexplained\n`,
@@ -223,10 +218,12 @@ describe('simulator versus the real node', () => {
       expect(Object.keys(simulated.checks).sort()).toEqual(Object.keys(real.checks).sort());
       expect(simulated.healthy).toBe(false);
       // `bootstrapped`: the same message (the subnet still bootstrapping), error and bookkeeping keys.
-      expect(compareAnswers(
-        { ...recordedHealth, body: `${JSON.stringify(real.checks.bootstrapped)}\n` },
-        { ...simHealth, body: `${JSON.stringify(simulated.checks.bootstrapped)}\n` },
-      )).toEqual([]);
+      expect(
+        compareAnswers(
+          { ...recordedHealth, body: `${JSON.stringify(real.checks.bootstrapped)}\n` },
+          { ...simHealth, body: `${JSON.stringify(simulated.checks.bootstrapped)}\n` },
+        ),
+      ).toEqual([]);
       expect(simulated.checks.bootstrapped?.message).toEqual(real.checks.bootstrapped?.message);
       expect(simulated.checks.bootstrapped?.error).toBe(real.checks.bootstrapped?.error);
       // Chains: an empty consensus object and a null vm while bootstrapping, on both. (Whether the

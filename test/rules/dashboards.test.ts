@@ -7,8 +7,17 @@ import { parse as parseYaml } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { CATALOG } from '../../src/metrics/catalog.js';
 import {
-  IN_CI, ROOT, allPanels, dashboardPaths, findTool, loadDashboards, parsePromQL, run, substituteGrafanaVariables,
-  type Dashboard, type Panel,
+  IN_CI,
+  ROOT,
+  allPanels,
+  dashboardPaths,
+  findTool,
+  loadDashboards,
+  parsePromQL,
+  run,
+  substituteGrafanaVariables,
+  type Dashboard,
+  type Panel,
 } from './lib.js';
 
 const dashboards = loadDashboards();
@@ -17,7 +26,24 @@ const EXPECTED_UIDS = ['avalanchego-fleet', 'avalanchego-node', 'avalanchego-val
 // other Angular panels are gone from Grafana 11.
 const ALLOWED_TYPES = new Set(['row', 'timeseries', 'stat', 'table', 'state-timeline', 'gauge', 'bargauge', 'text']);
 // Grafana unit ids (packages/grafana-data valueFormats) that make sense for these metrics.
-const VALID_UNITS = new Set(['none', 'short', 's', 'ms', 'dtdurations', 'bytes', 'decbytes', 'percent', 'percentunit', 'ops', 'reqps', 'cps', 'dateTimeAsIso', 'dateTimeFromNow', 'bool', 'string']);
+const VALID_UNITS = new Set([
+  'none',
+  'short',
+  's',
+  'ms',
+  'dtdurations',
+  'bytes',
+  'decbytes',
+  'percent',
+  'percentunit',
+  'ops',
+  'reqps',
+  'cps',
+  'dateTimeAsIso',
+  'dateTimeFromNow',
+  'bool',
+  'string',
+]);
 const DS_REF = { type: 'prometheus', uid: '${datasource}' };
 const perNodeMetrics = new Set(CATALOG.map((m) => m.name as string));
 
@@ -41,7 +67,13 @@ describe.each(dashboards.map(({ path, dashboard }) => [basename(path), dashboard
     for (const name of ['job', 'instance']) {
       const v = vars.find((x) => x.name === name);
       expect(v, `${name} variable`).toMatchObject({
-        type: 'query', label: name[0]?.toUpperCase() + name.slice(1), datasource: DS_REF, multi: true, includeAll: true, allValue: '.+', refresh: 2,
+        type: 'query',
+        label: name[0]?.toUpperCase() + name.slice(1),
+        datasource: DS_REF,
+        multi: true,
+        includeAll: true,
+        allValue: '.+',
+        refresh: 2,
       });
     }
     const node = vars.find((v) => v.name === 'node');
@@ -128,7 +160,8 @@ describe.each(dashboards.map(({ path, dashboard }) => [basename(path), dashboard
         for (const s of parsePromQL(t.expr ?? '').selectors) {
           const inner = s.enclosing[0];
           if ((inner === 'rate' || inner === 'irate') && s.range !== '$__rate_interval') problems.push(`${p.title}: ${inner} over [${s.range}]`);
-          if (s.metric?.endsWith('_total') && !['rate', 'irate', 'increase'].includes(inner ?? '')) problems.push(`${p.title}: raw counter ${s.metric}`);
+          if (s.metric?.endsWith('_total') && !['rate', 'irate', 'increase'].includes(inner ?? ''))
+            problems.push(`${p.title}: raw counter ${s.metric}`);
         }
       }
     }
@@ -158,9 +191,16 @@ describe('dashboards as a set', () => {
     const fleet = dashboards.find((x) => x.dashboard.uid === 'avalanchego-fleet')?.dashboard as Dashboard;
     const nodes = allPanels(fleet).find((p) => p.title === 'Nodes' && p.type === 'table');
     const exprs = (nodes?.targets ?? []).map((t) => t.expr ?? '').join('\n');
-    for (const m of ['avalanchego_up', 'avalanchego_healthy', 'avalanchego_health_check_passing', 'avalanchego_network_connected_peers',
-      'avalanchego_chain_connected_stake_ratio', 'avalanchego_disk_available_ratio', 'avalanchego_index_last_accepted_timestamp_seconds',
-      'node_chain:avalanchego_chain_last_accepted_height:lag']) {
+    for (const m of [
+      'avalanchego_up',
+      'avalanchego_healthy',
+      'avalanchego_health_check_passing',
+      'avalanchego_network_connected_peers',
+      'avalanchego_chain_connected_stake_ratio',
+      'avalanchego_disk_available_ratio',
+      'avalanchego_index_last_accepted_timestamp_seconds',
+      'node_chain:avalanchego_chain_last_accepted_height:lag',
+    ]) {
       expect(exprs).toContain(m);
     }
     for (const t of nodes?.targets ?? []) expect(t.expr, t.refId).toMatch(/by \(job, instance, node\)/);
@@ -177,8 +217,14 @@ describe('dashboards as a set', () => {
     const v = dashboards.find((x) => x.dashboard.uid === 'avalanchego-validators')?.dashboard as Dashboard;
     const t = allPanels(v).find((p) => p.title === 'Validators' && p.type === 'table');
     const exprs = (t?.targets ?? []).map((x) => x.expr ?? '').join('\n');
-    for (const m of ['avalanchego_validator{', 'avalanchego_uptime_weighted_average_ratio', 'avalanchego_validator_end_timestamp_seconds',
-      'node_subnet:avalanchego_l1_validator_balance_navax:runway_seconds', 'avalanchego_validator_registered_key_match', 'avalanchego_node_info']) {
+    for (const m of [
+      'avalanchego_validator{',
+      'avalanchego_uptime_weighted_average_ratio',
+      'avalanchego_validator_end_timestamp_seconds',
+      'node_subnet:avalanchego_l1_validator_balance_navax:runway_seconds',
+      'avalanchego_validator_registered_key_match',
+      'avalanchego_node_info',
+    ]) {
       expect(exprs).toContain(m);
     }
     // Every column has the same row key, so that the merge puts one entry on one row.
@@ -189,7 +235,17 @@ describe('dashboards as a set', () => {
   it('the node detail shows the validator and posture panels', () => {
     const node = dashboards.find((x) => x.dashboard.uid === 'avalanchego-node')?.dashboard as Dashboard;
     const titles = allPanels(node).map((p) => p.title);
-    for (const t of ['Uptime', 'Validator', 'Validation time left', 'L1 runway', 'Registered BLS key', 'Peers by version', 'Admin API', 'Loggers by level']) expect(titles).toContain(t);
+    for (const t of [
+      'Uptime',
+      'Validator',
+      'Validation time left',
+      'L1 runway',
+      'Registered BLS key',
+      'Peers by version',
+      'Admin API',
+      'Loggers by level',
+    ])
+      expect(titles).toContain(t);
   });
 
   it('are what grafana/build.mjs generates', () => {
@@ -201,12 +257,14 @@ describe('dashboards as a set', () => {
 describe('provisioning', () => {
   it('has a Prometheus datasource and a file provider for the dashboards', () => {
     const ds = parseYaml(readFileSync(join(ROOT, 'grafana', 'provisioning', 'datasources', 'prometheus.yml'), 'utf8')) as {
-      apiVersion: number; datasources: Array<{ type: string; url: string }>;
+      apiVersion: number;
+      datasources: Array<{ type: string; url: string }>;
     };
     expect(ds.apiVersion).toBe(1);
     expect(ds.datasources[0]?.type).toBe('prometheus');
     const prov = parseYaml(readFileSync(join(ROOT, 'grafana', 'provisioning', 'dashboards', 'avalanchego.yml'), 'utf8')) as {
-      apiVersion: number; providers: Array<{ type: string; options: { path: string } }>;
+      apiVersion: number;
+      providers: Array<{ type: string; options: { path: string } }>;
     };
     expect(prov.apiVersion).toBe(1);
     expect(prov.providers[0]).toMatchObject({ type: 'file' });

@@ -155,9 +155,11 @@ export interface RunResult {
   stats: { scrapes: number; failedScrapes: number; slowestScrapeSeconds: number; failedPolls: number };
 }
 
-
 const alertKey = (l: Record<string, string>): string =>
-  Object.keys(l).sort().map((k) => `${k}=${l[k]}`).join(',');
+  Object.keys(l)
+    .sort()
+    .map((k) => `${k}=${l[k]}`)
+    .join(',');
 
 /** Runs the plan once and returns what fired and what Alertmanager sent, per node. */
 export async function runDetection(opts: RunOptions): Promise<RunResult> {
@@ -219,27 +221,58 @@ export async function runDetection(opts: RunOptions): Promise<RunResult> {
     await new Promise<void>((resolve) => hook!.listen(hookPort, '127.0.0.1', resolve));
 
     const names = opts.nodes.map((_, i) => `node-${i}`);
-    group.start('simulator', process.execPath, [join(ROOT, 'dist', 'main.js'), 'simulate', `--web.listen-address=127.0.0.1:${simPort}`,
-      `--nodes=${names.length}`, `--time-scale=${speedup}`, `--seed=${opts.seed ?? 'avalanchego-detection'}`,
-      ...(opts.simulatorArgs ?? ['--validators=all', '--track-l1'])]);
+    group.start('simulator', process.execPath, [
+      join(ROOT, 'dist', 'main.js'),
+      'simulate',
+      `--web.listen-address=127.0.0.1:${simPort}`,
+      `--nodes=${names.length}`,
+      `--time-scale=${speedup}`,
+      `--seed=${opts.seed ?? 'avalanchego-detection'}`,
+      ...(opts.simulatorArgs ?? ['--validators=all', '--track-l1']),
+    ]);
     await waitFor('the simulator', 20_000, async () => (await fetch(`${simUrl}/sim/nodes`)).ok);
 
-    writeFileSync(join(dir, 'exporter.yaml'), [
-      'defaults:', `  interval: ${POLL_INTERVAL_S}s`, '  timeout: 1500ms', '  info:', '    interval: 3s',
-      '  platform:', '    interval: 3s', `    subnets: [${L1_SUBNET_ID}]`, 'targets:',
-      ...names.flatMap((n) => [`  - name: ${n}`, `    url: ${simUrl}/${n}`]), '',
-    ].join('\n'));
-    group.start('exporter', process.execPath, [join(ROOT, 'dist', 'main.js'), `--config.file=${join(dir, 'exporter.yaml')}`,
-      `--web.listen-address=127.0.0.1:${expPort}`, '--log.level=warn']);
+    writeFileSync(
+      join(dir, 'exporter.yaml'),
+      [
+        'defaults:',
+        `  interval: ${POLL_INTERVAL_S}s`,
+        '  timeout: 1500ms',
+        '  info:',
+        '    interval: 3s',
+        '  platform:',
+        '    interval: 3s',
+        `    subnets: [${L1_SUBNET_ID}]`,
+        'targets:',
+        ...names.flatMap((n) => [`  - name: ${n}`, `    url: ${simUrl}/${n}`]),
+        '',
+      ].join('\n'),
+    );
+    group.start('exporter', process.execPath, [
+      join(ROOT, 'dist', 'main.js'),
+      `--config.file=${join(dir, 'exporter.yaml')}`,
+      `--web.listen-address=127.0.0.1:${expPort}`,
+      '--log.level=warn',
+    ]);
     await waitFor('the exporter', 20_000, async () => (await fetch(`http://127.0.0.1:${expPort}/metrics`)).ok);
 
     writeFileSync(join(dir, 'alertmanager.yml'), compressAlertmanager(readFileSync(AM_CONFIG, 'utf8'), speedup, `http://127.0.0.1:${hookPort}`));
-    group.start('alertmanager', am.path, [`--config.file=${join(dir, 'alertmanager.yml')}`, `--storage.path=${join(dir, 'am')}`,
-      `--web.listen-address=127.0.0.1:${amPort}`, '--cluster.listen-address=', '--log.level=warn']);
+    group.start('alertmanager', am.path, [
+      `--config.file=${join(dir, 'alertmanager.yml')}`,
+      `--storage.path=${join(dir, 'am')}`,
+      `--web.listen-address=127.0.0.1:${amPort}`,
+      '--cluster.listen-address=',
+      '--log.level=warn',
+    ]);
     await waitFor('Alertmanager to be ready', 30_000, async () => (await fetch(`${amUrl}/-/ready`)).ok);
 
     const prom = await TestPrometheus.start(group, {
-      dir, job: JOB, targets: [`127.0.0.1:${expPort}`], speedup, rules: (text) => compressRules(text, speedup), alertmanager: `127.0.0.1:${amPort}`,
+      dir,
+      job: JOB,
+      targets: [`127.0.0.1:${expPort}`],
+      speedup,
+      rules: (text) => compressRules(text, speedup),
+      alertmanager: `127.0.0.1:${amPort}`,
     });
     await waitFor('every node up in Prometheus', 60_000, async () => {
       return (await prom.vector(`avalanchego_up{job="${JOB}"} == 1`)).length === names.length;
@@ -250,16 +283,23 @@ export async function runDetection(opts: RunOptions): Promise<RunResult> {
     log(`start: ${names.length} nodes, ${opts.durationSeconds}s compressed ${speedup}x (${Math.round(opts.durationSeconds / speedup)}s real)`);
     const switchTo = async (node: string, scenario: string) => {
       const res = await fetch(`${simUrl}/sim/nodes/${node}/scenario`, {
-        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ scenario }),
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ scenario }),
       });
       if (!res.ok) throw new Error(`switching ${node} to ${scenario}: ${res.status} ${await res.text()}`);
     };
     const switchErrors: string[] = [];
     opts.nodes.forEach((plan, i) => {
       for (const [at, scenario] of plan.steps) {
-        timers.push(setTimeout(() => {
-          switchTo(names[i]!, scenario).catch((err: unknown) => switchErrors.push(String(err)));
-        }, (at * 1000) / speedup));
+        timers.push(
+          setTimeout(
+            () => {
+              switchTo(names[i]!, scenario).catch((err: unknown) => switchErrors.push(String(err)));
+            },
+            (at * 1000) / speedup,
+          ),
+        );
       }
     });
 
@@ -275,12 +315,17 @@ export async function runDetection(opts: RunOptions): Promise<RunResult> {
         seen.add(key);
         let r = records.get(key);
         const activeAt = ((Date.parse(a.activeAt) - t0) * speedup) / 1000;
-        if (!r || (r.resolvedAt !== undefined)) {
+        if (!r || r.resolvedAt !== undefined) {
           // A new episode of an alert that resolved before starts a new record.
           if (r) records.set(`${key}#${r.resolvedAt}`, r);
           r = {
-            alertname: a.labels['alertname'] ?? '', severity: a.labels['severity'] ?? '', node: a.labels['node'] ?? '',
-            labels: a.labels, activeAt, inhibited: false, inhibitedBy: new Set(),
+            alertname: a.labels['alertname'] ?? '',
+            severity: a.labels['severity'] ?? '',
+            node: a.labels['node'] ?? '',
+            labels: a.labels,
+            activeAt,
+            inhibited: false,
+            inhibitedBy: new Set(),
           };
           records.set(key, r);
         }
@@ -290,7 +335,9 @@ export async function runDetection(opts: RunOptions): Promise<RunResult> {
         if (!key.includes('#') && r.resolvedAt === undefined && !seen.has(key)) r.resolvedAt = now();
       }
       const amAlerts = (await (await fetch(`${amUrl}/api/v2/alerts?active=true&inhibited=true&silenced=true&unprocessed=true`)).json()) as Array<{
-        labels: Record<string, string>; fingerprint: string; status: { state: string; inhibitedBy: string[] };
+        labels: Record<string, string>;
+        fingerprint: string;
+        status: { state: string; inhibitedBy: string[] };
       }>;
       const byFingerprint = new Map(amAlerts.map((a) => [a.fingerprint, a.labels]));
       for (const a of amAlerts) {
@@ -369,7 +416,8 @@ export function summarize(n: NodeResult, scrapeSeconds: number): Summary {
   const firing = n.notifications.filter((x) => x.status === 'firing');
   const first = firing[0];
   const firstAlert = first?.alerts.find((a) => a.node === n.node && a.status === 'firing');
-  const rec = firstAlert && n.alerts.find((a) => a.alertname === firstAlert.alertname && a.severity === firstAlert.severity && a.firingAt !== undefined);
+  const rec =
+    firstAlert && n.alerts.find((a) => a.alertname === firstAlert.alertname && a.severity === firstAlert.severity && a.firingAt !== undefined);
   const label = (a: { alertname: string; severity: string }) => `${a.alertname.replace(/^AvalancheGo/, '')} (${a.severity})`;
   const uniq = (xs: string[]) => [...new Set(xs)];
   const fired = n.alerts.filter((a) => a.firingAt !== undefined);
@@ -382,8 +430,12 @@ export function summarize(n: NodeResult, scrapeSeconds: number): Summary {
     digests: firing.filter((x) => x.receiver === 'digest').length,
     notifications: firing.length,
     fired: uniq(fired.map(label)),
-    inhibited: uniq(fired.filter((a) => a.inhibited).map((a) => `${label(a)} by ${[...a.inhibitedBy].map((s) => s.replace(/^AvalancheGo/, '')).join(', ')}`)),
-    notified: uniq(firing.flatMap((x) => x.alerts.filter((a) => a.status === 'firing' && a.node === n.node).map((a) => `${label(a)} → ${x.receiver}`))),
+    inhibited: uniq(
+      fired.filter((a) => a.inhibited).map((a) => `${label(a)} by ${[...a.inhibitedBy].map((s) => s.replace(/^AvalancheGo/, '')).join(', ')}`),
+    ),
+    notified: uniq(
+      firing.flatMap((x) => x.alerts.filter((a) => a.status === 'firing' && a.node === n.node).map((a) => `${label(a)} → ${x.receiver}`)),
+    ),
     firstNotificationAt: first?.at,
     latency: first && rec ? first.at - rec.activeAt : undefined,
     latencyTarget: firstAlert ? forSeconds(firstAlert.alertname, firstAlert.severity) + 2 * scrapeSeconds : undefined,

@@ -17,7 +17,11 @@ const amtool = findTool('amtool');
 const MISSING = 'prometheus-alertmanager or amtool not found on PATH (install the Debian package "prometheus-alertmanager")';
 
 type Labels = Record<string, string>;
-interface InhibitRule { source_matchers: string[]; target_matchers: string[]; equal?: string[] }
+interface InhibitRule {
+  source_matchers: string[];
+  target_matchers: string[];
+  equal?: string[];
+}
 const rules = (parseYaml(readFileSync(AM_CONFIG, 'utf8')) as { inhibit_rules: InhibitRule[] }).inhibit_rules;
 
 /** A matcher string of the configuration (`name="v"`, `name!="v"`, `name=~"re"`, `name!~"re"`) applied to labels. */
@@ -34,40 +38,146 @@ function matches(matcher: string, labels: Labels): boolean {
 /** The inhibit rules (by index) under which `source` inhibits `target`, by the configuration's text. */
 function rulesFor(source: Labels, target: Labels): number[] {
   return rules.flatMap((r, i) =>
-    r.source_matchers.every((m) => matches(m, source))
-    && r.target_matchers.every((m) => matches(m, target))
-    && (r.equal ?? []).every((l) => (source[l] ?? '') === (target[l] ?? '')) ? [i] : []);
+    r.source_matchers.every((m) => matches(m, source)) &&
+    r.target_matchers.every((m) => matches(m, target)) &&
+    (r.equal ?? []).every((l) => (source[l] ?? '') === (target[l] ?? ''))
+      ? [i]
+      : [],
+  );
 }
 
 const node = (n: string, extra: Labels = {}): Labels => ({ job: 'avalanchego-exporter', instance: 'exporter:10650', node: n, ...extra });
 const a = (alertname: string, severity: string, labels: Labels): Labels => ({ alertname: `AvalancheGo${alertname}`, severity, ...labels });
 
-interface Case { name: string; source: Labels; target: Labels; inhibited: boolean }
+interface Case {
+  name: string;
+  source: Labels;
+  target: Labels;
+  inhibited: boolean;
+}
 // Each case uses its own node, so that cases do not inhibit one another.
 const CASES: Case[] = [
-  { name: 'node down: a stalled chain of the node', source: a('NodeDown', 'critical', node('d1')), target: a('ChainStalled', 'critical', node('d1', { chain: 'C' })), inhibited: true },
-  { name: 'node down: another node is not', source: a('NodeDown', 'critical', node('d2')), target: a('ChainStalled', 'critical', node('d2b', { chain: 'C' })), inhibited: false },
-  { name: 'stalled chain: blocks piling up', source: a('ChainStalled', 'critical', node('s1', { chain: 'C' })), target: a('TooManyProcessingBlocks', 'critical', node('s1', { chain: 'C' })), inhibited: true },
-  { name: 'stalled chain: a block processing too long', source: a('ChainStalled', 'critical', node('s2', { chain: 'C' })), target: a('BlockProcessingTooLong', 'critical', node('s2', { chain: 'C' })), inhibited: true },
-  { name: 'stalled chain: the node unhealthy', source: a('ChainStalled', 'critical', node('s3', { chain: 'C' })), target: a('NodeUnhealthy', 'critical', node('s3')), inhibited: true },
-  { name: 'stalled chain: behind the fleet on another chain', source: a('ChainStalled', 'critical', node('s4', { chain: 'C' })), target: a('ChainBehindFleet', 'warning', node('s4', { chain: 'P' })), inhibited: true },
-  { name: 'stalled chain: a stale index', source: a('ChainStalled', 'critical', node('s5', { chain: 'C' })), target: a('IndexStale', 'warning', node('s5', { chain: 'C', endpoint: 'C/block' })), inhibited: true },
-  { name: 'stalled chain: a low disk is not', source: a('ChainStalled', 'critical', node('s6', { chain: 'C' })), target: a('DiskSpaceLow', 'critical', node('s6')), inhibited: false },
-  { name: 'no peers: low stake', source: a('TooFewPeers', 'critical', node('p1')), target: a('ConnectedStakeLow', 'critical', node('p1', { chain: 'C' })), inhibited: true },
-  { name: 'no peers: the node unhealthy', source: a('TooFewPeers', 'critical', node('p2')), target: a('NodeUnhealthy', 'critical', node('p2')), inhibited: true },
-  { name: 'no peers: send failures', source: a('TooFewPeers', 'critical', node('p3')), target: a('SendFailRatioHigh', 'critical', node('p3')), inhibited: true },
-  { name: 'few peers (warning) do not explain low stake', source: a('TooFewPeers', 'warning', node('p4')), target: a('ConnectedStakeLow', 'critical', node('p4', { chain: 'C' })), inhibited: false },
-  { name: 'low stake: a stalled chain', source: a('ConnectedStakeLow', 'critical', node('k1', { chain: 'P' })), target: a('ChainStalled', 'critical', node('k1', { chain: 'C' })), inhibited: true },
-  { name: 'low disk: the forecast of the disk filling up', source: a('DiskSpaceLow', 'warning', node('f1')), target: a('DiskFillingUp', 'warning', node('f1')), inhibited: true },
-  { name: 'an overloaded router: the node unhealthy', source: a('RouterOverloaded', 'warning', node('r1')), target: a('NodeUnhealthy', 'critical', node('r1')), inhibited: true },
-  { name: 'a BLS key mismatch: the node unhealthy', source: a('BLSKeyMismatch', 'critical', node('b1', { check: 'bls' })), target: a('NodeUnhealthy', 'critical', node('b1')), inhibited: true },
-  { name: 'a stale index does not explain the node unhealthy', source: a('IndexStale', 'warning', node('i1', { chain: 'C', endpoint: 'C/block' })), target: a('NodeUnhealthy', 'critical', node('i1')), inhibited: false },
-  { name: 'critical over warning of the same alert and subject', source: a('DiskSpaceLow', 'critical', node('w1')), target: a('DiskSpaceLow', 'warning', node('w1')), inhibited: true },
-  { name: 'critical over warning: another chain is not', source: a('TooManyProcessingBlocks', 'critical', node('w2', { chain: 'C' })), target: a('TooManyProcessingBlocks', 'warning', node('w2', { chain: 'P' })), inhibited: false },
+  {
+    name: 'node down: a stalled chain of the node',
+    source: a('NodeDown', 'critical', node('d1')),
+    target: a('ChainStalled', 'critical', node('d1', { chain: 'C' })),
+    inhibited: true,
+  },
+  {
+    name: 'node down: another node is not',
+    source: a('NodeDown', 'critical', node('d2')),
+    target: a('ChainStalled', 'critical', node('d2b', { chain: 'C' })),
+    inhibited: false,
+  },
+  {
+    name: 'stalled chain: blocks piling up',
+    source: a('ChainStalled', 'critical', node('s1', { chain: 'C' })),
+    target: a('TooManyProcessingBlocks', 'critical', node('s1', { chain: 'C' })),
+    inhibited: true,
+  },
+  {
+    name: 'stalled chain: a block processing too long',
+    source: a('ChainStalled', 'critical', node('s2', { chain: 'C' })),
+    target: a('BlockProcessingTooLong', 'critical', node('s2', { chain: 'C' })),
+    inhibited: true,
+  },
+  {
+    name: 'stalled chain: the node unhealthy',
+    source: a('ChainStalled', 'critical', node('s3', { chain: 'C' })),
+    target: a('NodeUnhealthy', 'critical', node('s3')),
+    inhibited: true,
+  },
+  {
+    name: 'stalled chain: behind the fleet on another chain',
+    source: a('ChainStalled', 'critical', node('s4', { chain: 'C' })),
+    target: a('ChainBehindFleet', 'warning', node('s4', { chain: 'P' })),
+    inhibited: true,
+  },
+  {
+    name: 'stalled chain: a stale index',
+    source: a('ChainStalled', 'critical', node('s5', { chain: 'C' })),
+    target: a('IndexStale', 'warning', node('s5', { chain: 'C', endpoint: 'C/block' })),
+    inhibited: true,
+  },
+  {
+    name: 'stalled chain: a low disk is not',
+    source: a('ChainStalled', 'critical', node('s6', { chain: 'C' })),
+    target: a('DiskSpaceLow', 'critical', node('s6')),
+    inhibited: false,
+  },
+  {
+    name: 'no peers: low stake',
+    source: a('TooFewPeers', 'critical', node('p1')),
+    target: a('ConnectedStakeLow', 'critical', node('p1', { chain: 'C' })),
+    inhibited: true,
+  },
+  {
+    name: 'no peers: the node unhealthy',
+    source: a('TooFewPeers', 'critical', node('p2')),
+    target: a('NodeUnhealthy', 'critical', node('p2')),
+    inhibited: true,
+  },
+  {
+    name: 'no peers: send failures',
+    source: a('TooFewPeers', 'critical', node('p3')),
+    target: a('SendFailRatioHigh', 'critical', node('p3')),
+    inhibited: true,
+  },
+  {
+    name: 'few peers (warning) do not explain low stake',
+    source: a('TooFewPeers', 'warning', node('p4')),
+    target: a('ConnectedStakeLow', 'critical', node('p4', { chain: 'C' })),
+    inhibited: false,
+  },
+  {
+    name: 'low stake: a stalled chain',
+    source: a('ConnectedStakeLow', 'critical', node('k1', { chain: 'P' })),
+    target: a('ChainStalled', 'critical', node('k1', { chain: 'C' })),
+    inhibited: true,
+  },
+  {
+    name: 'low disk: the forecast of the disk filling up',
+    source: a('DiskSpaceLow', 'warning', node('f1')),
+    target: a('DiskFillingUp', 'warning', node('f1')),
+    inhibited: true,
+  },
+  {
+    name: 'an overloaded router: the node unhealthy',
+    source: a('RouterOverloaded', 'warning', node('r1')),
+    target: a('NodeUnhealthy', 'critical', node('r1')),
+    inhibited: true,
+  },
+  {
+    name: 'a BLS key mismatch: the node unhealthy',
+    source: a('BLSKeyMismatch', 'critical', node('b1', { check: 'bls' })),
+    target: a('NodeUnhealthy', 'critical', node('b1')),
+    inhibited: true,
+  },
+  {
+    name: 'a stale index does not explain the node unhealthy',
+    source: a('IndexStale', 'warning', node('i1', { chain: 'C', endpoint: 'C/block' })),
+    target: a('NodeUnhealthy', 'critical', node('i1')),
+    inhibited: false,
+  },
+  {
+    name: 'critical over warning of the same alert and subject',
+    source: a('DiskSpaceLow', 'critical', node('w1')),
+    target: a('DiskSpaceLow', 'warning', node('w1')),
+    inhibited: true,
+  },
+  {
+    name: 'critical over warning: another chain is not',
+    source: a('TooManyProcessingBlocks', 'critical', node('w2', { chain: 'C' })),
+    target: a('TooManyProcessingBlocks', 'warning', node('w2', { chain: 'P' })),
+    inhibited: false,
+  },
 ];
 // Inhibits every other alert: run last, on its own.
 const EXPORTER_ABSENT: Case = {
-  name: 'exporter absent: every node alert', source: a('ExporterAbsent', 'critical', { job: 'avalanchego-exporter' }), target: a('NodeDown', 'critical', node('x1')), inhibited: true,
+  name: 'exporter absent: every node alert',
+  source: a('ExporterAbsent', 'critical', { job: 'avalanchego-exporter' }),
+  target: a('NodeDown', 'critical', node('x1')),
+  inhibited: true,
 };
 
 describe('inhibit rules', () => {
@@ -79,7 +189,10 @@ describe('inhibit rules', () => {
   it('every inhibit rule is exercised by a case it must inhibit, and the expectations agree with the configuration', () => {
     const all = [...CASES, EXPORTER_ABSENT];
     const covered = new Set(all.filter((c) => c.inhibited).flatMap((c) => rulesFor(c.source, c.target)));
-    expect(rules.map((_, i) => i).filter((i) => !covered.has(i)), 'inhibit rules without a case').toEqual([]);
+    expect(
+      rules.map((_, i) => i).filter((i) => !covered.has(i)),
+      'inhibit rules without a case',
+    ).toEqual([]);
     for (const c of all) expect(rulesFor(c.source, c.target).length > 0, c.name).toBe(c.inhibited);
   });
 
@@ -92,8 +205,13 @@ describe('inhibit rules', () => {
       dir = mkdtempSync(join(tmpdir(), 'avalanchego-inhibit-'));
       const port = await freePort();
       url = `http://127.0.0.1:${port}`;
-      group.start('alertmanager', am.path!, [`--config.file=${AM_CONFIG}`, `--storage.path=${dir}`, `--web.listen-address=127.0.0.1:${port}`,
-        '--cluster.listen-address=', '--log.level=error']);
+      group.start('alertmanager', am.path!, [
+        `--config.file=${AM_CONFIG}`,
+        `--storage.path=${dir}`,
+        `--web.listen-address=127.0.0.1:${port}`,
+        '--cluster.listen-address=',
+        '--log.level=error',
+      ]);
       const deadline = Date.now() + 30_000;
       for (;;) {
         try {
@@ -116,10 +234,16 @@ describe('inhibit rules', () => {
       expect(r.code, r.output).toBe(0);
     };
     const state = async () => {
-      const alerts = (await (await fetch(`${url}/api/v2/alerts`)).json()) as Array<{ labels: Labels; fingerprint: string; status: { inhibitedBy: string[] } }>;
+      const alerts = (await (await fetch(`${url}/api/v2/alerts`)).json()) as Array<{
+        labels: Labels;
+        fingerprint: string;
+        status: { inhibitedBy: string[] };
+      }>;
       const names = new Map(alerts.map((x) => [x.fingerprint, x.labels]));
       return (labels: Labels) => {
-        const found = alerts.find((x) => Object.entries(labels).every(([k, v]) => x.labels[k] === v) && Object.keys(x.labels).length === Object.keys(labels).length);
+        const found = alerts.find(
+          (x) => Object.entries(labels).every(([k, v]) => x.labels[k] === v) && Object.keys(x.labels).length === Object.keys(labels).length,
+        );
         if (!found) throw new Error(`alert ${JSON.stringify(labels)} not in Alertmanager`);
         return found.status.inhibitedBy.map((f) => names.get(f)?.['alertname']);
       };
@@ -137,7 +261,9 @@ describe('inhibit rules', () => {
       // amtool lists the inhibited targets.
       const q = run('amtool', ['alert', 'query', '--inhibited', `--alertmanager.url=${url}`, '-o', 'json']);
       expect(q.code, q.output).toBe(0);
-      const listed = (JSON.parse(q.stdout) as Array<{ labels: Labels; status: { inhibitedBy: string[] } }>).filter((x) => x.status.inhibitedBy.length > 0).map((x) => `${x.labels['alertname']}/${x.labels['node']}`);
+      const listed = (JSON.parse(q.stdout) as Array<{ labels: Labels; status: { inhibitedBy: string[] } }>)
+        .filter((x) => x.status.inhibitedBy.length > 0)
+        .map((x) => `${x.labels['alertname']}/${x.labels['node']}`);
       for (const c of cases.filter((x) => x.inhibited)) expect(listed, c.name).toContain(`${c.target['alertname']}/${c.target['node']}`);
     };
 

@@ -23,24 +23,74 @@ export const BLIP_RUN_SECONDS = 60 * 60;
 
 export const FAULTS: Fault[] = [
   { scenario: 'healthy', expect: { pages: 0, tickets: 0 }, why: 'control' },
-  { scenario: 'starting', expect: { pages: 0, tickets: 1, alert: 'AvalancheGoNodeNeverReady' }, why: 'held: the readiness check never runs; no peers meanwhile is not a fault of its own' },
+  {
+    scenario: 'starting',
+    expect: { pages: 0, tickets: 1, alert: 'AvalancheGoNodeNeverReady' },
+    why: 'held: the readiness check never runs; no peers meanwhile is not a fault of its own',
+  },
   { scenario: 'bootstrapping', expect: { pages: 0, tickets: 0 }, why: 'routine; AvalancheGoBootstrapTooLong needs 12h' },
-  { scenario: 'stalled-chain', expect: { pages: 1, tickets: 0, alert: 'AvalancheGoChainStalled' }, why: 'root cause of the piled-up blocks, the failing chain check and the lag' },
+  {
+    scenario: 'stalled-chain',
+    expect: { pages: 1, tickets: 0, alert: 'AvalancheGoChainStalled' },
+    why: 'root cause of the piled-up blocks, the failing chain check and the lag',
+  },
   { scenario: 'peers-dropping', expect: { pages: 1, tickets: 0, alert: 'AvalancheGoTooFewPeers' }, why: 'no peers: stake, chains and health follow' },
-  { scenario: 'disk-filling', expect: { pages: 1, tickets: 0, alert: 'AvalancheGoDiskSpaceLow' }, why: 'falls past 10% and 5% within seconds: the critical level inhibits the warning' },
+  {
+    scenario: 'disk-filling',
+    expect: { pages: 1, tickets: 0, alert: 'AvalancheGoDiskSpaceLow' },
+    why: 'falls past 10% and 5% within seconds: the critical level inhibits the warning',
+  },
   { scenario: 'router-overload', expect: { pages: 1, tickets: 0, alert: 'AvalancheGoRouterOverloaded' }, why: 'explains the failing router check' },
-  { scenario: 'flapping', expect: { pages: 0, tickets: 1, alert: 'AvalancheGoHealthCheckFlapping' }, why: 'a check failing and recovering every minute' },
-  { scenario: 'slow', expect: { pages: 1, tickets: 0, alert: 'AvalancheGoNodeDown' }, why: '4s answers exceed the run\'s 1.5s poll timeout: the exporter cannot read the node' },
+  {
+    scenario: 'flapping',
+    expect: { pages: 0, tickets: 1, alert: 'AvalancheGoHealthCheckFlapping' },
+    why: 'a check failing and recovering every minute',
+  },
+  {
+    scenario: 'slow',
+    expect: { pages: 1, tickets: 0, alert: 'AvalancheGoNodeDown' },
+    why: "4s answers exceed the run's 1.5s poll timeout: the exporter cannot read the node",
+  },
   { scenario: 'down', expect: { pages: 1, tickets: 0, alert: 'AvalancheGoNodeDown' }, why: 'inhibits every other alert of the node' },
   { scenario: 'garbage', expect: { pages: 1, tickets: 0, alert: 'AvalancheGoNodeDown' }, why: 'no valid health report' },
   { scenario: 'old-version', expect: { pages: 0, tickets: 0 }, why: 'a healthy v1.10.15 node' },
-  { scenario: 'old-version-v1.7', expect: { pages: 1, tickets: 0, alert: 'AvalancheGoNodeUnhealthy' }, why: 'its C check fails (block processing 41.5s), which only the node\'s health tells' },
+  {
+    scenario: 'old-version-v1.7',
+    expect: { pages: 1, tickets: 0, alert: 'AvalancheGoNodeUnhealthy' },
+    why: "its C check fails (block processing 41.5s), which only the node's health tells",
+  },
   // Validators (every node of the run validates the primary network and an L1).
-  { scenario: 'uptime-dropping', sources: ['info', 'platform'], expect: { pages: 1, tickets: 0, alert: 'AvalancheGoUptimeBelowRewardThreshold' }, why: 'perceived uptime falls to 55%' },
-  { scenario: 'stake-expiring', sources: ['info', 'platform'], expect: { pages: 1, tickets: 0, alert: 'AvalancheGoValidatorStakeExpiring' }, why: 'the stake ends in 30 wall-clock minutes: less than a (compressed) day' },
-  { scenario: 'l1-balance-draining', sources: ['info', 'platform'], expect: { pages: 1, tickets: 0, alert: 'AvalancheGoL1ValidatorInactive' }, why: 'the balance reaches 0 within seconds' },
-  { scenario: 'node-id-changed', sources: ['info', 'platform'], expect: { pages: 1, tickets: 0, alert: 'AvalancheGoNoLongerValidator' }, why: 'a restart with another staking key: out of the primary network and the L1, one page for both' },
-  { scenario: 'version-behind', sources: ['info', 'platform'], holdSeconds: 80 * 60, expect: { pages: 0, tickets: 1, alert: 'AvalancheGoNodeVersionBehindPeers' }, why: 'held 80m: the peers alert needs 1h, the fleet alert 6h' },
+  {
+    scenario: 'uptime-dropping',
+    sources: ['info', 'platform'],
+    expect: { pages: 1, tickets: 0, alert: 'AvalancheGoUptimeBelowRewardThreshold' },
+    why: 'perceived uptime falls to 55%',
+  },
+  {
+    scenario: 'stake-expiring',
+    sources: ['info', 'platform'],
+    expect: { pages: 1, tickets: 0, alert: 'AvalancheGoValidatorStakeExpiring' },
+    why: 'the stake ends in 30 wall-clock minutes: less than a (compressed) day',
+  },
+  {
+    scenario: 'l1-balance-draining',
+    sources: ['info', 'platform'],
+    expect: { pages: 1, tickets: 0, alert: 'AvalancheGoL1ValidatorInactive' },
+    why: 'the balance reaches 0 within seconds',
+  },
+  {
+    scenario: 'node-id-changed',
+    sources: ['info', 'platform'],
+    expect: { pages: 1, tickets: 0, alert: 'AvalancheGoNoLongerValidator' },
+    why: 'a restart with another staking key: out of the primary network and the L1, one page for both',
+  },
+  {
+    scenario: 'version-behind',
+    sources: ['info', 'platform'],
+    holdSeconds: 80 * 60,
+    expect: { pages: 0, tickets: 1, alert: 'AvalancheGoNodeVersionBehindPeers' },
+    why: 'held 80m: the peers alert needs 1h, the fleet alert 6h',
+  },
 ];
 
 /** The length of a fault run: the longest hold, then the recovery. */
@@ -56,7 +106,14 @@ export function faultFleet(faults: Fault[] = FAULTS, holdSeconds?: number): Node
     ...faults.map((f): NodePlan => {
       if (f.scenario === 'healthy') return { label: f.scenario, steps: [] };
       const hold = holdSeconds ?? f.holdSeconds ?? FAULT_SECONDS;
-      return { label: f.scenario, steps: [[0, f.scenario], [hold, 'healthy']], recoveryAt: hold };
+      return {
+        label: f.scenario,
+        steps: [
+          [0, f.scenario],
+          [hold, 'healthy'],
+        ],
+        recoveryAt: hold,
+      };
     }),
     { label: 'healthy (fleet)', steps: [] },
   ];
@@ -67,10 +124,32 @@ export function blipFleet(speedup = 20): NodePlan[] {
   return [
     { label: 'healthy', steps: [] },
     { label: 'healthy', steps: [] },
-    { label: 'short flaps (2m, twice)', steps: [[600, 'flapping'], [720, 'healthy'], [2400, 'flapping'], [2520, 'healthy']] },
+    {
+      label: 'short flaps (2m, twice)',
+      steps: [
+        [600, 'flapping'],
+        [720, 'healthy'],
+        [2400, 'flapping'],
+        [2520, 'healthy'],
+      ],
+    },
     // One poll interval of the run in compressed seconds.
-    { label: 'one slow poll', steps: [[1200, 'slow'], [1200 + POLL_INTERVAL_S * speedup, 'healthy']] },
-    { label: 'one restart (down 1m, starting 30s, bootstrapping 90s)', steps: [[1800, 'down'], [1860, 'starting'], [1890, 'bootstrapping'], [1980, 'healthy']] },
+    {
+      label: 'one slow poll',
+      steps: [
+        [1200, 'slow'],
+        [1200 + POLL_INTERVAL_S * speedup, 'healthy'],
+      ],
+    },
+    {
+      label: 'one restart (down 1m, starting 30s, bootstrapping 90s)',
+      steps: [
+        [1800, 'down'],
+        [1860, 'starting'],
+        [1890, 'bootstrapping'],
+        [1980, 'healthy'],
+      ],
+    },
   ];
 }
 
@@ -95,12 +174,18 @@ export const TICKET_GROUP_WAIT = 120;
 export function meets(f: Fault, s: Summary): { ok: boolean; why: string } {
   const misses: string[] = [];
   const missing = missingSources(f);
-  if (missing.length) return { ok: false, why: `not measurable yet: the exporter has no ${missing.join(' or ')} source (src/sources/registry.ts), so no alert can fire` };
+  if (missing.length)
+    return {
+      ok: false,
+      why: `not measurable yet: the exporter has no ${missing.join(' or ')} source (src/sources/registry.ts), so no alert can fire`,
+    };
   if (s.pages !== f.expect.pages) misses.push(`${s.pages} pages, expected ${f.expect.pages}`);
   if (s.tickets !== f.expect.tickets) misses.push(`${s.tickets} tickets, expected ${f.expect.tickets}`);
-  if (f.expect.alert && !s.notified.some((n) => n.startsWith(f.expect.alert!.replace(/^AvalancheGo/, '')))) misses.push(`not notified by ${f.expect.alert}`);
+  if (f.expect.alert && !s.notified.some((n) => n.startsWith(f.expect.alert!.replace(/^AvalancheGo/, ''))))
+    misses.push(`not notified by ${f.expect.alert}`);
   const target = s.latencyTarget === undefined ? undefined : s.latencyTarget + (f.expect.pages ? 0 : TICKET_GROUP_WAIT);
-  if (s.latency !== undefined && target !== undefined && s.latency > target) misses.push(`notified ${fmt(s.latency)} after the condition held, target ${fmt(target)}`);
+  if (s.latency !== undefined && target !== undefined && s.latency > target)
+    misses.push(`notified ${fmt(s.latency)} after the condition held, target ${fmt(target)}`);
   return { ok: misses.length === 0, why: misses.join('; ') };
 }
 
@@ -108,7 +193,14 @@ interface Harness {
   summarize: (n: RunResult['nodes'][number], scrapeSeconds: number) => Summary;
 }
 
-export function renderReport(r: { faultRun: RunResult; blipRun?: RunResult; faults: Fault[]; harness: Harness; started: Date; command: string }): string {
+export function renderReport(r: {
+  faultRun: RunResult;
+  blipRun?: RunResult;
+  faults: Fault[];
+  harness: Harness;
+  started: Date;
+  command: string;
+}): string {
   const { faultRun, blipRun, harness } = r;
   const k = faultRun.speedup;
   const lines: string[] = [];
@@ -157,28 +249,39 @@ export function renderReport(r: { faultRun: RunResult; blipRun?: RunResult; faul
     '',
     (missed.length === 0
       ? `Every scenario that this build can detect meets its target (${rows.length - blocked.length} of ${rows.length}): each fault gives exactly one page (or one ticket for a warning-level fault), within \`for:\` plus two scrape intervals.`
-      : `${rows.length - blocked.length - missed.length} of ${rows.length - blocked.length} scenarios that this build can detect meet their target; ${missed.map(({ f, s }) => `**${f.scenario}** misses it (${meets(f, s).why})`).join('; ')}.`)
-    + (blocked.length ? ` Not measurable yet: ${blocked.map(({ f }) => `\`${f.scenario}\``).join(', ')}: their alerts read the exporter's ${[...new Set(blocked.flatMap(({ f }) => missingSources(f)))].join(' and ')} sources, which this build does not have yet (\`src/sources/registry.ts\` lists ${SOURCES.map((x) => x.name).join(' and ')}); they ran, and raised nothing.` : ''),
+      : `${rows.length - blocked.length - missed.length} of ${rows.length - blocked.length} scenarios that this build can detect meet their target; ${missed.map(({ f, s }) => `**${f.scenario}** misses it (${meets(f, s).why})`).join('; ')}.`) +
+      (blocked.length
+        ? ` Not measurable yet: ${blocked.map(({ f }) => `\`${f.scenario}\``).join(', ')}: their alerts read the exporter's ${[...new Set(blocked.flatMap(({ f }) => missingSources(f)))].join(' and ')} sources, which this build does not have yet (\`src/sources/registry.ts\` lists ${SOURCES.map((x) => x.name).join(' and ')}); they ran, and raised nothing.`
+        : ''),
     '',
     '| Scenario | Expected | Pages | Tickets | Notifications | Sent for | First notification | Latency (target) | Alerts that fired | Held back by inhibition | Resolved (notification) | Meets target |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|',
   );
   for (const { f, s } of rows) {
     const m = meets(f, s);
-    const expected = f.expect.pages || f.expect.tickets
-      ? `${f.expect.pages ? `1 page` : '1 ticket'}: ${f.expect.alert!.replace(/^AvalancheGo/, '')} (${f.why})`
-      : `nothing (${f.why})`;
+    const expected =
+      f.expect.pages || f.expect.tickets
+        ? `${f.expect.pages ? `1 page` : '1 ticket'}: ${f.expect.alert!.replace(/^AvalancheGo/, '')} (${f.why})`
+        : `nothing (${f.why})`;
     const target = s.latencyTarget === undefined ? undefined : s.latencyTarget + (f.expect.pages ? 0 : TICKET_GROUP_WAIT);
-    lines.push(`| \`${f.scenario}\` | ${expected} | ${s.pages} | ${s.tickets} | ${s.notifications} | ${cell(s.notified)} | ${fmt(s.firstNotificationAt)} | ${s.latency === undefined ? '–' : `${fmt(s.latency)} (${fmt(target)})`} | ${cell(s.fired)} | ${cell(s.inhibited)} | ${fmt(s.resolvedAfter)} (${fmt(s.resolvedNotificationAfter)}) | ${m.ok ? 'yes' : missingSources(f).length ? `n/a: ${m.why}` : `**no**: ${m.why}`} |`);
+    lines.push(
+      `| \`${f.scenario}\` | ${expected} | ${s.pages} | ${s.tickets} | ${s.notifications} | ${cell(s.notified)} | ${fmt(s.firstNotificationAt)} | ${s.latency === undefined ? '–' : `${fmt(s.latency)} (${fmt(target)})`} | ${cell(s.fired)} | ${cell(s.inhibited)} | ${fmt(s.resolvedAfter)} (${fmt(s.resolvedNotificationAfter)}) | ${m.ok ? 'yes' : missingSources(f).length ? `n/a: ${m.why}` : `**no**: ${m.why}`} |`,
+    );
   }
   const missing = unplanned();
-  lines.push('', missing.length
-    ? `Not run: ${missing.map((m) => `\`${m}\``).join(', ')} (scenarios of the simulator that this report does not plan yet; add them to \`FAULTS\` in \`test/rules/detection-plans.ts\`).`
-    : `These are all the simulator's scenarios (${SCENARIOS.length}), the validator ones included.`);
+  lines.push(
+    '',
+    missing.length
+      ? `Not run: ${missing.map((m) => `\`${m}\``).join(', ')} (scenarios of the simulator that this report does not plan yet; add them to \`FAULTS\` in \`test/rules/detection-plans.ts\`).`
+      : `These are all the simulator's scenarios (${SCENARIOS.length}), the validator ones included.`,
+  );
   const st = faultRun.stats;
-  lines.push('', `The run itself: ${st.scrapes} scrapes of the exporter, ${st.failedScrapes} failed (slowest ${st.slowestScrapeSeconds.toFixed(2)}s real);`,
+  lines.push(
+    '',
+    `The run itself: ${st.scrapes} scrapes of the exporter, ${st.failedScrapes} failed (slowest ${st.slowestScrapeSeconds.toFixed(2)}s real);`,
     `${Math.round(st.failedPolls)} failed polls of the nodes, most of them the faults' own (\`down\`, \`slow\`, \`garbage\`). A failed scrape or a`,
-    'timed-out poll is the machine running late: the figures of an overloaded run are not the rules\' (run the script on a quiet machine).');
+    "timed-out poll is the machine running late: the figures of an overloaded run are not the rules' (run the script on a quiet machine).",
+  );
   if (blipRun) {
     const blips = blipRun.nodes.map((n) => ({ n, s: harness.summarize(n, blipRun.scrapeSeconds) }));
     const total = blips.reduce((t, b) => t + b.s.notifications, 0);
@@ -190,7 +293,10 @@ export function renderReport(r: { faultRun: RunResult; blipRun?: RunResult; faul
       '',
       '| Node | Blips (production time from the start) | Notifications | Alerts that fired (none sent unless listed under notifications) |',
       '|---|---|---|---|',
-      ...blips.map(({ n, s }) => `| ${n.plan.label} | ${n.plan.steps.map(([at, sc]) => `${fmt(at)} ${sc}`).join(', ') || '–'} | ${s.notifications ? cell(s.notified) : '0'} | ${cell(s.fired)} |`),
+      ...blips.map(
+        ({ n, s }) =>
+          `| ${n.plan.label} | ${n.plan.steps.map(([at, sc]) => `${fmt(at)} ${sc}`).join(', ') || '–'} | ${s.notifications ? cell(s.notified) : '0'} | ${cell(s.fired)} |`,
+      ),
     );
   }
   lines.push(
@@ -206,7 +312,7 @@ export function renderReport(r: { faultRun: RunResult; blipRun?: RunResult; faul
     '- `TooFewPeers` (critical, no peer) inhibits `ConnectedStakeLow`, `SendFailRatioHigh`, `ChainStalled`, `ChainBehindFleet`, `IndexStale`, `NodeUnhealthy` and `HealthCheckFlapping` of its node.',
     '- `ConnectedStakeLow` (critical) inhibits `ChainStalled`, `ChainBehindFleet` and `IndexStale` of its node.',
     '- `DiskSpaceLow` inhibits `DiskFillingUp` of its node.',
-    '- Every alert whose condition fails one of the node\'s own checks (processing blocks and time, stake, peers, send failures, router, disk, BLS key, unknown upgrade) inhibits `NodeUnhealthy` of its node: `NodeUnhealthy` pages only for a failing check no other alert explains.',
+    "- Every alert whose condition fails one of the node's own checks (processing blocks and time, stake, peers, send failures, router, disk, BLS key, unknown upgrade) inhibits `NodeUnhealthy` of its node: `NodeUnhealthy` pages only for a failing check no other alert explains.",
     '- The critical level of an alert inhibits its warning level for the same subject.',
     '- Pages are grouped per alert and node (two chains of a node stalling page once) and wait 10s; tickets are grouped per node and wait 2m, so a warning overtaken by its critical level within 2m (a disk falling fast) never opens a ticket.',
     '',

@@ -39,7 +39,12 @@ describe('detection', () => {
     const by = new Map<string, Summary>();
 
     beforeAll(async () => {
-      result = await runDetection({ speedup: SPEEDUP, nodes: faultFleet(faults, HOLD), durationSeconds: HOLD + RECOVERY, seed: 'avalanchego-detection-test' });
+      result = await runDetection({
+        speedup: SPEEDUP,
+        nodes: faultFleet(faults, HOLD),
+        durationSeconds: HOLD + RECOVERY,
+        seed: 'avalanchego-detection-test',
+      });
       faults.forEach((f, i) => by.set(f.scenario, summarize(result.nodes[i]!, result.scrapeSeconds)));
     }, 240_000);
 

@@ -29,7 +29,8 @@ const SPEEDUP = 20;
 
 const group = new ProcessGroup(ROOT);
 const start = (name: string, cmd: string, args: string[]): Proc => group.start(name, cmd, args);
-const waitFor = <T>(what: string, timeoutMs: number, check: () => Promise<T | undefined>): Promise<T> => waitForCondition(group, what, timeoutMs, check);
+const waitFor = <T>(what: string, timeoutMs: number, check: () => Promise<T | undefined>): Promise<T> =>
+  waitForCondition(group, what, timeoutMs, check);
 
 let prom: TestPrometheus;
 let simUrl = '';
@@ -72,9 +73,14 @@ const ABSENT_HERE = new Map<string, string>([
 ]);
 const SOURCE_OF = new Map<string, string>([...CATALOG, ...GLOBAL_CATALOG].map((m) => [m.name as string, m.source as string]));
 /** The recording rules' inputs, so that a recorded series inherits the reasons of what it reads. */
-const RECORDED_FROM = new Map<string, string[]>(recordingRules().map((r) => [
-  r.record as string, parsePromQL(r.expr).selectors.map((x) => x.metric).filter((m): m is string => m !== undefined),
-]));
+const RECORDED_FROM = new Map<string, string[]>(
+  recordingRules().map((r) => [
+    r.record as string,
+    parsePromQL(r.expr)
+      .selectors.map((x) => x.metric)
+      .filter((m): m is string => m !== undefined),
+  ]),
+);
 
 // ---------------------------------------------------------------------------------------
 
@@ -88,8 +94,10 @@ async function readsAbsentSeries(expr: string): Promise<boolean> {
     if ((await vector(`count({__name__="${metric}"})`)).length > 0) return false;
     if (ABSENT_HERE.has(metric)) return true;
     const source = SOURCE_OF.get(metric);
-    return (source === 'info' || source === 'platform' || source === 'admin')
-      && (await vector(`avalanchego_exporter_poll_success{job="${JOB}", source="${source}"}`)).length === 0;
+    return (
+      (source === 'info' || source === 'platform' || source === 'admin') &&
+      (await vector(`avalanchego_exporter_poll_success{job="${JOB}", source="${source}"}`)).length === 0
+    );
   };
   for (const s of parsePromQL(expr).selectors) if (s.metric && (await allowed(s.metric))) return true;
   return false;
@@ -102,7 +110,9 @@ describe('end to end with a real Prometheus', () => {
   });
 
   it('speedUpRules shortens for:, ranges and offsets', () => {
-    expect(speedUpRules('        for: 10m\n  x[10m] offset 10m [6h] [5m]\n        for: 3m', SPEEDUP)).toBe('        for: 30s\n  x[30s] offset 30s [1080s] [15s]\n        for: 9s');
+    expect(speedUpRules('        for: 10m\n  x[10m] offset 10m [6h] [5m]\n        for: 3m', SPEEDUP)).toBe(
+      '        for: 30s\n  x[30s] offset 30s [1080s] [15s]\n        for: 9s',
+    );
   });
 
   describe.skipIf(!prometheus.path)(`${prometheus.version}`, () => {
@@ -114,29 +124,52 @@ describe('end to end with a real Prometheus', () => {
       const [simPort, expPort] = [await freePort(), await freePort()];
       simUrl = `http://127.0.0.1:${simPort}`;
 
-      start('simulator', process.execPath, [join(ROOT, 'dist', 'main.js'), 'simulate', `--web.listen-address=127.0.0.1:${simPort}`,
-        `--nodes=${NODES.length}`, '--time-scale=10', '--seed=avalanchego-e2e-rules']);
+      start('simulator', process.execPath, [
+        join(ROOT, 'dist', 'main.js'),
+        'simulate',
+        `--web.listen-address=127.0.0.1:${simPort}`,
+        `--nodes=${NODES.length}`,
+        '--time-scale=10',
+        '--seed=avalanchego-e2e-rules',
+      ]);
       await waitFor('the simulator', 20_000, async () => ((await fetch(`${simUrl}/sim/nodes`)).ok ? true : undefined));
 
-      writeFileSync(join(dir, 'exporter.yaml'), [
-        // info and platform every 5 s (not 30 s / 1 m): a first poll lost to load is soon retried.
-        'defaults:', '  interval: 1s', '  timeout: 800ms', '  info: { interval: 5s }', '  platform: { interval: 5s }', 'targets:',
-        ...NODES.flatMap((n) => [`  - name: ${n}`, `    url: ${simUrl}/${n}`]), '',
-      ].join('\n'));
-      start('exporter', process.execPath, [join(ROOT, 'dist', 'main.js'), `--config.file=${join(dir, 'exporter.yaml')}`,
-        `--web.listen-address=127.0.0.1:${expPort}`]);
+      writeFileSync(
+        join(dir, 'exporter.yaml'),
+        [
+          // info and platform every 5 s (not 30 s / 1 m): a first poll lost to load is soon retried.
+          'defaults:',
+          '  interval: 1s',
+          '  timeout: 800ms',
+          '  info: { interval: 5s }',
+          '  platform: { interval: 5s }',
+          'targets:',
+          ...NODES.flatMap((n) => [`  - name: ${n}`, `    url: ${simUrl}/${n}`]),
+          '',
+        ].join('\n'),
+      );
+      start('exporter', process.execPath, [
+        join(ROOT, 'dist', 'main.js'),
+        `--config.file=${join(dir, 'exporter.yaml')}`,
+        `--web.listen-address=127.0.0.1:${expPort}`,
+      ]);
       await waitFor('the exporter', 20_000, async () => ((await fetch(`http://127.0.0.1:${expPort}/metrics`)).ok ? true : undefined));
 
       prom = await TestPrometheus.start(group, { dir, job: JOB, targets: [`127.0.0.1:${expPort}`], speedup: SPEEDUP });
       // Data for every node, and the recording rules' rate (needs two samples of a range).
       await waitFor('every node up in Prometheus', 30_000, async () =>
-        (await vector(`avalanchego_up{job="${JOB}"} == 1`)).length === NODES.length ? true : undefined);
+        (await vector(`avalanchego_up{job="${JOB}"} == 1`)).length === NODES.length ? true : undefined,
+      );
       await waitFor('recorded block rates', 30_000, async () =>
-        (await vector('node_chain:avalanchego_chain_last_accepted_height:deriv5m > 0')).length > 0 ? true : undefined);
+        (await vector('node_chain:avalanchego_chain_last_accepted_height:deriv5m > 0')).length > 0 ? true : undefined,
+      );
       // The validators' series, where the exporter polls the platform source.
       await waitFor('validator series, if the platform source runs', 30_000, async () =>
-        (await vector(`avalanchego_exporter_poll_success{job="${JOB}", source="platform"}`)).length === 0
-        || (await vector(`avalanchego_validator{job="${JOB}"}`)).length === NODES.length ? true : undefined);
+        (await vector(`avalanchego_exporter_poll_success{job="${JOB}", source="platform"}`)).length === 0 ||
+        (await vector(`avalanchego_validator{job="${JOB}"}`)).length === NODES.length
+          ? true
+          : undefined,
+      );
     }, 120_000);
 
     afterAll(async () => {
@@ -146,7 +179,9 @@ describe('end to end with a real Prometheus', () => {
 
     it('loaded every rule group without evaluation errors', async () => {
       const res = await fetch(`${prom.url}/api/v1/rules`);
-      const body = (await res.json()) as { data: { groups: Array<{ name: string; rules: Array<{ name: string; health: string; lastError?: string }> }> } };
+      const body = (await res.json()) as {
+        data: { groups: Array<{ name: string; rules: Array<{ name: string; health: string; lastError?: string }> }> };
+      };
       const rules = body.data.groups.flatMap((g) => g.rules);
       expect(rules.length).toBe(allRules().length);
       const unhealthy = rules.filter((r) => r.health !== 'ok' && r.health !== 'unknown').map((r) => `${r.name}: ${r.lastError}`);
@@ -180,7 +215,9 @@ describe('end to end with a real Prometheus', () => {
     }, 60_000);
 
     it('no alert fires for the healthy fleet', async () => {
-      const active = (await alerts()).filter((a) => a.state === 'firing').map((a) => `${a.labels['alertname']} ${a.labels['node'] ?? ''} ${a.labels['severity']}`);
+      const active = (await alerts())
+        .filter((a) => a.state === 'firing')
+        .map((a) => `${a.labels['alertname']} ${a.labels['node'] ?? ''} ${a.labels['severity']}`);
       expect(active).toEqual([]);
     });
 
@@ -189,14 +226,17 @@ describe('end to end with a real Prometheus', () => {
       const a = await waitFor('AvalancheGoNodeDown firing for node-1', 60_000, () => firing('AvalancheGoNodeDown', 'node-1'));
       expect(a.labels).toMatchObject({ severity: 'critical', job: JOB, node: 'node-1' });
       // The description's template query names the poll errors' reasons.
-      expect(a.annotations['description']).toMatch(/^The exporter has not read a valid health report from node node-1 .* Poll errors in the last 5 minutes:( [a-z_]+)+\.$/);
+      expect(a.annotations['description']).toMatch(
+        /^The exporter has not read a valid health report from node node-1 .* Poll errors in the last 5 minutes:( [a-z_]+)+\.$/,
+      );
       // The other nodes are unaffected, and no stall is reported for the node that is down.
       // (Firing ones: under CPU load a slow poll can leave another node's alert pending for a while.)
       expect((await alerts()).filter((x) => x.state === 'firing' && x.labels['node'] !== 'node-1')).toEqual([]);
       expect(await firing('AvalancheGoChainStalled', 'node-1')).toBeUndefined();
       await setScenario('node-1', 'healthy');
       await waitFor('AvalancheGoNodeDown to resolve', 60_000, async () =>
-        (await alerts()).some((x) => x.labels['alertname'] === 'AvalancheGoNodeDown') ? undefined : true);
+        (await alerts()).some((x) => x.labels['alertname'] === 'AvalancheGoNodeDown') ? undefined : true,
+      );
     }, 150_000);
 
     it('a filling disk fires AvalancheGoDiskSpaceLow, warning then critical, and it resolves', async () => {
@@ -205,7 +245,8 @@ describe('end to end with a real Prometheus', () => {
       await waitFor('AvalancheGoDiskSpaceLow critical', 90_000, () => firing('AvalancheGoDiskSpaceLow', 'node-2', 'critical'));
       await setScenario('node-2', 'healthy');
       await waitFor('AvalancheGoDiskSpaceLow to resolve', 60_000, async () =>
-        (await alerts()).some((x) => x.labels['alertname'] === 'AvalancheGoDiskSpaceLow') ? undefined : true);
+        (await alerts()).some((x) => x.labels['alertname'] === 'AvalancheGoDiskSpaceLow') ? undefined : true,
+      );
     }, 240_000);
 
     it('dropping peers and an overloaded router fire their alerts, which resolve after recovery', async () => {
@@ -222,7 +263,8 @@ describe('end to end with a real Prometheus', () => {
       await setScenario('node-4', 'healthy');
       const names = ['AvalancheGoConnectedStakeLow', 'AvalancheGoTooFewPeers', 'AvalancheGoRouterOverloaded'];
       await waitFor('the network and router alerts to resolve', 90_000, async () =>
-        (await alerts()).some((x) => names.includes(x.labels['alertname'] ?? '')) ? undefined : true);
+        (await alerts()).some((x) => names.includes(x.labels['alertname'] ?? '')) ? undefined : true,
+      );
     }, 240_000);
 
     it('a stalled chain fires AvalancheGoChainStalled, and it resolves when the chain moves again', async () => {
@@ -232,7 +274,8 @@ describe('end to end with a real Prometheus', () => {
       expect(a.annotations['description']).toMatch(/^Chain C of node node-0 has stayed at height \d{5,} for 12 minutes/);
       await setScenario('node-0', 'healthy');
       await waitFor('AvalancheGoChainStalled to resolve', 90_000, async () =>
-        (await alerts()).some((x) => x.labels['alertname'] === 'AvalancheGoChainStalled') ? undefined : true);
+        (await alerts()).some((x) => x.labels['alertname'] === 'AvalancheGoChainStalled') ? undefined : true,
+      );
     }, 240_000);
   });
 });

@@ -28,7 +28,8 @@ const JOB = 'avalanchego-exporter';
 const SPEEDUP = 20;
 
 const group = new ProcessGroup(ROOT);
-const waitFor = <T>(what: string, timeoutMs: number, check: () => Promise<T | undefined>): Promise<T> => waitForCondition(group, what, timeoutMs, check);
+const waitFor = <T>(what: string, timeoutMs: number, check: () => Promise<T | undefined>): Promise<T> =>
+  waitForCondition(group, what, timeoutMs, check);
 let prom: TestPrometheus;
 let simUrl = '';
 
@@ -56,27 +57,50 @@ describe('validator alerts end to end with a real Prometheus', () => {
       dir = mkdtempSync(join(tmpdir(), 'avalanchego-e2e-validators-'));
       const [simPort, expPort] = [await freePort(), await freePort()];
       simUrl = `http://127.0.0.1:${simPort}`;
-      group.start('simulator', process.execPath, [join(ROOT, 'dist', 'main.js'), 'simulate', `--web.listen-address=127.0.0.1:${simPort}`,
-        `--nodes=${NODES.length}`, '--validators=all', '--track-l1', '--seed=avalanchego-e2e-validators']);
+      group.start('simulator', process.execPath, [
+        join(ROOT, 'dist', 'main.js'),
+        'simulate',
+        `--web.listen-address=127.0.0.1:${simPort}`,
+        `--nodes=${NODES.length}`,
+        '--validators=all',
+        '--track-l1',
+        '--seed=avalanchego-e2e-validators',
+      ]);
       await waitFor('the simulator', 20_000, async () => ((await fetch(`${simUrl}/sim/nodes`)).ok ? true : undefined));
 
-      writeFileSync(join(dir, 'exporter.yaml'), [
-        'defaults:', '  interval: 2s', '  timeout: 1500ms',
-        '  info:', '    interval: 2s',
-        '  platform:', '    interval: 2s', `    subnets: [${L1_SUBNET_ID}]`,
-        'targets:',
-        ...NODES.flatMap((n) => [`  - name: ${n}`, `    url: ${simUrl}/${n}`]), '',
-      ].join('\n'));
-      group.start('exporter', process.execPath, [join(ROOT, 'dist', 'main.js'), `--config.file=${join(dir, 'exporter.yaml')}`,
-        `--web.listen-address=127.0.0.1:${expPort}`]);
+      writeFileSync(
+        join(dir, 'exporter.yaml'),
+        [
+          'defaults:',
+          '  interval: 2s',
+          '  timeout: 1500ms',
+          '  info:',
+          '    interval: 2s',
+          '  platform:',
+          '    interval: 2s',
+          `    subnets: [${L1_SUBNET_ID}]`,
+          'targets:',
+          ...NODES.flatMap((n) => [`  - name: ${n}`, `    url: ${simUrl}/${n}`]),
+          '',
+        ].join('\n'),
+      );
+      group.start('exporter', process.execPath, [
+        join(ROOT, 'dist', 'main.js'),
+        `--config.file=${join(dir, 'exporter.yaml')}`,
+        `--web.listen-address=127.0.0.1:${expPort}`,
+      ]);
       await waitFor('the exporter', 20_000, async () => ((await fetch(`http://127.0.0.1:${expPort}/metrics`)).ok ? true : undefined));
 
       prom = await TestPrometheus.start(group, { dir, job: JOB, targets: [`127.0.0.1:${expPort}`], speedup: SPEEDUP });
       await waitFor('every node a primary network and L1 validator in Prometheus', 60_000, async () =>
-        (await prom.vector(`avalanchego_validator{job="${JOB}"} == 1`)).length === 2 * NODES.length ? true : undefined);
+        (await prom.vector(`avalanchego_validator{job="${JOB}"} == 1`)).length === 2 * NODES.length ? true : undefined,
+      );
       await waitFor('the uptime threshold and L1 runway recorded', 30_000, async () =>
-        (await prom.vector('node:avalanchego_uptime_reward_threshold:ratio')).length === NODES.length
-        && (await prom.vector('node_subnet:avalanchego_l1_validator_balance_navax:runway_seconds')).length === NODES.length ? true : undefined);
+        (await prom.vector('node:avalanchego_uptime_reward_threshold:ratio')).length === NODES.length &&
+        (await prom.vector('node_subnet:avalanchego_l1_validator_balance_navax:runway_seconds')).length === NODES.length
+          ? true
+          : undefined,
+      );
     }, 150_000);
 
     afterAll(async () => {
@@ -85,7 +109,9 @@ describe('validator alerts end to end with a real Prometheus', () => {
     }, 30_000);
 
     it('the healthy validators fire nothing', async () => {
-      const active = (await prom.alerts()).filter((a) => a.state === 'firing').map((a) => `${a.labels['alertname']} ${a.labels['node'] ?? ''} ${a.labels['severity']}`);
+      const active = (await prom.alerts())
+        .filter((a) => a.state === 'firing')
+        .map((a) => `${a.labels['alertname']} ${a.labels['node'] ?? ''} ${a.labels['severity']}`);
       expect(active).toEqual([]);
     });
 
@@ -101,40 +127,55 @@ describe('validator alerts end to end with a real Prometheus', () => {
       // The stake ends 30 minutes after the switch: every window fires.
       for (const window of ['7d', '1d', '1h']) {
         await waitFor(`AvalancheGoValidatorStakeExpiring ${window} for node-3`, 90_000, () =>
-          firing('AvalancheGoValidatorStakeExpiring', { node: 'node-3', window, ...primary }));
+          firing('AvalancheGoValidatorStakeExpiring', { node: 'node-3', window, ...primary }),
+        );
       }
       const noLonger = await waitFor('AvalancheGoNoLongerValidator for node-2', 90_000, () =>
-        firing('AvalancheGoNoLongerValidator', { node: 'node-2', severity: 'critical', ...primary }));
+        firing('AvalancheGoNoLongerValidator', { node: 'node-2', severity: 'critical', ...primary }),
+      );
       expect(noLonger.annotations['description']).toMatch(/^Node node-2 was a validator of subnet .* Its node ID is NodeID-\w+: /);
       await waitFor('AvalancheGoL1ValidatorBalanceLow critical for node-1', 90_000, () =>
-        firing('AvalancheGoL1ValidatorBalanceLow', { node: 'node-1', severity: 'critical', ...l1 }));
-      await waitFor('AvalancheGoL1ValidatorInactive for node-1', 180_000, () =>
-        firing('AvalancheGoL1ValidatorInactive', { node: 'node-1', ...l1 }));
+        firing('AvalancheGoL1ValidatorBalanceLow', { node: 'node-1', severity: 'critical', ...l1 }),
+      );
+      await waitFor('AvalancheGoL1ValidatorInactive for node-1', 180_000, () => firing('AvalancheGoL1ValidatorInactive', { node: 'node-1', ...l1 }));
       await waitFor('AvalancheGoUptimeBelowRewardThreshold warning for node-0', 180_000, () =>
-        firing('AvalancheGoUptimeBelowRewardThreshold', { node: 'node-0', severity: 'warning' }));
+        firing('AvalancheGoUptimeBelowRewardThreshold', { node: 'node-0', severity: 'warning' }),
+      );
       await waitFor('AvalancheGoUptimeBelowRewardThreshold critical for node-0', 180_000, () =>
-        firing('AvalancheGoUptimeBelowRewardThreshold', { node: 'node-0', severity: 'critical' }));
+        firing('AvalancheGoUptimeBelowRewardThreshold', { node: 'node-0', severity: 'critical' }),
+      );
       // An older release than most of its peers (for: 1h, 3 minutes here).
       const behind = await waitFor('AvalancheGoNodeVersionBehindPeers for node-4', 300_000, () =>
-        firing('AvalancheGoNodeVersionBehindPeers', { node: 'node-4', severity: 'warning' }));
+        firing('AvalancheGoNodeVersionBehindPeers', { node: 'node-4', severity: 'warning' }),
+      );
       expect(behind.annotations['description']).toMatch(/of the peers of node node-4 run a newer AvalancheGo than its \d+\.\d+\.\d+\.$/);
 
       // Each validator alert is about its node only. (Chain alerts are not judged here: in real
       // time, with rule windows 20 times shorter, a slow chain can look flat.)
       const expected = new Map([
-        ['AvalancheGoUptimeBelowRewardThreshold', 'node-0'], ['AvalancheGoL1ValidatorBalanceLow', 'node-1'], ['AvalancheGoL1ValidatorInactive', 'node-1'],
-        ['AvalancheGoNoLongerValidator', 'node-2'], ['AvalancheGoValidatorStakeExpiring', 'node-3'],
-        ['AvalancheGoNodeVersionBehindPeers', 'node-4'], ['AvalancheGoNodeVersionBehindFleet', 'node-4'], ['AvalancheGoUpgradeNotScheduledOnNode', 'node-4'],
+        ['AvalancheGoUptimeBelowRewardThreshold', 'node-0'],
+        ['AvalancheGoL1ValidatorBalanceLow', 'node-1'],
+        ['AvalancheGoL1ValidatorInactive', 'node-1'],
+        ['AvalancheGoNoLongerValidator', 'node-2'],
+        ['AvalancheGoValidatorStakeExpiring', 'node-3'],
+        ['AvalancheGoNodeVersionBehindPeers', 'node-4'],
+        ['AvalancheGoNodeVersionBehindFleet', 'node-4'],
+        ['AvalancheGoUpgradeNotScheduledOnNode', 'node-4'],
         ['AvalancheGoRegisteredBLSKeyMismatch', 'none'],
       ]);
-      const wrongNode = (await prom.alerts()).filter((a) => expected.has(a.labels['alertname'] ?? '') && expected.get(a.labels['alertname'] ?? '') !== a.labels['node']);
+      const wrongNode = (await prom.alerts()).filter(
+        (a) => expected.has(a.labels['alertname'] ?? '') && expected.get(a.labels['alertname'] ?? '') !== a.labels['node'],
+      );
       expect(wrongNode.map((a) => `${a.labels['alertname']} ${a.labels['node']}`)).toEqual([]);
 
       for (const node of NODES) await setScenario(node, 'healthy');
       for (const [name, node] of [
-        ['AvalancheGoValidatorStakeExpiring', 'node-3'], ['AvalancheGoNoLongerValidator', 'node-2'],
-        ['AvalancheGoL1ValidatorInactive', 'node-1'], ['AvalancheGoL1ValidatorBalanceLow', 'node-1'],
-        ['AvalancheGoUptimeBelowRewardThreshold', 'node-0'], ['AvalancheGoNodeVersionBehindPeers', 'node-4'],
+        ['AvalancheGoValidatorStakeExpiring', 'node-3'],
+        ['AvalancheGoNoLongerValidator', 'node-2'],
+        ['AvalancheGoL1ValidatorInactive', 'node-1'],
+        ['AvalancheGoL1ValidatorBalanceLow', 'node-1'],
+        ['AvalancheGoUptimeBelowRewardThreshold', 'node-0'],
+        ['AvalancheGoNodeVersionBehindPeers', 'node-4'],
       ] as const) {
         await waitFor(`${name} to resolve for ${node}`, 120_000, () => resolved(name, node));
       }

@@ -6,15 +6,19 @@ import { Registry, collectDefaultMetrics } from 'prom-client';
 import { parse as parseYaml } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { CATALOG, GLOBAL_CATALOG } from '../../src/metrics/catalog.js';
-import {
-  ROOT, alertRules, allRules, panelQueries, parsePromQL, recordingRules, substituteGrafanaVariables, templateSelectors,
-} from './lib.js';
+import { ROOT, alertRules, allRules, panelQueries, parsePromQL, recordingRules, substituteGrafanaVariables, templateSelectors } from './lib.js';
 
-interface Expr { where: string; expr: string }
+interface Expr {
+  where: string;
+  expr: string;
+}
 
 const ruleExprs: Expr[] = allRules().map((r) => ({ where: `rule ${r.alert ?? r.record}`, expr: r.expr }));
 const panelExprs: Expr[] = panelQueries().map((q) => ({ where: `${q.dashboard} / ${q.panel}`, expr: substituteGrafanaVariables(q.expr) }));
-const variableExprs: Expr[] = templateSelectors().map((v) => ({ where: `${v.dashboard} variable ${v.variable}`, expr: substituteGrafanaVariables(v.expr) }));
+const variableExprs: Expr[] = templateSelectors().map((v) => ({
+  where: `${v.dashboard} variable ${v.variable}`,
+  expr: substituteGrafanaVariables(v.expr),
+}));
 const everyExpr = [...ruleExprs, ...panelExprs, ...variableExprs];
 
 // Names the rules and panels may use: the catalog, the recording rules' outputs, the
@@ -46,7 +50,9 @@ const processMetrics = new Set(defaultRegistry.getMetricsAsArray().map((m) => m.
 const TARGET_LABELS = ['job', 'instance'];
 
 function metricsOf(e: Expr): string[] {
-  return parsePromQL(e.expr).selectors.map((s) => s.metric).filter((m): m is string => m !== undefined);
+  return parsePromQL(e.expr)
+    .selectors.map((s) => s.metric)
+    .filter((m): m is string => m !== undefined);
 }
 
 describe('PromQL parses', () => {
@@ -112,7 +118,9 @@ describe('label matchers name labels the metric has', () => {
 // ---------------------------------------------------------------------------------------
 // Coverage: every catalog metric is used by a rule or a panel, or listed with a reason.
 
-interface UnusedList { unused: Array<{ metric: string; reason: string }> }
+interface UnusedList {
+  unused: Array<{ metric: string; reason: string }>;
+}
 const unusedList = (parseYaml(readFileSync(join(ROOT, 'test', 'rules', 'unused-metrics.yml'), 'utf8')) as UnusedList).unused;
 
 describe('catalog coverage', () => {
@@ -133,11 +141,13 @@ describe('catalog coverage', () => {
   });
 
   it('every recording rule is used by an alert or a panel', () => {
-    const usedByAlertsOrPanels = new Set([
-      ...alertRules().map((r) => ({ where: '', expr: r.expr })),
-      ...panelExprs,
-      ...recordingRules().map((r) => ({ where: '', expr: r.expr })),
-    ].flatMap(metricsOf));
+    const usedByAlertsOrPanels = new Set(
+      [
+        ...alertRules().map((r) => ({ where: '', expr: r.expr })),
+        ...panelExprs,
+        ...recordingRules().map((r) => ({ where: '', expr: r.expr })),
+      ].flatMap(metricsOf),
+    );
     for (const r of recordingRules()) expect(usedByAlertsOrPanels.has(r.record as string), r.record).toBe(true);
   });
 });

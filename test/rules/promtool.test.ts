@@ -35,22 +35,25 @@ describe('promtool', () => {
         // A node down for 1 minute must not fire AvalancheGoNodeDown (for: 3m): expecting it
         // to fire has to make promtool fail.
         const file = join(dir, 'wrong.test.yml');
-        writeFileSync(file, [
-          'rule_files:',
-          `  - ${join(RULES_DIR, 'avalanchego-alerts.yml')}`,
-          'evaluation_interval: 1m',
-          'tests:',
-          '  - interval: 1m',
-          '    input_series:',
-          `      - series: 'avalanchego_up{job="j",instance="i",node="v1"}'`,
-          `        values: '1 0 1 1 1'`,
-          '    alert_rule_test:',
-          '      - eval_time: 2m',
-          '        alertname: AvalancheGoNodeDown',
-          '        exp_alerts:',
-          '          - exp_labels: {severity: critical, job: j, instance: i, node: v1}',
-          '',
-        ].join('\n'));
+        writeFileSync(
+          file,
+          [
+            'rule_files:',
+            `  - ${join(RULES_DIR, 'avalanchego-alerts.yml')}`,
+            'evaluation_interval: 1m',
+            'tests:',
+            '  - interval: 1m',
+            '    input_series:',
+            `      - series: 'avalanchego_up{job="j",instance="i",node="v1"}'`,
+            `        values: '1 0 1 1 1'`,
+            '    alert_rule_test:',
+            '      - eval_time: 2m',
+            '        alertname: AvalancheGoNodeDown',
+            '        exp_alerts:',
+            '          - exp_labels: {severity: critical, job: j, instance: i, node: v1}',
+            '',
+          ].join('\n'),
+        );
         const r = run('promtool', ['test', 'rules', file]);
         expect(r.code, r.output).not.toBe(0);
         expect(r.output).toContain('FAILED');

@@ -14,7 +14,12 @@ const alerts = alertRules();
 const names = [...new Set(alerts.map((a) => a.alert as string))];
 
 /** GitHub's anchor for a heading: lower case, spaces to dashes, punctuation dropped. */
-const anchorOf = (heading: string) => heading.trim().toLowerCase().replace(/[^\w\- ]/g, '').replace(/ /g, '-');
+const anchorOf = (heading: string) =>
+  heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\w\- ]/g, '')
+    .replace(/ /g, '-');
 const headings = [...runbook.matchAll(/^#{1,6} (.+)$/gm)].map((m) => m[1] as string);
 const anchors = new Set(headings.map(anchorOf));
 
@@ -100,11 +105,18 @@ describe('runbook', () => {
     expect(exprOf('AvalancheGoRouterOverloaded', 'critical')).toMatch(/> 1024\b[\s\S]*> 300\b/);
     expect(exprOf('AvalancheGoBlockProcessingTooLong', 'critical')).toMatch(/> 30\b/);
     for (const [alert, text] of [
-      ['AvalancheGoTooManyProcessingBlocks', '> 6'], ['AvalancheGoTooManyProcessingBlocks', '> 15'],
-      ['AvalancheGoConnectedStakeLow', '< 80%'], ['AvalancheGoDiskSpaceLow', '< 10%'], ['AvalancheGoDiskSpaceLow', '< 5%'],
-      ['AvalancheGoRouterOverloaded', '> 1024'], ['AvalancheGoBlockProcessingTooLong', '> 30s'],
+      ['AvalancheGoTooManyProcessingBlocks', '> 6'],
+      ['AvalancheGoTooManyProcessingBlocks', '> 15'],
+      ['AvalancheGoConnectedStakeLow', '< 80%'],
+      ['AvalancheGoDiskSpaceLow', '< 10%'],
+      ['AvalancheGoDiskSpaceLow', '< 5%'],
+      ['AvalancheGoRouterOverloaded', '> 1024'],
+      ['AvalancheGoBlockProcessingTooLong', '> 30s'],
     ] as const) {
-      expect(tableRows.some((r) => r.alert === alert && r.when.includes(text)), `${alert}: "${text}"`).toBe(true);
+      expect(
+        tableRows.some((r) => r.alert === alert && r.when.includes(text)),
+        `${alert}: "${text}"`,
+      ).toBe(true);
     }
   });
 
@@ -137,7 +149,15 @@ describe('alertmanager example', () => {
     ['warning', 'tickets'],
     ['info', 'digest'],
   ])('routes severity=%s to %s', (severity, receiver) => {
-    const r = run('amtool', ['config', 'routes', 'test', `--config.file=${AM_CONFIG}`, `severity=${severity}`, 'alertname=AvalancheGoNodeDown', 'node=v1']);
+    const r = run('amtool', [
+      'config',
+      'routes',
+      'test',
+      `--config.file=${AM_CONFIG}`,
+      `severity=${severity}`,
+      'alertname=AvalancheGoNodeDown',
+      'node=v1',
+    ]);
     expect(r.code, r.output).toBe(0);
     expect(r.stdout.trim(), r.output).toBe(receiver);
   });

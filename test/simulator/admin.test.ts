@@ -5,8 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { http, rpc, serviceError, simulator } from './helpers.js';
 
 const STILL = { checkFrequencyMs: 3_600_000 };
-const INVALID_ARG =
-  "couldn't unmarshal an argument. Ensure arguments are valid and properly formatted. See documentation for example calls";
+const INVALID_ARG = "couldn't unmarshal an argument. Ensure arguments are valid and properly formatted. See documentation for example calls";
 const OK = '{"jsonrpc":"2.0","result":{},"id":1}\n';
 const X_CHAIN = '2oYMBNV4eNHyqk2fjjV5nVQLDbtmNJzq5s3qs3Lo6ftnC6FByM';
 const P_CHAIN = '11111111111111111111111111111111LpoYY';
@@ -67,7 +66,9 @@ describe('chain aliases', () => {
     expect(await admin(sim.url, 'admin.getChainAliases', { chain: 'X' })).toBe(serviceError('input string is smaller than the checksum size'));
     expect(await admin(sim.url, 'admin.getChainAliases', { chain: '' })).toBe(serviceError('base58 decoding error: zero length string'));
     expect(await admin(sim.url, 'admin.getChainAliases', { chain: 'abc0' })).toBe(serviceError("base58 decoding error: invalid base58 digit ('0')"));
-    expect(await admin(sim.url, 'admin.getChainAliases', { chain: 'abcé' })).toBe(serviceError('base58 decoding error: high-bit set on invalid digit'));
+    expect(await admin(sim.url, 'admin.getChainAliases', { chain: 'abcé' })).toBe(
+      serviceError('base58 decoding error: high-bit set on invalid digit'),
+    );
     // A valid cb58 string that is not 32 bytes long: a node ID's 20.
     expect(await admin(sim.url, 'admin.getChainAliases', { chain: sim.nodes[0]!.nodeId.slice('NodeID-'.length) })).toBe(
       serviceError('invalid hash length: expected 32 bytes but got 20'),
@@ -98,9 +99,7 @@ describe('logger levels', () => {
     expect(await admin(sim.url, 'admin.setLoggerLevel', { loggerName: 'C', logLevel: 'debug' })).toBe(
       '{"jsonrpc":"2.0","result":{"loggerLevels":{"C":{"logLevel":"DEBUG","displayLevel":"INFO"}}},"id":1}\n',
     );
-    expect(await admin(sim.url, 'admin.setLoggerLevel', { displayLevel: 'Verbo' })).toContain(
-      '"main":{"logLevel":"INFO","displayLevel":"VERBO"}',
-    );
+    expect(await admin(sim.url, 'admin.setLoggerLevel', { displayLevel: 'Verbo' })).toContain('"main":{"logLevel":"INFO","displayLevel":"VERBO"}');
     expect(await admin(sim.url, 'admin.getLoggerLevel', { loggerName: 'C' })).toBe(
       '{"jsonrpc":"2.0","result":{"loggerLevels":{"C":{"logLevel":"DEBUG","displayLevel":"VERBO"}}},"id":1}\n',
     );

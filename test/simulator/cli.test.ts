@@ -105,7 +105,12 @@ describe('runSimulateCommand', () => {
       ...c.io,
       stopSignal,
     });
-    const text = await waitFor(() => Promise.resolve(c.out.join('')), (t) => t.includes('Stop with Ctrl-C'), 5_000, 'the banner');
+    const text = await waitFor(
+      () => Promise.resolve(c.out.join('')),
+      (t) => t.includes('Stop with Ctrl-C'),
+      5_000,
+      'the banner',
+    );
     const base = /control API at (http:\/\/127\.0\.0\.1:\d+)\/sim\/nodes/.exec(text)![1]!;
     expect(text).toMatch(/node-0 +healthy +NodeID-\w+ +http:\/\/127\.0\.0\.1:\d+\/node-0\n/);
     expect(text).toMatch(/node-1 +bootstrapping +NodeID-\w+ +http:\/\/127\.0\.0\.1:\d+\/node-1\n/);
@@ -122,7 +127,12 @@ describe('runSimulateCommand', () => {
     let stop!: () => void;
     const stopSignal = new Promise<void>((r) => (stop = r));
     const done = runSimulateCommand(['--web.listen-address=127.0.0.1:0', '--track-l1', '--check-frequency=1h'], { ...c.io, stopSignal });
-    const text = await waitFor(() => Promise.resolve(c.out.join('')), (t) => t.includes('Stop with Ctrl-C'), 5_000, 'the banner');
+    const text = await waitFor(
+      () => Promise.resolve(c.out.join('')),
+      (t) => t.includes('Stop with Ctrl-C'),
+      5_000,
+      'the banner',
+    );
     expect(text).toContain(`L1 subnet: ${L1_SUBNET_ID} (list it in the exporter's platform.subnets)`);
     stop();
     expect(await done).toBe(0);
@@ -133,7 +143,12 @@ describe('runSimulateCommand', () => {
     let stop!: () => void;
     const stopSignal = new Promise<void>((r) => (stop = r));
     const running = runSimulateCommand(['--web.listen-address=127.0.0.1:0'], { ...first.io, stopSignal });
-    const text = await waitFor(() => Promise.resolve(first.out.join('')), (t) => t.includes('Stop with'), 5_000, 'the banner');
+    const text = await waitFor(
+      () => Promise.resolve(first.out.join('')),
+      (t) => t.includes('Stop with'),
+      5_000,
+      'the banner',
+    );
     const port = /127\.0\.0\.1:(\d+)/.exec(text)![1];
     const second = capture();
     expect(await runSimulateCommand([`--web.listen-address=127.0.0.1:${port}`], { ...second.io, stopSignal: new Promise(() => undefined) })).toBe(1);

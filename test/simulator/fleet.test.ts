@@ -22,7 +22,12 @@ async function pool<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>
 describe('a fleet of 400 nodes on one port', () => {
   it('gives every node its own prefix, ID and state, and switches one without touching the others', async () => {
     const t0 = Date.now();
-    const sim = await simulator({ nodes: 400, checkFrequencyMs: 250, timeScale: 60, scenario: (i) => (i % 100 === 99 ? 'bootstrapping' : 'healthy') });
+    const sim = await simulator({
+      nodes: 400,
+      checkFrequencyMs: 250,
+      timeScale: 60,
+      scenario: (i) => (i % 100 === 99 ? 'bootstrapping' : 'healthy'),
+    });
     expect(Date.now() - t0).toBeLessThan(5_000);
     expect(sim.nodes).toHaveLength(400);
     expect(sim.nodes[17]).toEqual({ name: 'node-17', baseUrl: `${sim.url}/node-17`, nodeId: expect.stringMatching(/^NodeID-/) });

@@ -8,7 +8,10 @@ const T0 = 1_774_917_950_487_301_876n; // 2026-03-31T00:45:50.487301876Z
 const SEC = 1_000_000_000n;
 
 function worker(zone = 0, dialect: 'modern' | 'legacy' = 'modern') {
-  return new HealthWorker(() => zone, () => dialect);
+  return new HealthWorker(
+    () => zone,
+    () => dialect,
+  );
 }
 
 describe('HealthWorker', () => {
@@ -21,7 +24,11 @@ describe('HealthWorker', () => {
       '{"checks":{"router":{"message":{"outstandingRequests":2000},"error":"overloaded","timestamp":"2026-03-31T00:45:50.487301876Z","duration":5875,"contiguousFailures":1,"timeOfFirstFailure":"2026-03-31T00:45:50.487301876Z"}},"healthy":false}',
     );
     w.record('router', { error: 'overloaded' }, T0 + 30n * SEC, 100);
-    expect(current()).toMatchObject({ contiguousFailures: 2, timestamp: '2026-03-31T00:46:20.487301876Z', timeOfFirstFailure: '2026-03-31T00:45:50.487301876Z' });
+    expect(current()).toMatchObject({
+      contiguousFailures: 2,
+      timestamp: '2026-03-31T00:46:20.487301876Z',
+      timeOfFirstFailure: '2026-03-31T00:45:50.487301876Z',
+    });
     w.record('router', { message: { outstandingRequests: 3 } }, T0 + 60n * SEC, 100);
     expect(w.report([]).json).toBe(
       '{"checks":{"router":{"message":{"outstandingRequests":3},"timestamp":"2026-03-31T00:46:50.487301876Z","duration":100}},"healthy":true}',
@@ -87,7 +94,12 @@ describe('HealthWorker', () => {
   it('escapes < > & in messages and errors and sorts nested map keys', () => {
     const w = worker();
     w.register('C', []);
-    w.record('C', { message: { z: 1, a: { y: 'a<b', b: 2 } }, error: 'too many processing blocks: 300 > 256\nblock processing too long: 41.5s > 30s' }, T0, 1);
+    w.record(
+      'C',
+      { message: { z: 1, a: { y: 'a<b', b: 2 } }, error: 'too many processing blocks: 300 > 256\nblock processing too long: 41.5s > 30s' },
+      T0,
+      1,
+    );
     expect(w.report([]).json).toContain(
       '"message":{"a":{"b":2,"y":"a\\u003cb"},"z":1},"error":"too many processing blocks: 300 \\u003e 256\\nblock processing too long: 41.5s \\u003e 30s"',
     );

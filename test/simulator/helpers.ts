@@ -12,10 +12,7 @@ export interface Reply {
   body: string;
 }
 
-export async function http(
-  url: string,
-  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
-): Promise<Reply> {
+export async function http(url: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Reply> {
   const res = await request(url, {
     method: (init.method ?? 'GET') as 'GET',
     headers: init.headers,

@@ -63,7 +63,11 @@ describe('JSON-RPC envelope', () => {
     const sim = await simulator(STILL);
     const url = `${sim.url}/ext/admin`;
     const get = await http(url);
-    expect([get.status, get.body, get.headers['content-type']]).toEqual([405, 'rpc: POST method required, received GET', 'text/plain; charset=utf-8']);
+    expect([get.status, get.body, get.headers['content-type']]).toEqual([
+      405,
+      'rpc: POST method required, received GET',
+      'text/plain; charset=utf-8',
+    ]);
     expect((await http(url, { method: 'DELETE' })).body).toBe('rpc: POST method required, received DELETE');
     const none = await post(url, '{}', null);
     expect([none.status, none.body]).toEqual([415, 'rpc: unrecognized Content-Type: ']);
@@ -185,7 +189,10 @@ describe('JSON-RPC envelope', () => {
 describe('CORS (rs/cors with the node defaults)', () => {
   it('sends Vary: Origin on every answer, and the allow headers when there is an Origin', async () => {
     const sim = await simulator(STILL);
-    for (const [path, status] of [['/ext/health', 200], ['/nope', 404]] as const) {
+    for (const [path, status] of [
+      ['/ext/health', 200],
+      ['/nope', 404],
+    ] as const) {
       const r = await http(`${sim.url}${path}`);
       expect([r.status, r.headers.vary, r.headers['access-control-allow-origin']], path).toEqual([status, 'Origin', undefined]);
     }
@@ -203,7 +210,12 @@ describe('CORS (rs/cors with the node defaults)', () => {
     const sim = await simulator(STILL);
     const r = await http(`${sim.url}/ext/index/C/block`, {
       method: 'OPTIONS',
-      headers: { origin: 'https://x.example', 'access-control-request-method': 'post', 'access-control-request-headers': 'content-type', host: 'evil.example' },
+      headers: {
+        origin: 'https://x.example',
+        'access-control-request-method': 'post',
+        'access-control-request-headers': 'content-type',
+        host: 'evil.example',
+      },
     });
     expect(r.status).toBe(200);
     expect(r.body).toBe('');

@@ -6,8 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { http, post, result, rpc, RFC3339, serviceError, simulator, waitFor } from './helpers.js';
 
 const ENDPOINTS = ['C/block', 'P/block', 'X/block', 'X/tx', 'X/vtx'] as const;
-const INVALID_ARG =
-  "couldn't unmarshal an argument. Ensure arguments are valid and properly formatted. See documentation for example calls";
+const INVALID_ARG = "couldn't unmarshal an argument. Ensure arguments are valid and properly formatted. See documentation for example calls";
 const STILL = { checkFrequencyMs: 3_600_000 };
 
 // An independent cb58 decoder, so the test does not trust the simulator's own.
@@ -96,9 +95,7 @@ describe.each(ENDPOINTS)('/ext/index/%s', (endpoint) => {
     const url = `${sim.url}/ext/index/${endpoint}`;
     const last = BigInt((await result<FormattedContainer>(url, 'index.getLastAccepted')).index);
     const call = async (method: string, params: unknown) => (await rpc(url, method, params)).body;
-    expect(await call('index.getContainerRange', { startIndex: 0, numToFetch: 0 })).toBe(
-      serviceError('numToFetch must be in [1,1024] but is 0'),
-    );
+    expect(await call('index.getContainerRange', { startIndex: 0, numToFetch: 0 })).toBe(serviceError('numToFetch must be in [1,1024] but is 0'));
     expect(await call('index.getContainerRange', { startIndex: 0, numToFetch: 1025 })).toBe(
       serviceError('numToFetch must be in [1,1024] but is 1025'),
     );
@@ -106,9 +103,7 @@ describe.each(ENDPOINTS)('/ext/index/%s', (endpoint) => {
     expect(await call('index.getContainerRange', { startIndex: beyond.toString(), numToFetch: 1 })).toBe(
       `{"jsonrpc":"2.0","error":{"code":-32000,"message":"start index (${beyond}) \\u003e last accepted index (${last})","data":null},"id":1}\n`,
     );
-    expect(await call('index.getContainerByIndex', { index: (last + 1n).toString() })).toBe(
-      serviceError(`no container at index ${last + 1n}`),
-    );
+    expect(await call('index.getContainerByIndex', { index: (last + 1n).toString() })).toBe(serviceError(`no container at index ${last + 1n}`));
     expect(await call('index.getContainerByIndex', { index: '18446744073709551615' })).toBe(
       serviceError('no container at index 18446744073709551615'),
     );
@@ -119,11 +114,7 @@ describe.each(ENDPOINTS)('/ext/index/%s', (endpoint) => {
     expect(await call('index.getIndex', { id: unknown })).toBe(serviceError('not found'));
     expect(await call('index.isAccepted', { id: unknown })).toBe('{"jsonrpc":"2.0","result":{"isAccepted":false},"id":1}\n');
     // Invalid arguments are all hidden behind one message.
-    for (const params of [
-      { id: 'not-an-id' },
-      { id: '' },
-      { id: 5 },
-    ]) {
+    for (const params of [{ id: 'not-an-id' }, { id: '' }, { id: 5 }]) {
       expect(await call('index.getIndex', params), JSON.stringify(params)).toBe(serviceError(INVALID_ARG));
     }
     for (const params of [{ index: -1 }, { index: 1.5 }, { index: '18446744073709551616' }, { index: true }, { encoding: 'base64' }]) {
@@ -158,15 +149,25 @@ describe('index encodings and time', () => {
     const tx0 = await lastIndex('X/tx');
     const vtx0 = await lastIndex('X/vtx');
     // C: a block every 2 s of scenario time, 100 per second of real time at this scale.
-    await waitFor(() => lastIndex('C/block'), (i) => i >= c0 + 20n, 5_000, 'C/block to grow');
-    await waitFor(() => lastIndex('X/tx'), (i) => i >= tx0 + 4n, 5_000, 'X/tx to grow');
+    await waitFor(
+      () => lastIndex('C/block'),
+      (i) => i >= c0 + 20n,
+      5_000,
+      'C/block to grow',
+    );
+    await waitFor(
+      () => lastIndex('X/tx'),
+      (i) => i >= tx0 + 4n,
+      5_000,
+      'X/tx to grow',
+    );
     expect(await lastIndex('X/vtx')).toBe(vtx0);
     // A new container carries a fresh acceptance time; the historic ones the bootstrap time.
     const url = `${sim.url}/ext/index/C/block`;
     const newest = await result<FormattedContainer>(url, 'index.getLastAccepted');
     expect(Math.abs(Date.parse(newest.timestamp) - Date.now())).toBeLessThan(5_000);
     const oldest = await result<FormattedContainer>(url, 'index.getContainerByIndex', { index: 0 });
-    expect(Date.parse(oldest.timestamp)).toBeLessThan(Date.now() - 3 * 3_600_000 / 200);
+    expect(Date.parse(oldest.timestamp)).toBeLessThan(Date.now() - (3 * 3_600_000) / 200);
   });
 
   it('ties the chain check to the index: lastAcceptedID is the block at index height-1', async () => {

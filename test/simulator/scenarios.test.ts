@@ -22,7 +22,12 @@ describe('stalled-chain', () => {
     expect(before.status).toBe(200);
     sim.setScenario('node-0', 'stalled-chain');
     const started = Date.now();
-    const failing = await waitFor(() => health(url), (r) => r.checks.C.error !== undefined, 5_000, 'the C check to fail');
+    const failing = await waitFor(
+      () => health(url),
+      (r) => r.checks.C.error !== undefined,
+      5_000,
+      'the C check to fail',
+    );
     // 30 s of scenario time is 0.5 s here; allow for one tick and scheduling.
     expect(Date.now() - started).toBeGreaterThanOrEqual(400);
     expect(failing.status).toBe(503);
@@ -52,7 +57,12 @@ describe('stalled-chain', () => {
     expect(await lastIndex()).toBe(String(frozen - 1));
 
     sim.setScenario('node-0', 'healthy');
-    const recovered = await waitFor(() => health(url), (r) => r.status === 200, 5_000, 'recovery');
+    const recovered = await waitFor(
+      () => health(url),
+      (r) => r.status === 200,
+      5_000,
+      'recovery',
+    );
     expect(Object.keys(recovered.checks.C)).toEqual(['message', 'timestamp', 'duration']);
     expect(recovered.checks.C.message.engine.consensus.lastAcceptedHeight).toBeGreaterThan(frozen);
     expect(recovered.checks.C.message.engine.consensus.processingBlocks).toBe(0);
@@ -64,7 +74,12 @@ describe('peers-dropping', () => {
   it('loses stake until the chain checks fail, then the last peer, then recovers', async () => {
     const sim = await simulator({ ...FAST, timings: { peersDropSeconds: 60 } });
     sim.setScenario('node-0', 'peers-dropping');
-    const stake = await waitFor(() => health(sim.url), (r) => r.checks.X.error !== undefined, 5_000, 'chain stake error');
+    const stake = await waitFor(
+      () => health(sim.url),
+      (r) => r.checks.X.error !== undefined,
+      5_000,
+      'chain stake error',
+    );
     expect(stake.checks.X.error).toMatch(/^not connected to enough stake: connected to \d{2}\.\d{6}%; required at least 80\.000000%$/);
     expect(stake.checks.X.message.networking.disconnectedValidators.length).toBeGreaterThan(0);
     const ids = stake.checks.X.message.networking.disconnectedValidators as string[];
@@ -86,7 +101,12 @@ describe('peers-dropping', () => {
     );
     expect(silent.checks.network.error).toMatch(/no messages from network received in \dm\d+(\.\d+)?s > 1m0s/);
     sim.setScenario('node-0', 'healthy');
-    const back = await waitFor(() => health(sim.url), (r) => r.status === 200, 5_000, 'recovery');
+    const back = await waitFor(
+      () => health(sim.url),
+      (r) => r.status === 200,
+      5_000,
+      'recovery',
+    );
     expect(back.checks.network.message.connectedPeers).toBeGreaterThan(1000);
     expect(back.checks.X.message.networking.disconnectedValidators).toEqual([]);
   });
@@ -96,7 +116,12 @@ describe('disk-filling', () => {
   it('falls through the 10 % warning to the 3 % minimum', async () => {
     const sim = await simulator({ ...FAST, timings: { diskFillSeconds: 60 } });
     sim.setScenario('node-0', 'disk-filling');
-    const warn = await waitFor(() => health(sim.url), (r) => r.checks.diskspace.error !== undefined, 5_000, 'disk warning');
+    const warn = await waitFor(
+      () => health(sim.url),
+      (r) => r.checks.diskspace.error !== undefined,
+      5_000,
+      'disk warning',
+    );
     expect(warn.checks.diskspace.error).toMatch(
       /^remaining available disk space percentage \(\d%\) is below warning threshold available space percentage \(10%\)$/,
     );
@@ -113,7 +138,12 @@ describe('disk-filling', () => {
       /^remaining available disk space percentage \([0-2]%\) is below minimum required available space percentage \(3%\)$/,
     );
     sim.setScenario('node-0', 'healthy');
-    const ok = await waitFor(() => health(sim.url), (r) => r.checks.diskspace.error === undefined, 5_000, 'disk recovery');
+    const ok = await waitFor(
+      () => health(sim.url),
+      (r) => r.checks.diskspace.error === undefined,
+      5_000,
+      'disk recovery',
+    );
     expect(ok.checks.diskspace.message.availableDiskPercentage).toBeGreaterThan(25);
   });
 });
@@ -122,12 +152,22 @@ describe('router-overload', () => {
   it('passes 1024 outstanding requests and fails the router check', async () => {
     const sim = await simulator({ ...FAST, timings: { routerOverloadSeconds: 30 } });
     sim.setScenario('node-0', 'router-overload');
-    const r = await waitFor(() => health(sim.url), (x) => x.checks.router.error !== undefined, 5_000, 'router error');
+    const r = await waitFor(
+      () => health(sim.url),
+      (x) => x.checks.router.error !== undefined,
+      5_000,
+      'router error',
+    );
     expect(r.checks.router.error).toMatch(/^the router is not healthy reason: number of outstanding requests (\d+) > 1024$/);
     expect(r.checks.router.message.outstandingRequests).toBeGreaterThan(1024);
     expect(r.checks.router.message.longestRunningRequest).toMatch(/^\d+(\.\d+)?s$/);
     sim.setScenario('node-0', 'healthy');
-    await waitFor(() => health(sim.url), (x) => x.checks.router.error === undefined, 5_000, 'router recovery');
+    await waitFor(
+      () => health(sim.url),
+      (x) => x.checks.router.error === undefined,
+      5_000,
+      'router recovery',
+    );
   });
 });
 
@@ -197,7 +237,11 @@ describe('transport scenarios', () => {
     expect((await http(`${b!.baseUrl}/ext/health/liveness`)).status).toBe(200);
     sim.setScenario('node-0', 'healthy');
     await waitFor(
-      () => http(`${a!.baseUrl}/ext/health/liveness`).then((r) => r.status, () => 0),
+      () =>
+        http(`${a!.baseUrl}/ext/health/liveness`).then(
+          (r) => r.status,
+          () => 0,
+        ),
       (s) => s === 200,
       5_000,
       'the port to reopen',
@@ -208,9 +252,27 @@ describe('transport scenarios', () => {
     const sim = await simulator({ ...FAST, portPerNode: true });
     const url = `${sim.nodes[0]!.baseUrl}/ext/health/liveness`;
     for (const s of ['down', 'healthy', 'down', 'healthy', 'down'] as const) sim.setScenario('node-0', s);
-    await waitFor(() => http(url).then(() => 'up', (e: Error) => e.message), (s) => /ECONNREFUSED/.test(s), 5_000, 'refused');
+    await waitFor(
+      () =>
+        http(url).then(
+          () => 'up',
+          (e: Error) => e.message,
+        ),
+      (s) => /ECONNREFUSED/.test(s),
+      5_000,
+      'refused',
+    );
     sim.setScenario('node-0', 'healthy');
-    await waitFor(() => http(url).then((r) => r.status, () => 0), (s) => s === 200, 5_000, 'up again');
+    await waitFor(
+      () =>
+        http(url).then(
+          (r) => r.status,
+          () => 0,
+        ),
+      (s) => s === 200,
+      5_000,
+      'up again',
+    );
   });
 
   it('refuses downMode refused without a port per node', async () => {
@@ -247,10 +309,20 @@ describe('startup scenarios', () => {
     const start = await health(sim.url);
     expect(start.checks.C.error).toBe('not yet run');
     // `starting` holds: several ticks later the chains still have not run.
-    await waitFor(() => health(sim.url), (r) => r.checks.network.contiguousFailures >= 3, 5_000, 'ticks');
+    await waitFor(
+      () => health(sim.url),
+      (r) => r.checks.network.contiguousFailures >= 3,
+      5_000,
+      'ticks',
+    );
     expect((await health(sim.url)).checks.C.error).toBe('not yet run');
     sim.setScenario('node-0', 'healthy');
-    const ok = await waitFor(() => health(sim.url), (r) => r.status === 200, 5_000, 'healthy');
+    const ok = await waitFor(
+      () => health(sim.url),
+      (r) => r.status === 200,
+      5_000,
+      'healthy',
+    );
     expect(ok.checks.C.message.engine.consensus.lastAcceptedHeight).toBeGreaterThan(0);
     expect(ok.checks.network.contiguousFailures).toBeUndefined();
   });
@@ -261,13 +333,28 @@ describe('startup scenarios', () => {
     sim.setScenario('node-0', 'bootstrapping');
     const ready = await http(`${sim.url}/ext/health/readiness`);
     expect(ready.status).toBe(503);
-    const boot = await waitFor(() => health(sim.url), (r) => r.checks.bootstrapped.error === 'subnets not bootstrapped', 5_000, 'bootstrapping');
+    const boot = await waitFor(
+      () => health(sim.url),
+      (r) => r.checks.bootstrapped.error === 'subnets not bootstrapped',
+      5_000,
+      'bootstrapping',
+    );
     expect(boot.checks.bootstrapped.message).toEqual(['11111111111111111111111111111111LpoYY']);
     // A fresh start: the validator-health key waits out its 10 minute grace period.
     expect(Object.keys(boot.checks.network.message)).not.toContain('primary network validator health');
     sim.setScenario('node-0', 'healthy');
-    await waitFor(() => http(`${sim.url}/ext/health/readiness`), (r) => r.status === 200, 5_000, 'ready');
-    const ok = await waitFor(() => health(sim.url), (r) => r.status === 200, 5_000, 'healthy');
+    await waitFor(
+      () => http(`${sim.url}/ext/health/readiness`),
+      (r) => r.status === 200,
+      5_000,
+      'ready',
+    );
+    const ok = await waitFor(
+      () => health(sim.url),
+      (r) => r.status === 200,
+      5_000,
+      'healthy',
+    );
     expect(ok.checks.bootstrapped.message).toEqual([]);
     // 10 minutes of scenario time is 10 s of real time at this scale: not yet.
     expect(Object.keys(ok.checks.network.message)).not.toContain('primary network validator health');
@@ -277,7 +364,12 @@ describe('startup scenarios', () => {
 describe('old versions', () => {
   it('old-version: the v1.10.x shapes (consensus keys before v1.10.16, no bls, bytes-only disk)', async () => {
     const sim = await simulator({ ...FAST, scenario: 'old-version' });
-    const r = await waitFor(() => health(sim.url), (x) => x.checks.C.error === undefined && x.status === 200, 5_000, 'first tick');
+    const r = await waitFor(
+      () => health(sim.url),
+      (x) => x.checks.C.error === undefined && x.status === 200,
+      5_000,
+      'first tick',
+    );
     expect(Object.keys(r.checks)).toEqual(['C', 'P', 'X', 'bootstrapped', 'database', 'diskspace', 'network', 'router']);
     expect(r.checks.C.message).toEqual({
       engine: { consensus: { longestRunningBlock: '0s', outstandingBlocks: 0 }, vm: null },
@@ -292,7 +384,12 @@ describe('old versions', () => {
 
   it('old-version-v1.7: go-sundheit results with an error object; no readiness or liveness', async () => {
     const sim = await simulator({ ...FAST, scenario: 'old-version-v1.7' });
-    const r = await waitFor(() => health(sim.url), (x) => x.checks.C.timestamp !== '0001-01-01T00:00:00Z', 5_000, 'first tick');
+    const r = await waitFor(
+      () => health(sim.url),
+      (x) => x.checks.C.timestamp !== '0001-01-01T00:00:00Z',
+      5_000,
+      'first tick',
+    );
     expect(Object.keys(r.checks)).toEqual(['C', 'P', 'X', 'chains.default.bootstrapped', 'network.validators.heartbeat']);
     expect(r.status).toBe(503);
     expect(Object.keys(r.checks.C)).toEqual(['message', 'error', 'timestamp', 'duration', 'contiguousFailures', 'timeOfFirstFailure']);
@@ -311,7 +408,12 @@ describe('old versions', () => {
     expect(viaRpc.result.healthy).toBe(false);
     // Back to the current version: the modern shape again.
     sim.setScenario('node-0', 'healthy');
-    const now = await waitFor(() => health(sim.url), (x) => x.status === 200, 5_000, 'modern');
+    const now = await waitFor(
+      () => health(sim.url),
+      (x) => x.status === 200,
+      5_000,
+      'modern',
+    );
     expect(now.checks.X.contiguousFailures).toBeUndefined();
   });
 });

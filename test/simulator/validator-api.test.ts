@@ -18,8 +18,21 @@ const NODE_ID = /^NodeID-[1-9A-HJ-NP-Za-km-z]+$/;
 const P_ADDRESS = /^P-avax1[02-9ac-hj-np-z]{38}$/;
 
 const PRIMARY_KEYS = [
-  'txID', 'startTime', 'endTime', 'weight', 'nodeID', 'validationRewardOwner', 'delegationRewardOwner', 'potentialReward',
-  'accruedDelegateeReward', 'delegationFee', 'uptime', 'connected', 'signer', 'delegatorCount', 'delegatorWeight',
+  'txID',
+  'startTime',
+  'endTime',
+  'weight',
+  'nodeID',
+  'validationRewardOwner',
+  'delegationRewardOwner',
+  'potentialReward',
+  'accruedDelegateeReward',
+  'delegationFee',
+  'uptime',
+  'connected',
+  'signer',
+  'delegatorCount',
+  'delegatorWeight',
 ];
 const L1_KEYS = ['nodeID', 'weight', 'startTime', 'validationID', 'publicKey', 'remainingBalanceOwner', 'deactivationOwner', 'minNonce', 'balance'];
 
@@ -51,9 +64,24 @@ describe('info API (v1.14.2)', () => {
 
     const upgrades = await result(info(validator!.baseUrl), 'info.upgrades');
     expect(Object.keys(upgrades)).toEqual([
-      'apricotPhase1Time', 'apricotPhase2Time', 'apricotPhase3Time', 'apricotPhase4Time', 'apricotPhase4MinPChainHeight',
-      'apricotPhase5Time', 'apricotPhasePre6Time', 'apricotPhase6Time', 'apricotPhasePost6Time', 'banffTime', 'cortinaTime',
-      'cortinaXChainStopVertexID', 'durangoTime', 'etnaTime', 'fortunaTime', 'graniteTime', 'graniteEpochDuration', 'heliconTime',
+      'apricotPhase1Time',
+      'apricotPhase2Time',
+      'apricotPhase3Time',
+      'apricotPhase4Time',
+      'apricotPhase4MinPChainHeight',
+      'apricotPhase5Time',
+      'apricotPhasePre6Time',
+      'apricotPhase6Time',
+      'apricotPhasePost6Time',
+      'banffTime',
+      'cortinaTime',
+      'cortinaXChainStopVertexID',
+      'durangoTime',
+      'etnaTime',
+      'fortunaTime',
+      'graniteTime',
+      'graniteEpochDuration',
+      'heliconTime',
     ]);
     expect(upgrades.graniteTime).toBe('2025-11-19T16:00:00Z');
     expect(upgrades.graniteEpochDuration).toBe(300_000_000_000);
@@ -65,7 +93,9 @@ describe('info API (v1.14.2)', () => {
   it('info.uptime: string percentages for a validator, the node’s error for a non-validator', async () => {
     const sim = await simulator({ ...STILL, nodes: 2 });
     const u = await rpc(info(sim.nodes[0]!.baseUrl), 'info.uptime');
-    expect(u.body).toMatch(/^\{"jsonrpc":"2\.0","result":\{"rewardingStakePercentage":"\d+\.\d{4}","weightedAveragePercentage":"\d+\.\d{4}"\},"id":1\}\n$/);
+    expect(u.body).toMatch(
+      /^\{"jsonrpc":"2\.0","result":\{"rewardingStakePercentage":"\d+\.\d{4}","weightedAveragePercentage":"\d+\.\d{4}"\},"id":1\}\n$/,
+    );
     const parsed = JSON.parse(u.body).result;
     expect(Number(parsed.weightedAveragePercentage)).toBeGreaterThan(99);
     expect(Number(parsed.weightedAveragePercentage)).toBeLessThanOrEqual(100);
@@ -89,8 +119,18 @@ describe('info API (v1.14.2)', () => {
     expect(Number(peers.numPeers)).toBe(connected);
     const p = peers.peers[0];
     expect(Object.keys(p)).toEqual([
-      'ip', 'publicIP', 'nodeID', 'version', 'upgradeTime', 'lastSent', 'lastReceived', 'observedUptime', 'trackedSubnets',
-      'supportedACPs', 'objectedACPs', 'benched',
+      'ip',
+      'publicIP',
+      'nodeID',
+      'version',
+      'upgradeTime',
+      'lastSent',
+      'lastReceived',
+      'observedUptime',
+      'trackedSubnets',
+      'supportedACPs',
+      'objectedACPs',
+      'benched',
     ]);
     expect(p.nodeID).toMatch(NODE_ID);
     expect(p.observedUptime).toMatch(UINT);
@@ -144,11 +184,15 @@ describe('P-Chain API (v1.14.2)', () => {
     expect(Number(v.delegatorCount)).toBe(v.delegators.length);
     const sum = v.delegators.reduce((s: bigint, d: { weight: string }) => s + BigInt(d.weight), 0n);
     expect(v.delegatorWeight).toBe(String(sum));
-    for (const d of v.delegators) expect(Object.keys(d)).toEqual(['txID', 'startTime', 'endTime', 'weight', 'nodeID', 'rewardOwner', 'potentialReward']);
+    for (const d of v.delegators)
+      expect(Object.keys(d)).toEqual(['txID', 'startTime', 'endTime', 'weight', 'nodeID', 'rewardOwner', 'potentialReward']);
 
     // Two node IDs: no delegators list; the subnetID defaults to the primary network.
     const emptyNodeId = `NodeID-${cb58Encode(Buffer.alloc(20))}`;
-    const two = await result(pchain(node.baseUrl), 'platform.getCurrentValidators', { subnetID: PRIMARY_NETWORK_ID, nodeIDs: [node.nodeId, emptyNodeId] });
+    const two = await result(pchain(node.baseUrl), 'platform.getCurrentValidators', {
+      subnetID: PRIMARY_NETWORK_ID,
+      nodeIDs: [node.nodeId, emptyNodeId],
+    });
     expect(two.validators).toHaveLength(1);
     expect(Object.keys(two.validators[0])).toEqual(PRIMARY_KEYS);
   });
@@ -184,12 +228,17 @@ describe('P-Chain API (v1.14.2)', () => {
     expect(v.balance).toMatch(UINT);
     expect(v.minNonce).toBe('0');
     const fee = await rpc(pchain(node.baseUrl), 'platform.getValidatorFeeState');
-    expect(fee.body).toMatch(/^\{"jsonrpc":"2\.0","result":\{"excess":\d+,"price":\d+,"timestamp":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(Z|[+-]\d\d:\d\d)"\},"id":1\}\n$/);
+    expect(fee.body).toMatch(
+      /^\{"jsonrpc":"2\.0","result":\{"excess":\d+,"price":\d+,"timestamp":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(Z|[+-]\d\d:\d\d)"\},"id":1\}\n$/,
+    );
     const price = JSON.parse(fee.body).result.price as number;
     // A healthy L1 validator holds more than 30 days of fees.
     expect(Number(BigInt(v.balance) / BigInt(price))).toBeGreaterThan(30 * 86_400);
     // The other node tracks the L1 without validating it.
-    expect((await result(pchain(sim.nodes[1]!.baseUrl), 'platform.getCurrentValidators', { subnetID: L1_SUBNET_ID, nodeIDs: [sim.nodes[1]!.nodeId] })).validators).toEqual([]);
+    expect(
+      (await result(pchain(sim.nodes[1]!.baseUrl), 'platform.getCurrentValidators', { subnetID: L1_SUBNET_ID, nodeIDs: [sim.nodes[1]!.nodeId] }))
+        .validators,
+    ).toEqual([]);
     const l1 = await result(pchain(node.baseUrl), 'platform.getL1Validator', { validationID: v.validationID });
     expect(Object.keys(l1)).toEqual([...L1_KEYS, 'subnetID', 'height']);
     expect(l1.subnetID).toBe(L1_SUBNET_ID);
@@ -218,7 +267,9 @@ describe('P-Chain API (v1.14.2)', () => {
     expect(r.body).toBe('API call rejected because chain is not done bootstrapping\n');
     expect(r.headers['content-type']).toBe('text/plain; charset=utf-8');
     expect(r.headers['x-content-type-options']).toBe('nosniff');
-    expect((await rpc(info(sim.nodes[0]!.baseUrl), 'info.isBootstrapped', { chain: 'P' })).body).toBe('{"jsonrpc":"2.0","result":{"isBootstrapped":false},"id":1}\n');
+    expect((await rpc(info(sim.nodes[0]!.baseUrl), 'info.isBootstrapped', { chain: 'P' })).body).toBe(
+      '{"jsonrpc":"2.0","result":{"isBootstrapped":false},"id":1}\n',
+    );
     const starting = await post(pchain(sim.nodes[1]!.baseUrl), '{}');
     expect(starting.status).toBe(404);
     expect(starting.body).toBe('404 page not found\n');
@@ -236,7 +287,9 @@ describe('older releases', () => {
     const upgrades = await result(info(sim.url), 'info.upgrades');
     expect(Object.keys(upgrades).at(-1)).toBe('graniteTime');
     expect(upgrades.graniteTime).toBe('9999-12-01T00:00:00Z');
-    expect((await rpc(info(sim.url), 'info.acps')).body).toContain('"176":{"supportWeight":"0","supporters":[],"objectWeight":"0","objectors":[],"abstainWeight":"');
+    expect((await rpc(info(sim.url), 'info.acps')).body).toContain(
+      '"176":{"supportWeight":"0","supporters":[],"objectWeight":"0","objectors":[],"abstainWeight":"',
+    );
     expect((await rpc(pchain(sim.url), 'platform.getValidatorFeeState')).body).toContain('"price":512');
   });
 
@@ -244,12 +297,25 @@ describe('older releases', () => {
     const sim = await simulator({ ...STILL, scenario: 'old-version' });
     const node = sim.nodes[0]!;
     expect((await rpc(info(sim.url), 'info.upgrades')).body).toBe(serviceError('rpc: can\'t find method "info.Upgrades"'));
-    expect((await rpc(pchain(sim.url), 'platform.getValidatorFeeState')).body).toBe(serviceError('rpc: can\'t find method "platform.GetValidatorFeeState"'));
+    expect((await rpc(pchain(sim.url), 'platform.getValidatorFeeState')).body).toBe(
+      serviceError('rpc: can\'t find method "platform.GetValidatorFeeState"'),
+    );
     expect((await result(info(sim.url), 'info.getNodeVersion')).rpcProtocolVersion).toBe('31');
     expect(Number((await result(info(sim.url), 'info.uptime', { subnetID: PRIMARY_NETWORK_ID })).weightedAveragePercentage)).toBeGreaterThan(99);
-    expect((await rpc(info(sim.url), 'info.uptime', { subnetID: L1_SUBNET_ID })).body).toBe(serviceError("couldn't get node uptime: node is not a validator"));
+    expect((await rpc(info(sim.url), 'info.uptime', { subnetID: L1_SUBNET_ID })).body).toBe(
+      serviceError("couldn't get node uptime: node is not a validator"),
+    );
     const v = (await result(pchain(sim.url), 'platform.getCurrentValidators', { nodeIDs: [node.nodeId] })).validators[0];
-    expect(Object.keys(v).slice(0, 8)).toEqual(['txID', 'startTime', 'endTime', 'weight', 'nodeID', 'stakeAmount', 'rewardOwner', 'validationRewardOwner']);
+    expect(Object.keys(v).slice(0, 8)).toEqual([
+      'txID',
+      'startTime',
+      'endTime',
+      'weight',
+      'nodeID',
+      'stakeAmount',
+      'rewardOwner',
+      'validationRewardOwner',
+    ]);
     expect(v.stakeAmount).toBe(v.weight);
     const peer = (await result(info(sim.url), 'info.peers')).peers[0];
     expect(Object.keys(peer)).toContain('observedSubnetUptimes');
@@ -265,7 +331,19 @@ describe('older releases', () => {
     expect((await rpc(info(`${sim.url}/node-1`), 'info.uptime')).body).toBe(serviceError('this is not a validator node'));
     expect((await rpc(info(`${sim.url}/node-0`), 'info.acps')).body).toBe(serviceError('rpc: can\'t find method "info.Acps"'));
     const v = (await result(pchain(`${sim.url}/node-0`), 'platform.getCurrentValidators', { nodeIDs: [sim.nodes[0]!.nodeId] })).validators[0];
-    expect(Object.keys(v)).toEqual(['txID', 'startTime', 'endTime', 'stakeAmount', 'nodeID', 'rewardOwner', 'potentialReward', 'delegationFee', 'uptime', 'connected', 'delegators']);
+    expect(Object.keys(v)).toEqual([
+      'txID',
+      'startTime',
+      'endTime',
+      'stakeAmount',
+      'nodeID',
+      'rewardOwner',
+      'potentialReward',
+      'delegationFee',
+      'uptime',
+      'connected',
+      'delegators',
+    ]);
     expect(Number(v.uptime)).toBeLessThanOrEqual(1);
     expect(Number(v.uptime)).toBeGreaterThan(0.99);
   });
@@ -275,7 +353,9 @@ describe('the control API', () => {
   it('lists the new scenarios and shows each node’s release and staking roles', async () => {
     const sim = await simulator({ ...STILL, nodes: 3, trackL1: (i) => i === 1 });
     const scenarios = JSON.parse((await http(`${sim.url}/sim/scenarios`)).body).scenarios;
-    expect(scenarios).toEqual(expect.arrayContaining(['uptime-dropping', 'stake-expiring', 'l1-balance-draining', 'node-id-changed', 'version-behind']));
+    expect(scenarios).toEqual(
+      expect.arrayContaining(['uptime-dropping', 'stake-expiring', 'l1-balance-draining', 'node-id-changed', 'version-behind']),
+    );
     const nodes = JSON.parse((await http(`${sim.url}/sim/nodes`)).body).nodes;
     expect(nodes.map((n: { validator: boolean; l1Validator: boolean; release: string }) => [n.validator, n.l1Validator, n.release])).toEqual([
       [true, false, '1.14.2'],
@@ -284,6 +364,11 @@ describe('the control API', () => {
     ]);
     const switched = await post(`${sim.url}/sim/nodes/node-0/scenario`, '{"scenario":"version-behind"}');
     expect(JSON.parse(switched.body).release).toBe('1.13.5');
-    await waitFor(() => result(info(sim.nodes[0]!.baseUrl), 'info.getNodeVersion'), (v) => v.version === 'avalanchego/1.13.5', 2_000, 'the new version');
+    await waitFor(
+      () => result(info(sim.nodes[0]!.baseUrl), 'info.getNodeVersion'),
+      (v) => v.version === 'avalanchego/1.13.5',
+      2_000,
+      'the new version',
+    );
   });
 });

@@ -26,9 +26,19 @@ describe('uptime-dropping', () => {
     expect(before.average).toBeGreaterThan(99);
     expect(before.rewarding).toBe(100);
     sim.setScenario('node-0', 'uptime-dropping');
-    const below = await waitFor(() => uptime(base), (u) => u.average < 80, 5_000, 'weighted average below 80 %');
+    const below = await waitFor(
+      () => uptime(base),
+      (u) => u.average < 80,
+      5_000,
+      'weighted average below 80 %',
+    );
     expect(below.rewarding).toBeLessThan(100);
-    const floor = await waitFor(() => uptime(base), (u) => u.average === 55, 5_000, 'the floor');
+    const floor = await waitFor(
+      () => uptime(base),
+      (u) => u.average === 55,
+      5_000,
+      'the floor',
+    );
     expect(floor.rewarding).toBe(0);
     // Peers report what they observed: mostly below the requirement now.
     const peers = (await result(info(base), 'info.peers')).peers as Array<{ observedUptime: string }>;
@@ -54,7 +64,12 @@ describe('stake-expiring', () => {
     expect(left).toBeLessThanOrEqual(2);
     expect(expiring.txID).toBe(before.txID);
     // At endTime the P-Chain removes the staker: an empty list, and the node is no validator.
-    await waitFor(() => own(base, nodeId), (v) => v.length === 0, 5_000, 'the stake to expire');
+    await waitFor(
+      () => own(base, nodeId),
+      (v) => v.length === 0,
+      5_000,
+      'the stake to expire',
+    );
     expect((await rpc(info(base), 'info.uptime')).body).toBe(NOT_A_VALIDATOR);
     await waitFor(
       async () => report((await http(`${base}/ext/health`)).body).checks.bls.message,
@@ -117,7 +132,12 @@ describe('node-id-changed', () => {
     expect(old.connected).toBe(false);
     expect(old.signer.publicKey).toBe(originalKey);
     // Healthy otherwise, once the restarted node's checks have run.
-    const h = await waitFor(async () => http(`${base}/ext/health`), (r) => r.status === 200, 5_000, 'a healthy report');
+    const h = await waitFor(
+      async () => http(`${base}/ext/health`),
+      (r) => r.status === 200,
+      5_000,
+      'a healthy report',
+    );
     expect(report(h.body).checks.bls.message).toBe('node is not a validator');
     const control = JSON.parse((await http(`${sim.url}/sim/nodes/node-0`)).body);
     expect([control.nodeId, control.validator, control.l1Validator]).toEqual([changed, false, false]);

@@ -68,7 +68,7 @@ describe('architecture (the import graph of src/)', () => {
     expect(upward).toEqual([]);
   });
 
-  it('the simulator and the exporter\'s core share only the Go time helpers', () => {
+  it("the simulator and the exporter's core share only the Go time helpers", () => {
     const crossing = [...graph].flatMap(([from, targets]) =>
       targets
         .filter((t) => {

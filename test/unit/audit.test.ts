@@ -12,7 +12,12 @@ describe('npm audit gate', () => {
     ['a moderate one only', report({ a: { severity: 'moderate' } }, { moderate: 1 }), true, /1 moderate/],
     ['a high one', report({ express: { severity: 'high' } }, { high: 1 }), false, /1 high.*express \(high\)/],
     ['a critical one', report({ x: { severity: 'critical' } }, { critical: 1 }), false, /x \(critical\)/],
-    ['the endpoint refused', JSON.stringify({ message: '405 Method Not Allowed', statusCode: 405 }), true, /NOT CHECKED: the advisory endpoint did not answer \(405/],
+    [
+      'the endpoint refused',
+      JSON.stringify({ message: '405 Method Not Allowed', statusCode: 405 }),
+      true,
+      /NOT CHECKED: the advisory endpoint did not answer \(405/,
+    ],
     ['not JSON', 'npm ERR! boom', false, /unreadable output/],
   ])('%s', (_name, text, ok, line) => {
     const verdict = judge(text);

@@ -40,7 +40,9 @@ describe('config files that are not regular files, or too big', () => {
     writeFileSync(file, TARGET);
     // Sparse: no disk written, but fstat reports the size.
     truncateSync(file, MAX_CONFIG_BYTES + 1);
-    expect(errorOf(() => loadConfigFile(file, {})).message).toContain(`cannot read the file: ${MAX_CONFIG_BYTES + 1} bytes is more than the ${MAX_CONFIG_BYTES} allowed: is this the right file?`);
+    expect(errorOf(() => loadConfigFile(file, {})).message).toContain(
+      `cannot read the file: ${MAX_CONFIG_BYTES + 1} bytes is more than the ${MAX_CONFIG_BYTES} allowed: is this the right file?`,
+    );
   });
 
   it('a directory as the config file', () => {
@@ -52,7 +54,9 @@ describe('config files that are not regular files, or too big', () => {
     execFileSync('mkfifo', [fifo]);
     const config = join(dir, 'fifo.yaml');
     writeFileSync(config, `${TARGET}    tls:\n      ca_file: ca.fifo\n`);
-    expect(errorOf(() => loadConfigFile(config, {})).message).toContain(`5:16: targets[0].tls.ca_file: cannot read ${fifo}: it is a FIFO: give a regular file`);
+    expect(errorOf(() => loadConfigFile(config, {})).message).toContain(
+      `5:16: targets[0].tls.ca_file: cannot read ${fifo}: it is a FIFO: give a regular file`,
+    );
   });
 
   it('a huge password_file is refused, not read into memory', () => {
@@ -99,7 +103,9 @@ describe('large and hostile YAML', () => {
   });
 
   it('a long unknown key and a long value are cut in messages', () => {
-    const message = errorOf(() => parseConfigText(`${TARGET}    ${'k'.repeat(100_000)}: 1\n    interval: "${'9'.repeat(100_000)}"\n`, 'long.yaml', {})).message;
+    const message = errorOf(() =>
+      parseConfigText(`${TARGET}    ${'k'.repeat(100_000)}: 1\n    interval: "${'9'.repeat(100_000)}"\n`, 'long.yaml', {}),
+    ).message;
     expect(message.length).toBeLessThan(1000);
   });
 
@@ -115,7 +121,9 @@ describe('large and hostile YAML', () => {
     );
     // Deep but within what the parser follows: a plain schema error.
     const nested = `${TARGET}    headers: ${'['.repeat(200)}${']'.repeat(200)}\n`;
-    expect(errorOf(() => parseConfigText(nested, 'deep.yaml', {})).message).toContain('deep.yaml:4:14: targets[0].headers: expected a map of header name to value, got a list');
+    expect(errorOf(() => parseConfigText(nested, 'deep.yaml', {})).message).toContain(
+      'deep.yaml:4:14: targets[0].headers: expected a map of header name to value, got a list',
+    );
   });
 });
 
@@ -152,13 +160,20 @@ describe('secrets are never echoed', () => {
       },
     });
     const logger = pino({ level: 'debug', redact: { paths: REDACT_PATHS, censor: '[REDACTED]' } }, sink);
-    const exporter = await startExporter({ config: loadConfigFile(file, {}), logger, listenAddress: '127.0.0.1:0', loadConfig: () => loadConfigFile(file, {}) });
+    const exporter = await startExporter({
+      config: loadConfigFile(file, {}),
+      logger,
+      listenAddress: '127.0.0.1:0',
+      loadConfig: () => loadConfigFile(file, {}),
+    });
     try {
       writeFileSync(file, `targets:\n  - name: a\n    url: ftp://u:${SECRET}@10.0.0.5/#x\n    basic_auth: { username: u, password: ${SECRET} }\n`);
       const res = await fetch(`${exporter.url}/-/reload`, { method: 'POST' });
       const body = await res.text();
       expect(res.status).toBe(500);
-      expect(body).toContain('targets[0].basic_auth.password: expected the password as a string (quote it), got a number (not shown: it is a secret)');
+      expect(body).toContain(
+        'targets[0].basic_auth.password: expected the password as a string (quote it), got a number (not shown: it is a secret)',
+      );
       expect(body).toContain('"ftp://***@10.0.0.5/#***" carries credentials');
       expect(body).not.toContain(SECRET);
       expect(chunks.join('')).toContain('config reload failed');

@@ -70,9 +70,18 @@ describe('what a config error may echo', () => {
 describe('schema walker', () => {
   it.each([
     [[], ['defaults', 'scheduler', 'targets']],
-    [['targets', 4], ['name', 'url', 'interval', 'timeout', 'health', 'index', 'info', 'platform', 'admin', 'limits', 'headers', 'tls', 'basic_auth']],
-    [['defaults', 'platform'], ['enabled', 'interval', 'subnets']],
-    [['defaults', 'limits'], ['max_series_per_node', 'max_label_length']],
+    [
+      ['targets', 4],
+      ['name', 'url', 'interval', 'timeout', 'health', 'index', 'info', 'platform', 'admin', 'limits', 'headers', 'tls', 'basic_auth'],
+    ],
+    [
+      ['defaults', 'platform'],
+      ['enabled', 'interval', 'subnets'],
+    ],
+    [
+      ['defaults', 'limits'],
+      ['max_series_per_node', 'max_label_length'],
+    ],
     [['defaults', 'headers'], []],
     [['nothing', 'here'], []],
   ] as const)('keys at %j', (path, keys) => {

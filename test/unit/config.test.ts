@@ -9,60 +9,142 @@ const INVALID_DIR = 'test/fixtures/config/invalid';
 
 // One file per invalid case, with the exact problems the loader must report (line:column: path: message).
 const INVALID_CASES: Array<[string, string[]]> = [
-  ["bad-duration", ["2:13: defaults.interval: \"15 seconds\" is not a positive duration: write it as Prometheus does, e.g. 500ms, 15s, 1m, 1h30m"]],
-  ["bad-endpoint", ["5:19: targets[0].index.endpoints[0]: \"C/blocks\" is not an index endpoint: use one of C/block, P/block, X/block, X/tx, X/vtx"]],
-  ["bad-name", ["2:11: targets[0].name: names are 1 to 128 characters: letters, digits and _ . : @ -, starting with a letter or digit"]],
-  ["bad-url", ["3:10: targets[0].url: \"not a url\" is not a URL: write the node's base URL, e.g. http://10.0.0.5:9650"]],
-  ["cert-without-key", ["5:7: targets[0].tls: cert_file and key_file go together: set both or neither"]],
-  ["duplicate-names", ["6:11: targets[2].name: duplicate name \"a\" (also targets[0]): names must be unique, they become the node label"]],
-  ["duration-not-string", ["2:13: defaults.interval: expected a duration string such as 15s, got number 15"]],
+  ['bad-duration', ['2:13: defaults.interval: "15 seconds" is not a positive duration: write it as Prometheus does, e.g. 500ms, 15s, 1m, 1h30m']],
+  ['bad-endpoint', ['5:19: targets[0].index.endpoints[0]: "C/blocks" is not an index endpoint: use one of C/block, P/block, X/block, X/tx, X/vtx']],
+  ['bad-name', ['2:11: targets[0].name: names are 1 to 128 characters: letters, digits and _ . : @ -, starting with a letter or digit']],
+  ['bad-url', ['3:10: targets[0].url: "not a url" is not a URL: write the node\'s base URL, e.g. http://10.0.0.5:9650']],
+  ['cert-without-key', ['5:7: targets[0].tls: cert_file and key_file go together: set both or neither']],
+  ['duplicate-names', ['6:11: targets[2].name: duplicate name "a" (also targets[0]): names must be unique, they become the node label']],
+  ['duration-not-string', ['2:13: defaults.interval: expected a duration string such as 15s, got number 15']],
   // Node.js timers overflow above 2^31-1 ms: 100d would poll 500 times a second.
-  ["duration-too-long", ["2:13: defaults.interval: \"100d\" is longer than 24d: Node.js timers cannot wait more than 2^31-1 ms (24.8 days) and would fire at once; use at most 24d"]],
-  ["header-line-break", ["5:22: targets[0].headers.Authorization: the value holds a line break or another control character, which would break every request: remove it (a ${VAR} read from a file often ends with a newline)"]],
-  ["index-interval-not-above-timeout", ["7:17: targets[0].index.interval: timeout (5s, from defaults) must be shorter than index.interval (5s) for target \"a\": a poll must end before the next one is due; shorten timeout or lengthen index.interval"]],
+  [
+    'duration-too-long',
+    [
+      '2:13: defaults.interval: "100d" is longer than 24d: Node.js timers cannot wait more than 2^31-1 ms (24.8 days) and would fire at once; use at most 24d',
+    ],
+  ],
+  [
+    'header-line-break',
+    [
+      '5:22: targets[0].headers.Authorization: the value holds a line break or another control character, which would break every request: remove it (a ${VAR} read from a file often ends with a newline)',
+    ],
+  ],
+  [
+    'index-interval-not-above-timeout',
+    [
+      '7:17: targets[0].index.interval: timeout (5s, from defaults) must be shorter than index.interval (5s) for target "a": a poll must end before the next one is due; shorten timeout or lengthen index.interval',
+    ],
+  ],
   // A built-in source interval below a long timeout blames the timeout, once for all targets.
-  ["info-interval-default-below-timeout", ["3:12: defaults.timeout: timeout (40s, from defaults) must be shorter than info.interval (30s, built-in default) for target \"a\": a poll must end before the next one is due; shorten timeout or lengthen info.interval"]],
-  ["limits-out-of-range", ["3:26: defaults.limits.max_series_per_node: must be at least 100: write a whole number from 100 to 10000000", "4:23: defaults.limits.max_label_length: expected a whole number from 16 to 65536, got number 1.5"]],
-  ["missing-env", ["5:22: targets[0].headers.Authorization: environment variable AVAXEXP_TEST_UNSET_TOKEN is not set: export it before starting the exporter, or write $${AVAXEXP_TEST_UNSET_TOKEN} for a literal text"]],
-  ["missing-targets", ["1:1: targets: required key is missing: expected a list of targets"]],
-  ["missing-url", ["2:5: targets[0].url: required key is missing: expected the node's base URL as a string, e.g. http://10.0.0.5:9650"]],
-  ["no-targets", ["1:10: targets: list at least one target under targets"]],
-  ["password-and-file", ["5:7: targets[0].basic_auth: set password or password_file, not both"]],
-  ["password-file-device", ["6:22: targets[0].basic_auth.password_file: cannot read /dev/zero: it is a device: give a regular file"]],
+  [
+    'info-interval-default-below-timeout',
+    [
+      '3:12: defaults.timeout: timeout (40s, from defaults) must be shorter than info.interval (30s, built-in default) for target "a": a poll must end before the next one is due; shorten timeout or lengthen info.interval',
+    ],
+  ],
+  [
+    'limits-out-of-range',
+    [
+      '3:26: defaults.limits.max_series_per_node: must be at least 100: write a whole number from 100 to 10000000',
+      '4:23: defaults.limits.max_label_length: expected a whole number from 16 to 65536, got number 1.5',
+    ],
+  ],
+  [
+    'missing-env',
+    [
+      '5:22: targets[0].headers.Authorization: environment variable AVAXEXP_TEST_UNSET_TOKEN is not set: export it before starting the exporter, or write $${AVAXEXP_TEST_UNSET_TOKEN} for a literal text',
+    ],
+  ],
+  ['missing-targets', ['1:1: targets: required key is missing: expected a list of targets']],
+  ['missing-url', ["2:5: targets[0].url: required key is missing: expected the node's base URL as a string, e.g. http://10.0.0.5:9650"]],
+  ['no-targets', ['1:10: targets: list at least one target under targets']],
+  ['password-and-file', ['5:7: targets[0].basic_auth: set password or password_file, not both']],
+  ['password-file-device', ['6:22: targets[0].basic_auth.password_file: cannot read /dev/zero: it is a device: give a regular file']],
   // The value (9876543210123) is a secret: never echoed.
-  ["password-number", ["6:17: targets[0].basic_auth.password: expected the password as a string (quote it), got a number (not shown: it is a secret)"]],
-  ["subnet-not-cb58", [
-    "5:17: targets[0].platform.subnets[0]: \"2v3qLBtRK4VHC1W1JJMgKYPrSzsXEc83DuWBrhhLKRJXJbiRVB\" is not a subnet ID (CB58, e.g. 2v3qLBtRK4VHC1W1JJMgKYPrSzsXEc83DuWBrhhLKRJXJbiRVA): its checksum does not match (a character is wrong or missing); copy the ID from platform.getSubnets or the explorer",
-    "5:69: targets[0].platform.subnets[1]: \"not-an-id\" is not a subnet ID (CB58, e.g. 2v3qLBtRK4VHC1W1JJMgKYPrSzsXEc83DuWBrhhLKRJXJbiRVA): \"-\" is not a base58 character (0, O, I and l are not used); copy the ID from platform.getSubnets or the explorer",
-    "5:80: targets[0].platform.subnets[2]: 11111111111111111111111111111111LpoYY is the primary network, which is always checked: remove it from the list",
-  ]],
-  ["tags-not-a-list", ["5:13: targets[0].health.tags: expected a list of tags, e.g. [11111111111111111111111111111111LpoYY], got string \"primary\""]],
-  ["target-interval-below-default-timeout", ["4:15: targets[0].interval: timeout (5s, built-in default) must be shorter than interval (2s) for target \"a\": a poll must end before the next one is due; shorten timeout or lengthen interval"]],
-  ["timeout-not-below-interval", ["3:12: defaults.timeout: timeout (10s, from defaults) must be shorter than interval (10s, from defaults) for target \"a\": a poll must end before the next one is due; shorten timeout or lengthen interval"]],
-  ["timeout-too-long", [
-    "4:15: targets[0].interval: \"30d\" is longer than 24d: Node.js timers cannot wait more than 2^31-1 ms (24.8 days) and would fire at once; use at most 24d",
-    "5:14: targets[0].timeout: \"25d\" is longer than 24d: Node.js timers cannot wait more than 2^31-1 ms (24.8 days) and would fire at once; use at most 24d",
-  ]],
+  [
+    'password-number',
+    ['6:17: targets[0].basic_auth.password: expected the password as a string (quote it), got a number (not shown: it is a secret)'],
+  ],
+  [
+    'subnet-not-cb58',
+    [
+      '5:17: targets[0].platform.subnets[0]: "2v3qLBtRK4VHC1W1JJMgKYPrSzsXEc83DuWBrhhLKRJXJbiRVB" is not a subnet ID (CB58, e.g. 2v3qLBtRK4VHC1W1JJMgKYPrSzsXEc83DuWBrhhLKRJXJbiRVA): its checksum does not match (a character is wrong or missing); copy the ID from platform.getSubnets or the explorer',
+      '5:69: targets[0].platform.subnets[1]: "not-an-id" is not a subnet ID (CB58, e.g. 2v3qLBtRK4VHC1W1JJMgKYPrSzsXEc83DuWBrhhLKRJXJbiRVA): "-" is not a base58 character (0, O, I and l are not used); copy the ID from platform.getSubnets or the explorer',
+      '5:80: targets[0].platform.subnets[2]: 11111111111111111111111111111111LpoYY is the primary network, which is always checked: remove it from the list',
+    ],
+  ],
+  ['tags-not-a-list', ['5:13: targets[0].health.tags: expected a list of tags, e.g. [11111111111111111111111111111111LpoYY], got string "primary"']],
+  [
+    'target-interval-below-default-timeout',
+    [
+      '4:15: targets[0].interval: timeout (5s, built-in default) must be shorter than interval (2s) for target "a": a poll must end before the next one is due; shorten timeout or lengthen interval',
+    ],
+  ],
+  [
+    'timeout-not-below-interval',
+    [
+      '3:12: defaults.timeout: timeout (10s, from defaults) must be shorter than interval (10s, from defaults) for target "a": a poll must end before the next one is due; shorten timeout or lengthen interval',
+    ],
+  ],
+  [
+    'timeout-too-long',
+    [
+      '4:15: targets[0].interval: "30d" is longer than 24d: Node.js timers cannot wait more than 2^31-1 ms (24.8 days) and would fire at once; use at most 24d',
+      '5:14: targets[0].timeout: "25d" is longer than 24d: Node.js timers cannot wait more than 2^31-1 ms (24.8 days) and would fire at once; use at most 24d',
+    ],
+  ],
   // Relative to the config file's folder, not the working directory.
-  ["tls-not-pem", [`5:16: targets[0].tls.ca_file: tls-not-pem.yaml (${resolve(INVALID_DIR, 'tls-not-pem.yaml')}) holds no PEM certificate (-----BEGIN CERTIFICATE-----): give the CA certificate(s) in PEM form`]],
-  ["tls-missing-file", ["5:16: targets[0].tls.ca_file: cannot read /nonexistent/ca.pem: no such file: check the path and the exporter's permissions"]],
-  ["unknown-key", ["4:16: targets[0]: unknown key \"intervall\" (did you mean \"interval\"?); known keys here: name, url, interval, timeout, health, index, info, platform, admin, limits, headers, tls, basic_auth"]],
-  ["unknown-keys-many", ["4:15: targets[0]: unknown key \"platfrom\" (did you mean \"platform\"?), unknown key \"k1\", unknown key \"k2\", unknown key \"k3\", unknown key \"k4\", and 1 more unknown key; known keys here: name, url, interval, timeout, health, index, info, platform, admin, limits, headers, tls, basic_auth"]],
+  [
+    'tls-not-pem',
+    [
+      `5:16: targets[0].tls.ca_file: tls-not-pem.yaml (${resolve(INVALID_DIR, 'tls-not-pem.yaml')}) holds no PEM certificate (-----BEGIN CERTIFICATE-----): give the CA certificate(s) in PEM form`,
+    ],
+  ],
+  [
+    'tls-missing-file',
+    ["5:16: targets[0].tls.ca_file: cannot read /nonexistent/ca.pem: no such file: check the path and the exporter's permissions"],
+  ],
+  [
+    'unknown-key',
+    [
+      '4:16: targets[0]: unknown key "intervall" (did you mean "interval"?); known keys here: name, url, interval, timeout, health, index, info, platform, admin, limits, headers, tls, basic_auth',
+    ],
+  ],
+  [
+    'unknown-keys-many',
+    [
+      '4:15: targets[0]: unknown key "platfrom" (did you mean "platform"?), unknown key "k1", unknown key "k2", unknown key "k3", unknown key "k4", and 1 more unknown key; known keys here: name, url, interval, timeout, health, index, info, platform, admin, limits, headers, tls, basic_auth',
+    ],
+  ],
   // Credentials (and query, fragment) masked whatever else is wrong with the URL.
-  ["url-credentials-and-query", [
-    "3:10: targets[0].url: \"http://***@10.0.0.5:9650/?***\" carries credentials: move them to basic_auth so they are not logged",
-    "5:10: targets[1].url: \"http://***@10.0.0.5:99999/\" is not a URL: write the node's base URL, e.g. http://10.0.0.5:9650",
-    "7:10: targets[2].url: \"ftp://***@10.0.0.5/\" carries credentials: move them to basic_auth so they are not logged",
-    "9:10: targets[3].url: \"http://***@10.0.0.5:9650/#***\" carries credentials: move them to basic_auth so they are not logged",
-    "11:10: targets[4].url: \"http://10.0.0.5:9650/?***\" must not have a query or fragment: give the base URL, the exporter adds /ext/health and /ext/index/…",
-    "13:10: targets[5].url: \"http://***@10.0.0.5:9650/\" is not a URL: write the node's base URL, e.g. http://10.0.0.5:9650",
-  ]],
-  ["url-with-credentials", ["3:10: targets[0].url: \"http://***@10.0.0.5:9650\" carries credentials: move them to basic_auth so they are not logged"]],
-  ["url-without-scheme", ["3:10: targets[0].url: \"10.0.0.5:9650\" is not a URL: write the node's base URL, e.g. http://10.0.0.5:9650"]],
-  ["yaml-alias-bomb", ["(top level): YAML aliases (*name) expand to too many copies of their anchors (&name), as in a \"billion laughs\" attack: write the values out, or use fewer aliases"]],
-  ["yaml-duplicate-key", ["4:5: targets[0]: duplicate key \"name\" (first at line 2): a key may appear once in a map; remove one"]],
-  ["yaml-syntax", ["4:1: (top level): YAML syntax: Sequence item without - indicator: fix the YAML at this line (indentation, a missing - or quote)", "5:1: (top level): YAML syntax: Flow sequence in block collection must be sufficiently indented and end with a ]: fix the YAML at this line (indentation, a missing - or quote)"]],
-  ["zero-concurrency", ["2:28: scheduler.max_concurrent_requests: must be at least 1: write a whole number from 1 to 1000000"]],
+  [
+    'url-credentials-and-query',
+    [
+      '3:10: targets[0].url: "http://***@10.0.0.5:9650/?***" carries credentials: move them to basic_auth so they are not logged',
+      '5:10: targets[1].url: "http://***@10.0.0.5:99999/" is not a URL: write the node\'s base URL, e.g. http://10.0.0.5:9650',
+      '7:10: targets[2].url: "ftp://***@10.0.0.5/" carries credentials: move them to basic_auth so they are not logged',
+      '9:10: targets[3].url: "http://***@10.0.0.5:9650/#***" carries credentials: move them to basic_auth so they are not logged',
+      '11:10: targets[4].url: "http://10.0.0.5:9650/?***" must not have a query or fragment: give the base URL, the exporter adds /ext/health and /ext/index/…',
+      '13:10: targets[5].url: "http://***@10.0.0.5:9650/" is not a URL: write the node\'s base URL, e.g. http://10.0.0.5:9650',
+    ],
+  ],
+  ['url-with-credentials', ['3:10: targets[0].url: "http://***@10.0.0.5:9650" carries credentials: move them to basic_auth so they are not logged']],
+  ['url-without-scheme', ['3:10: targets[0].url: "10.0.0.5:9650" is not a URL: write the node\'s base URL, e.g. http://10.0.0.5:9650']],
+  [
+    'yaml-alias-bomb',
+    [
+      '(top level): YAML aliases (*name) expand to too many copies of their anchors (&name), as in a "billion laughs" attack: write the values out, or use fewer aliases',
+    ],
+  ],
+  ['yaml-duplicate-key', ['4:5: targets[0]: duplicate key "name" (first at line 2): a key may appear once in a map; remove one']],
+  [
+    'yaml-syntax',
+    [
+      '4:1: (top level): YAML syntax: Sequence item without - indicator: fix the YAML at this line (indentation, a missing - or quote)',
+      '5:1: (top level): YAML syntax: Flow sequence in block collection must be sufficiently indented and end with a ]: fix the YAML at this line (indentation, a missing - or quote)',
+    ],
+  ],
+  ['zero-concurrency', ['2:28: scheduler.max_concurrent_requests: must be at least 1: write a whole number from 1 to 1000000']],
 ];
 
 /** The problem lines of the error a file gives, without the file name. */
@@ -74,12 +156,17 @@ function problemsOf(file: string, env: Record<string, string> = {}): string[] {
     error = err;
   }
   expect(error).toBeInstanceOf(ConfigError);
-  return (error as ConfigError).message.split('\n').slice(1).map((l) => l.replace(`  ${file}:`, '').trimStart());
+  return (error as ConfigError).message
+    .split('\n')
+    .slice(1)
+    .map((l) => l.replace(`  ${file}:`, '').trimStart());
 }
 
 describe('config: invalid files', () => {
   it('has a table row for every file in the folder', () => {
-    const files = readdirSync(INVALID_DIR).map((f) => f.replace(/\.yaml$/, '')).sort();
+    const files = readdirSync(INVALID_DIR)
+      .map((f) => f.replace(/\.yaml$/, ''))
+      .sort();
     expect(INVALID_CASES.map(([name]) => name).sort()).toEqual(files);
   });
 
@@ -158,16 +245,25 @@ describe('config: valid files', () => {
     expect(() => configFromValue({ defaults: { interval: 5000 }, targets: [{ name: 'a', url: 'http://127.0.0.1:1' }] }, 'demo fleet')).toThrow(
       'demo fleet: defaults.interval: expected a duration string such as 15s, got number 5000',
     );
-    const config = configFromValue({ defaults: { interval: '5s', timeout: '2s' }, targets: [{ name: 'a', url: 'http://127.0.0.1:1/' }] }, 'demo fleet');
-    expect(config).toMatchObject({ origin: 'demo fleet', targets: [{ url: 'http://127.0.0.1:1', intervalMs: 5000, timeoutMs: 2000, index: { intervalMs: 5000 } }] });
+    const config = configFromValue(
+      { defaults: { interval: '5s', timeout: '2s' }, targets: [{ name: 'a', url: 'http://127.0.0.1:1/' }] },
+      'demo fleet',
+    );
+    expect(config).toMatchObject({
+      origin: 'demo fleet',
+      targets: [{ url: 'http://127.0.0.1:1', intervalMs: 5000, timeoutMs: 2000, index: { intervalMs: 5000 } }],
+    });
   });
 
-  it('relative file paths are read from the config file\'s folder, not the working directory', () => {
+  it("relative file paths are read from the config file's folder, not the working directory", () => {
     const dir = mkdtempSync(join(tmpdir(), 'avaxexp-config-'));
     try {
       mkdirSync(join(dir, 'secrets'));
       writeFileSync(join(dir, 'secrets', 'pw'), 'from-the-folder\n');
-      writeFileSync(join(dir, 'config.yaml'), 'targets:\n  - name: a\n    url: http://127.0.0.1:9650\n    basic_auth: { username: u, password_file: secrets/pw }\n');
+      writeFileSync(
+        join(dir, 'config.yaml'),
+        'targets:\n  - name: a\n    url: http://127.0.0.1:9650\n    basic_auth: { username: u, password_file: secrets/pw }\n',
+      );
       expect(loadConfigFile(join(dir, 'config.yaml'), {}).targets[0]!.basicAuth).toEqual({ username: 'u', password: 'from-the-folder' });
       // Under the shipped systemd unit the working directory is /: a relative name must not be read from there.
       expect(process.cwd()).not.toBe(dir);

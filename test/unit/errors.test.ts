@@ -1,6 +1,15 @@
 // classifyError: the one place a failure becomes a bounded reason.
 import { describe, expect, it } from 'vitest';
-import { HttpStatusError, InvalidResponseError, PollError, REASONS, RequestFailed, RpcError, classifyError, type Reason } from '../../src/rpc/errors.js';
+import {
+  HttpStatusError,
+  InvalidResponseError,
+  PollError,
+  REASONS,
+  RequestFailed,
+  RpcError,
+  classifyError,
+  type Reason,
+} from '../../src/rpc/errors.js';
 
 const poll = { url: 'http://127.0.0.1:9650', timeoutMs: 5000 };
 const url = 'http://127.0.0.1:9650/ext/health';
@@ -13,11 +22,31 @@ describe('classifyError', () => {
     ['HTTP 502', new HttpStatusError(502, '<html>Bad Gateway</html>', url), 'http_status', /^HTTP 502/],
     ['a JSON-RPC error', new RpcError(-32000, 'boom', 'health.health'), 'rpc_error', /health\.health: boom/],
     ['an invalid answer', new InvalidResponseError('not JSON'), 'invalid_response', /^not JSON$/],
-    ['the deadline while waiting for a slot', new RequestFailed(url, 'slot', true, new Error('aborted')), 'timeout', /^no request slot free within the 5000 ms timeout/],
-    ['the deadline during the exchange', new RequestFailed(url, 'exchange', true, new Error('aborted')), 'timeout', /^no answer from .*\/ext\/health within 5000 ms$/],
+    [
+      'the deadline while waiting for a slot',
+      new RequestFailed(url, 'slot', true, new Error('aborted')),
+      'timeout',
+      /^no request slot free within the 5000 ms timeout/,
+    ],
+    [
+      'the deadline during the exchange',
+      new RequestFailed(url, 'exchange', true, new Error('aborted')),
+      'timeout',
+      /^no answer from .*\/ext\/health within 5000 ms$/,
+    ],
     ['connection refused', new RequestFailed(url, 'exchange', false, coded('ECONNREFUSED')), 'connect', /^cannot reach .*\/ext\/health/],
-    ['undici socket error (code on the cause)', new RequestFailed(url, 'exchange', false, Object.assign(new Error('other side closed'), { cause: coded('UND_ERR_SOCKET', 'closed') })), 'connect', /closed$/],
-    ['an untrusted certificate', new RequestFailed(url, 'exchange', false, coded('DEPTH_ZERO_SELF_SIGNED_CERT', 'self-signed certificate')), 'tls', /TLS handshake/],
+    [
+      'undici socket error (code on the cause)',
+      new RequestFailed(url, 'exchange', false, Object.assign(new Error('other side closed'), { cause: coded('UND_ERR_SOCKET', 'closed') })),
+      'connect',
+      /closed$/,
+    ],
+    [
+      'an untrusted certificate',
+      new RequestFailed(url, 'exchange', false, coded('DEPTH_ZERO_SELF_SIGNED_CERT', 'self-signed certificate')),
+      'tls',
+      /TLS handshake/,
+    ],
     ['undici headers timeout', new RequestFailed(url, 'exchange', false, coded('UND_ERR_HEADERS_TIMEOUT')), 'timeout', /timed out/],
     ['an unexpected transport error', new RequestFailed(url, 'exchange', false, new Error('weird')), 'internal', /weird/],
     ['a bug', new TypeError('x is undefined'), 'internal', /^unexpected error polling http:\/\/127\.0\.0\.1:9650: x is undefined$/],

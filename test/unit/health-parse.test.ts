@@ -21,7 +21,18 @@ describe('parseHealth over fixture shapes', () => {
   it('healthy v1.14.2: every check and field, times in a -04:00 zone', () => {
     const s = parseHealth(fixture('healthy-v1.14.2.json'));
     expect(s.healthy).toBe(true);
-    expect(s.checks.map((c) => c.name)).toEqual(['C', 'P', 'X', 'bls', 'bootstrapped', 'database', 'diskspace', 'futureupgrade', 'network', 'router']);
+    expect(s.checks.map((c) => c.name)).toEqual([
+      'C',
+      'P',
+      'X',
+      'bls',
+      'bootstrapped',
+      'database',
+      'diskspace',
+      'futureupgrade',
+      'network',
+      'router',
+    ]);
     expect(s.checks.every((c) => c.passing && c.contiguousFailures === 0 && c.firstFailureSeconds === undefined)).toBe(true);
     expect(unparsedTotal(s)).toBe(0);
     expect(check(s, 'C').timestampSeconds).toBeCloseTo(Date.parse('2026-11-20T14:15:02Z') / 1000 + 0.1234, 6);
@@ -59,9 +70,19 @@ describe('parseHealth over fixture shapes', () => {
     expect(check(s, 'C').contiguousFailures).toBe(12);
     expect(check(s, 'C').firstFailureSeconds).toBe(Date.parse('2026-11-20T14:09:32.5Z') / 1000);
     expect(check(s, 'router').error).toContain('1093 > 1024');
-    expect(chain(s, 'C')).toMatchObject({ processingBlocks: 300, longestProcessingBlockSeconds: 41.5, connectedStakeRatio: 0.5, disconnectedValidators: 2 });
+    expect(chain(s, 'C')).toMatchObject({
+      processingBlocks: 300,
+      longestProcessingBlockSeconds: 41.5,
+      connectedStakeRatio: 0.5,
+      disconnectedValidators: 2,
+    });
     expect(s.router).toEqual({ outstandingRequests: 1093, longestRunningRequestSeconds: 312.004 });
-    expect(s.network).toMatchObject({ connectedPeers: 3, sendFailRatio: 0.95, timeSinceLastMsgReceivedSeconds: 65, timeSinceLastMsgSentSeconds: 2.000001 });
+    expect(s.network).toMatchObject({
+      connectedPeers: 3,
+      sendFailRatio: 0.95,
+      timeSinceLastMsgReceivedSeconds: 65,
+      timeSinceLastMsgSentSeconds: 2.000001,
+    });
     expect(s.network.ingressConnections).toBeUndefined();
     expect(s.disk).toEqual({ availableBytes: 21474836480, availableRatio: 0.08 });
     expect(s.futureUpgrade).toEqual({ secondsUntil: 25 * 3600 + 44 * 60 + 58, stakeRatio: 0.7125 });
@@ -95,7 +116,12 @@ describe('parseHealth over fixture shapes', () => {
 
   it('before v1.10.3: consensus without engine wrapper, old key names', () => {
     const s = parseHealth(fixture('old-v1.10.2.json'));
-    expect(chain(s, 'C')).toMatchObject({ bootstrapping: false, processingBlocks: 4, longestProcessingBlockSeconds: 1.25, lastAcceptedHeight: undefined });
+    expect(chain(s, 'C')).toMatchObject({
+      bootstrapping: false,
+      processingBlocks: 4,
+      longestProcessingBlockSeconds: 1.25,
+      lastAcceptedHeight: undefined,
+    });
     expect(chain(s, 'P')).toMatchObject({ processingBlocks: 0 });
     expect(s.disk).toEqual({ availableBytes: 300000000000 });
     expect(unparsedTotal(s)).toBe(0);

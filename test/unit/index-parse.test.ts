@@ -4,7 +4,8 @@ import { EMPTY_INDEX_MESSAGE, parseIndexReply, parseLastAccepted } from '../../s
 import { HttpStatusError, InvalidResponseError, RpcError } from '../../src/rpc/errors.js';
 import type { RpcReply } from '../../src/rpc/client.js';
 
-const result = (name: string) => (JSON.parse(readFileSync(new URL(`../fixtures/index/${name}`, import.meta.url), 'utf8')) as { result: unknown }).result;
+const result = (name: string) =>
+  (JSON.parse(readFileSync(new URL(`../fixtures/index/${name}`, import.meta.url), 'utf8')) as { result: unknown }).result;
 
 describe('parseLastAccepted', () => {
   it.each([
@@ -47,7 +48,10 @@ describe('parseIndexReply: the endpoint state from the answer', () => {
   });
 
   it('"no containers have been accepted" is an empty index', () => {
-    expect(parseIndexReply('X/tx', reply(200, rpc({ error: { code: -32000, message: EMPTY_INDEX_MESSAGE } })))).toEqual({ endpoint: 'X/tx', state: 'empty' });
+    expect(parseIndexReply('X/tx', reply(200, rpc({ error: { code: -32000, message: EMPTY_INDEX_MESSAGE } })))).toEqual({
+      endpoint: 'X/tx',
+      state: 'empty',
+    });
   });
 
   it('a container is its last index', () => {
@@ -56,7 +60,7 @@ describe('parseIndexReply: the endpoint state from the answer', () => {
   });
 
   it.each([
-    ['another JSON-RPC error', reply(200, rpc({ error: { code: -32601, message: 'rpc: can\'t find method' } })), RpcError],
+    ['another JSON-RPC error', reply(200, rpc({ error: { code: -32601, message: "rpc: can't find method" } })), RpcError],
     ['another HTTP status', reply(502, 'Bad Gateway'), HttpStatusError],
     ['a body that is not JSON-RPC', reply(200, '<html></html>'), InvalidResponseError],
     ['an answer to another request', reply(200, JSON.stringify({ jsonrpc: '2.0', result: {}, id: 8 })), InvalidResponseError],

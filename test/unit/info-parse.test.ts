@@ -25,7 +25,14 @@ import {
 
 const body = (file: string) => readFileSync(new URL(`../fixtures/info/${file}`, import.meta.url), 'utf8');
 const result = (file: string) => (JSON.parse(body(file)) as { result: unknown }).result;
-const reply = (method: string, text: string, status = 200): RpcReply => ({ url: 'http://127.0.0.1:9650/ext/info', status, headers: {}, body: text, method, id: 1 });
+const reply = (method: string, text: string, status = 200): RpcReply => ({
+  url: 'http://127.0.0.1:9650/ext/info',
+  status,
+  headers: {},
+  body: text,
+  method,
+  id: 1,
+});
 const NOW = Date.parse('2026-11-23T00:00:00Z') / 1000;
 
 /** A full set of answers of a v1.14.2 validator, with some replaced. */
@@ -44,7 +51,11 @@ function answers(over: Partial<Record<InfoMethod, RpcReply | { failed: unknown }
 function lines(snapshot: ReturnType<typeof parseInfo> | undefined): string {
   const b = new LinesBuilder('n1');
   info.samples(b, snapshot);
-  return renderNodes([[b.build()]]).toString().split('\n').filter((l) => l && !l.startsWith('#')).join('\n');
+  return renderNodes([[b.build()]])
+    .toString()
+    .split('\n')
+    .filter((l) => l && !l.startsWith('#'))
+    .join('\n');
 }
 
 describe('methodOutcome: answers, states and failures', () => {
@@ -78,7 +89,9 @@ describe('per-method parsers', () => {
       blsPublicKey: '0x8897ae6e090e8f7a47922c610e6120861a8daf5e83826f1030f9e8626a03ab3a2700e173c9d362a5ebb79cccda482f98',
     });
     expect(parseNodeId(result('getNodeID-v1.7.3.json'))).toEqual({ nodeId: 'NodeID-FQWBUVv46nR5YiaYabXhHvBQDpBVjRCEd' });
-    expect(parseNodeId({ nodeID: 'NodeID-FQWBUVv46nR5YiaYabXhHvBQDpBVjRCEd', nodePOP: null })).toEqual({ nodeId: 'NodeID-FQWBUVv46nR5YiaYabXhHvBQDpBVjRCEd' });
+    expect(parseNodeId({ nodeID: 'NodeID-FQWBUVv46nR5YiaYabXhHvBQDpBVjRCEd', nodePOP: null })).toEqual({
+      nodeId: 'NodeID-FQWBUVv46nR5YiaYabXhHvBQDpBVjRCEd',
+    });
     expect(() => parseNodeId({ nodeID: 42 })).toThrow(/info.getNodeID returned no node ID: nodeID/);
   });
 
@@ -98,7 +111,10 @@ describe('per-method parsers', () => {
     const u = parseUptime(result('uptime-validator-v1.14.2.json'));
     expect(u.rewardingStakeRatio).toBe(1);
     expect(u.weightedAverageRatio).toBeGreaterThan(0.99);
-    expect(parseUptime({ rewardingStakePercentage: 80.5, weightedAveragePercentage: '79.2500' })).toEqual({ rewardingStakeRatio: 0.805, weightedAverageRatio: 0.7925 });
+    expect(parseUptime({ rewardingStakePercentage: 80.5, weightedAveragePercentage: '79.2500' })).toEqual({
+      rewardingStakeRatio: 0.805,
+      weightedAverageRatio: 0.7925,
+    });
     expect(() => parseUptime(result('uptime-wrong-types.json'))).toThrow(InvalidResponseError);
   });
 

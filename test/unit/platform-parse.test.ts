@@ -11,7 +11,14 @@ import { PRIMARY_NETWORK, parseFeeState, parseOwnEntry, parsePlatform, platform,
 
 const body = (file: string) => readFileSync(new URL(`../fixtures/platform/${file}`, import.meta.url), 'utf8');
 const result = (file: string) => (JSON.parse(body(file)) as { result: unknown }).result;
-const reply = (method: string, text: string, status = 200): RpcReply => ({ url: 'http://127.0.0.1:9650/ext/bc/P', status, headers: {}, body: text, method, id: 1 });
+const reply = (method: string, text: string, status = 200): RpcReply => ({
+  url: 'http://127.0.0.1:9650/ext/bc/P',
+  status,
+  headers: {},
+  body: text,
+  method,
+  id: 1,
+});
 const validators = (file: string) => reply('platform.getCurrentValidators', body(file));
 const fee = (file = 'getValidatorFeeState-v1.14.2.json') => reply('platform.getValidatorFeeState', body(file));
 const NOT_BOOTSTRAPPED = 'API call rejected because chain is not done bootstrapping\n';
@@ -34,22 +41,42 @@ function answers(over: Partial<PlatformAnswers> = {}): PlatformAnswers {
 function lines(snapshot: ReturnType<typeof parsePlatform> | undefined): string {
   const b = new LinesBuilder('n1');
   platform.samples(b, snapshot);
-  return renderNodes([[b.build()]]).toString().split('\n').filter((l) => l && !l.startsWith('#')).join('\n');
+  return renderNodes([[b.build()]])
+    .toString()
+    .split('\n')
+    .filter((l) => l && !l.startsWith('#'))
+    .join('\n');
 }
 
 describe('parseOwnEntry', () => {
   it('a primary-network validator: weight, start, end, reward and the registered key', () => {
     const e = parseOwnEntry(result('getCurrentValidators-primary-v1.14.2.json'), NODE);
-    expect(e).toEqual({ kind: 'staker', weight: 173084000000000, startSeconds: 1791807659, endSeconds: 1814993778, potentialReward: 8907922230774, registeredKey: KEY });
+    expect(e).toEqual({
+      kind: 'staker',
+      weight: 173084000000000,
+      startSeconds: 1791807659,
+      endSeconds: 1814993778,
+      potentialReward: 8907922230774,
+      registeredKey: KEY,
+    });
   });
 
   it('an L1 validator: weight, start and balance, no end time', () => {
-    expect(parseOwnEntry(result('getCurrentValidators-l1-v1.14.2.json'), NODE)).toMatchObject({ kind: 'l1', weight: 89, startSeconds: 1793990680, registeredKey: KEY });
+    expect(parseOwnEntry(result('getCurrentValidators-l1-v1.14.2.json'), NODE)).toMatchObject({
+      kind: 'l1',
+      weight: 89,
+      startSeconds: 1793990680,
+      registeredKey: KEY,
+    });
     expect(parseOwnEntry(result('getCurrentValidators-l1-inactive-v1.14.2.json'), NODE)).toMatchObject({ kind: 'l1', balance: 0 });
   });
 
   it('a converted L1 listing a legacy staker and the L1 entry: the L1 entry wins', () => {
-    expect(parseOwnEntry(result('getCurrentValidators-converted-l1-v1.14.2.json'), NODE)).toMatchObject({ kind: 'l1', weight: 30, balance: 2_000_000_000 });
+    expect(parseOwnEntry(result('getCurrentValidators-converted-l1-v1.14.2.json'), NODE)).toMatchObject({
+      kind: 'l1',
+      weight: 30,
+      balance: 2_000_000_000,
+    });
   });
 
   it('v1.7.3: stakeAmount instead of weight, no signer', () => {
@@ -114,13 +141,17 @@ describe('parsePlatform and its lines', () => {
   });
 
   it('a registered key that is not the node’s: key match 0; the node’s key unknown: no key-match series', () => {
-    expect(lines(parsePlatform(answers({ ownKey: '0x' + 'ab'.repeat(48) })))).toContain(`avalanchego_validator_registered_key_match{node="n1",subnet="${PRIMARY_NETWORK}"} 0`);
+    expect(lines(parsePlatform(answers({ ownKey: '0x' + 'ab'.repeat(48) })))).toContain(
+      `avalanchego_validator_registered_key_match{node="n1",subnet="${PRIMARY_NETWORK}"} 0`,
+    );
     const { ownKey: _unused, ...withoutKey } = answers();
     expect(lines(parsePlatform(withoutKey))).not.toContain('key_match');
   });
 
   it('an inactive L1 validator: balance 0, active 0', () => {
-    const s = parsePlatform(answers({ validators: [validators('getCurrentValidators-primary-v1.14.2.json'), validators('getCurrentValidators-l1-inactive-v1.14.2.json')] }));
+    const s = parsePlatform(
+      answers({ validators: [validators('getCurrentValidators-primary-v1.14.2.json'), validators('getCurrentValidators-l1-inactive-v1.14.2.json')] }),
+    );
     expect(lines(s)).toContain(`avalanchego_l1_validator_balance_navax{node="n1",subnet="${L1}"} 0`);
     expect(lines(s)).toContain(`avalanchego_l1_validator_active{node="n1",subnet="${L1}"} 0`);
   });
@@ -142,7 +173,13 @@ describe('parsePlatform and its lines', () => {
   });
 
   it('v1.10.19 lacks getValidatorFeeState: state unsupported, no price, the validators still served', () => {
-    const s = parsePlatform(answers({ subnets: [PRIMARY_NETWORK], validators: [validators('getCurrentValidators-primary-v1.14.2.json')], fee: fee('getValidatorFeeState-method-not-found-v1.10.19.json') }));
+    const s = parsePlatform(
+      answers({
+        subnets: [PRIMARY_NETWORK],
+        validators: [validators('getCurrentValidators-primary-v1.14.2.json')],
+        fee: fee('getValidatorFeeState-method-not-found-v1.10.19.json'),
+      }),
+    );
     expect(s.failure).toBeUndefined();
     expect(lines(s)).toContain('avalanchego_platform_method_state{node="n1",method="platform.getValidatorFeeState",state="unsupported"} 1');
     expect(lines(s)).not.toContain('fee_price');
@@ -151,8 +188,16 @@ describe('parsePlatform and its lines', () => {
 
   it.each([
     ['a subnet request that fails', { validators: [validators('getCurrentValidators-primary-v1.14.2.json'), { failed: new Error('reset') }] }, Error],
-    ['another HTTP status', { validators: [validators('getCurrentValidators-primary-v1.14.2.json'), reply('platform.getCurrentValidators', 'bad gateway', 502)] }, HttpStatusError],
-    ['another JSON-RPC error', { fee: reply('platform.getValidatorFeeState', '{"jsonrpc":"2.0","error":{"code":-32000,"message":"closed"},"id":1}') }, RpcError],
+    [
+      'another HTTP status',
+      { validators: [validators('getCurrentValidators-primary-v1.14.2.json'), reply('platform.getCurrentValidators', 'bad gateway', 502)] },
+      HttpStatusError,
+    ],
+    [
+      'another JSON-RPC error',
+      { fee: reply('platform.getValidatorFeeState', '{"jsonrpc":"2.0","error":{"code":-32000,"message":"closed"},"id":1}') },
+      RpcError,
+    ],
   ])('%s fails the poll; the rest is served', (_name, over, type) => {
     const s = parsePlatform(answers(over as Partial<PlatformAnswers>));
     expect(s.failure).toBeInstanceOf(type);

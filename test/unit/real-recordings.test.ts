@@ -20,7 +20,11 @@ const healthReports = all.filter(([, r]) => {
   if (!r.request.path.startsWith('/ext/health') || !r.body) return false;
   if (r.request.method === 'GET') return r.status === 200 || r.status === 503;
   const method = rpcMethod(r);
-  return r.request.path === '/ext/health' && (method === 'health.health' || method === 'health.readiness' || method === 'health.liveness') && r.body.includes('"result"');
+  return (
+    r.request.path === '/ext/health' &&
+    (method === 'health.health' || method === 'health.readiness' || method === 'health.liveness') &&
+    r.body.includes('"result"')
+  );
 });
 
 const lastAccepted = all.filter(([, r]) => {

@@ -6,7 +6,16 @@ import { describe, expect, it } from 'vitest';
 import { recordings, type Recording } from '../helpers/recordings.js';
 import type { RpcReply } from '../../src/rpc/client.js';
 import { decodeRpc } from '../../src/rpc/jsonrpc.js';
-import { INFO_METHODS, methodOutcome, parseNodeId, parseNodeVersion, parseNetworkId, parsePeers, parseUpgrades, parseUptime } from '../../src/sources/info.js';
+import {
+  INFO_METHODS,
+  methodOutcome,
+  parseNodeId,
+  parseNodeVersion,
+  parseNetworkId,
+  parsePeers,
+  parseUpgrades,
+  parseUptime,
+} from '../../src/sources/info.js';
 import { parseFeeState, parseOwnEntry } from '../../src/sources/platform.js';
 
 const request = (r: Recording) => {
@@ -16,11 +25,20 @@ const request = (r: Recording) => {
     return {};
   }
 };
-const reply = (r: Recording): RpcReply => ({ url: `http://127.0.0.1:9650${r.request.path}`, status: r.status, headers: r.headers, body: r.body, method: request(r).method!, id: request(r).id ?? 1 });
+const reply = (r: Recording): RpcReply => ({
+  url: `http://127.0.0.1:9650${r.request.path}`,
+  status: r.status,
+  headers: r.headers,
+  body: r.body,
+  method: request(r).method!,
+  id: request(r).id ?? 1,
+});
 
 const all = recordings();
 const infoCases = all.filter(([, r]) => (INFO_METHODS as readonly string[]).includes(request(r).method ?? '') && r.status === 200);
-const ownEntryCases = all.filter(([, r]) => request(r).method === 'platform.getCurrentValidators' && request(r).params?.nodeIDs?.length === 1 && decodeRpc(reply(r)).ok);
+const ownEntryCases = all.filter(
+  ([, r]) => request(r).method === 'platform.getCurrentValidators' && request(r).params?.nodeIDs?.length === 1 && decodeRpc(reply(r)).ok,
+);
 const feeCases = all.filter(([, r]) => request(r).method === 'platform.getValidatorFeeState');
 
 describe('real info answers', () => {
@@ -71,7 +89,10 @@ describe('real getCurrentValidators answers for one node ID', () => {
     expect(entry('platform-getCurrentValidators-l1.json')).toMatchObject({ kind: 'l1', weight: 100 });
     expect(entry('platform-getCurrentValidators-l1-inactive.json')).toMatchObject({ kind: 'l1', balance: 0 });
     expect(entry('platform-getCurrentValidators-subnet.json')).toMatchObject({ kind: 'staker', weight: 100 });
-    expect(entry('platform-getCurrentValidators-own.json')).toMatchObject({ kind: 'staker', registeredKey: expect.stringMatching(/^0x[0-9a-f]{96}$/) });
+    expect(entry('platform-getCurrentValidators-own.json')).toMatchObject({
+      kind: 'staker',
+      registeredKey: expect.stringMatching(/^0x[0-9a-f]{96}$/),
+    });
     expect(entry('non-validator-platform-getCurrentValidators-own.json')).toBeUndefined();
   });
 

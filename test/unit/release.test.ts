@@ -34,32 +34,48 @@ describe('release basics', () => {
   });
 
   // Without helm, test/deploy/helm.test.ts says so (and fails under CI).
-  it.skipIf(!helm.path)('the runbook base URL is a value of the Helm chart; by default the repository\'s runbook', () => {
+  it.skipIf(!helm.path)("the runbook base URL is a value of the Helm chart; by default the repository's runbook", () => {
     const urls = (extra: string[]) => {
       const r = run(helm.path!, ['template', 'x', CHART, '--kube-version', '1.30.0', '--set', 'prometheusRule.enabled=true', ...extra]);
       expect(r.code, r.output).toBe(0);
-      const rule = parseManifests(r.stdout).find((o) => o.kind === 'PrometheusRule') as unknown as { spec: { groups: Array<{ rules: Array<{ alert?: string; annotations?: { runbook_url?: string } }> }> } };
-      return rule.spec.groups.flatMap((g) => g.rules).filter((x) => x.alert).map((x) => x.annotations?.runbook_url);
+      const rule = parseManifests(r.stdout).find((o) => o.kind === 'PrometheusRule') as unknown as {
+        spec: { groups: Array<{ rules: Array<{ alert?: string; annotations?: { runbook_url?: string } }> }> };
+      };
+      return rule.spec.groups
+        .flatMap((g) => g.rules)
+        .filter((x) => x.alert)
+        .map((x) => x.annotations?.runbook_url);
     };
     const byDefault = urls([]);
     expect(byDefault.length).toBe(alertRules().length);
     for (const u of byDefault) expect(u).toMatch(new RegExp(`^${RUNBOOK_BASE.replaceAll('.', '\\.')}#avalanchego[a-z0-9]+$`));
-    for (const u of urls(['--set', 'prometheusRule.runbookBaseUrl=https://wiki.example.org/runbook'])) expect(u).toMatch(/^https:\/\/wiki\.example\.org\/runbook#avalanchego[a-z0-9]+$/);
+    for (const u of urls(['--set', 'prometheusRule.runbookBaseUrl=https://wiki.example.org/runbook']))
+      expect(u).toMatch(/^https:\/\/wiki\.example\.org\/runbook#avalanchego[a-z0-9]+$/);
   });
 
   it('config.example.yaml passes --config.check as shipped (no variable to set)', (ctx) => {
     const main = join(ROOT, 'dist', 'main.js');
     if (!existsSync(main)) ctx.skip(`${main} is missing: run npm run build first`);
     const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^NODE_(TOKEN|PASSWORD)$/.test(k)));
-    const r = spawnSync(process.execPath, [main, '--config.file=config.example.yaml', '--config.check'], { cwd: ROOT, encoding: 'utf8', env, timeout: 30_000 });
+    const r = spawnSync(process.execPath, [main, '--config.file=config.example.yaml', '--config.check'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env,
+      timeout: 30_000,
+    });
     expect(r.status, `${r.stdout}${r.stderr}`).toBe(0);
   });
 
   it('the systemd notes install production dependencies only', () => {
     const unit = readFileSync(join(ROOT, 'deploy', 'systemd', 'avalanchego-exporter.service'), 'utf8');
-    const notes = unit.split('\n').filter((l) => l.startsWith('#')).join('\n');
+    const notes = unit
+      .split('\n')
+      .filter((l) => l.startsWith('#'))
+      .join('\n');
     // On the host: the built dist/ and the production dependencies, no dev tools.
-    expect(notes).toMatch(/Copy dist\/, package\.json and package-lock\.json to \/opt\/avalanchego-exporter, and there:\n#\s+npm ci --omit=dev --ignore-scripts\n/);
+    expect(notes).toMatch(
+      /Copy dist\/, package\.json and package-lock\.json to \/opt\/avalanchego-exporter, and there:\n#\s+npm ci --omit=dev --ignore-scripts\n/,
+    );
     expect(unit).toContain('ExecStart=/usr/bin/node /opt/avalanchego-exporter/dist/main.js');
   });
 });

@@ -25,7 +25,9 @@ describe('exposition', () => {
     a.add('avalanchego_healthy', undefined);
     const b = new LinesBuilder('b');
     b.add('avalanchego_up', 0);
-    const lines = renderNodes([[a.build()], [b.build()]]).toString().split('\n');
+    const lines = renderNodes([[a.build()], [b.build()]])
+      .toString()
+      .split('\n');
     expect(lines).toHaveLength(8);
     expect(lines[0]).toBe('# HELP avalanchego_up 1 when the last poll of health.health returned a valid report, else 0. Polled from health.health.');
     expect(lines.slice(1, 4)).toEqual(['# TYPE avalanchego_up gauge', 'avalanchego_up{node="a"} 1', 'avalanchego_up{node="b"} 0']);
@@ -59,7 +61,9 @@ describe('exposition', () => {
     const text = whole.toString();
     // One HELP per family, every node's samples of a family together, poll_success from both sources.
     expect(text.match(/^# HELP avalanchego_exporter_poll_success /gm)).toHaveLength(1);
-    expect(text).toContain('avalanchego_exporter_poll_success{node="nœud-ü",source="health"} 0\navalanchego_exporter_poll_success{node="nœud-ü",source="index"} 1\n');
+    expect(text).toContain(
+      'avalanchego_exporter_poll_success{node="nœud-ü",source="health"} 0\navalanchego_exporter_poll_success{node="nœud-ü",source="index"} 1\n',
+    );
     expect(text).toContain('avalanchego_health_check_passing{node="nœud-ü",check="check-19-✓"} 1\n');
     expect([...renderChunks([])]).toEqual([]);
   });
@@ -67,6 +71,8 @@ describe('exposition', () => {
 
 describe('LinesBuilder', () => {
   it('refuses a metric that is not in the catalog, naming where to declare it', () => {
-    expect(() => new LinesBuilder('n').add('avalanchego_not_a_metric', 1)).toThrow(/avalanchego_not_a_metric is not in the metric catalog: declare it in src\/metrics\/catalog\.ts/);
+    expect(() => new LinesBuilder('n').add('avalanchego_not_a_metric', 1)).toThrow(
+      /avalanchego_not_a_metric is not in the metric catalog: declare it in src\/metrics\/catalog\.ts/,
+    );
   });
 });

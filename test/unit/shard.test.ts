@@ -44,8 +44,14 @@ describe('shardOf (rendezvous hashing of the target name)', () => {
   it('adding or removing targets moves no other target (ownership depends on the name only)', () => {
     const before = names(500);
     const after = [...before.slice(0, 250), ...names(100, 'new-'), ...before.slice(300)];
-    const ownerBefore = splitTargets({ index: 0, count: 4 }, before.map((name) => ({ name }))).ownerOf;
-    const ownerAfter = splitTargets({ index: 0, count: 4 }, after.map((name) => ({ name }))).ownerOf;
+    const ownerBefore = splitTargets(
+      { index: 0, count: 4 },
+      before.map((name) => ({ name })),
+    ).ownerOf;
+    const ownerAfter = splitTargets(
+      { index: 0, count: 4 },
+      after.map((name) => ({ name })),
+    ).ownerOf;
     for (const name of after) if (ownerBefore(name) !== undefined) expect(ownerAfter(name)).toBe(ownerBefore(name));
   });
 });

@@ -36,21 +36,61 @@ function problems(text: string): string {
 describe('web config files', () => {
   it.each([
     ['empty file: plain HTTP, no auth', '', (c: ReturnType<typeof parseWebConfigText>) => expect([c.tls, c.users.size]).toEqual([undefined, 0])],
-    ['TLS from files relative to the web config', tls(), (c: ReturnType<typeof parseWebConfigText>) => expect(c.tls?.context.minVersion).toBe('TLSv1.2')],
-    ['TLS versions, ciphers and curves', tls('  min_version: TLS13\n  max_version: TLS13\n  cipher_suites: [TLS_AES_128_GCM_SHA256]\n  curve_preferences: [X25519]\n  prefer_server_cipher_suites: false\n'), (c: ReturnType<typeof parseWebConfigText>) => expect([c.tls?.context.minVersion, c.tls?.context.ciphers, c.tls?.context.ecdhCurve, c.tls?.context.honorCipherOrder]).toEqual(['TLSv1.3', 'TLS_AES_128_GCM_SHA256', 'X25519', false])],
-    ['users with the three bcrypt prefixes', `basic_auth_users:\n  a: ${bcryptHash('x', '$2y$')}\n  b: ${bcryptHash('x', '$2a$')}\n  c: ${bcryptHash('x', '$2b$')}\n`, (c: ReturnType<typeof parseWebConfigText>) => expect([...c.users.keys()]).toEqual(['a', 'b', 'c'])],
-    ['headers; a blank one is unset', 'http_server_config:\n  http2: false\n  headers:\n    Strict-Transport-Security: max-age=31536000\n    X-XSS-Protection: ""\n', (c: ReturnType<typeof parseWebConfigText>) => expect(c.headers).toEqual({ 'Strict-Transport-Security': 'max-age=31536000' })],
+    [
+      'TLS from files relative to the web config',
+      tls(),
+      (c: ReturnType<typeof parseWebConfigText>) => expect(c.tls?.context.minVersion).toBe('TLSv1.2'),
+    ],
+    [
+      'TLS versions, ciphers and curves',
+      tls(
+        '  min_version: TLS13\n  max_version: TLS13\n  cipher_suites: [TLS_AES_128_GCM_SHA256]\n  curve_preferences: [X25519]\n  prefer_server_cipher_suites: false\n',
+      ),
+      (c: ReturnType<typeof parseWebConfigText>) =>
+        expect([c.tls?.context.minVersion, c.tls?.context.ciphers, c.tls?.context.ecdhCurve, c.tls?.context.honorCipherOrder]).toEqual([
+          'TLSv1.3',
+          'TLS_AES_128_GCM_SHA256',
+          'X25519',
+          false,
+        ]),
+    ],
+    [
+      'users with the three bcrypt prefixes',
+      `basic_auth_users:\n  a: ${bcryptHash('x', '$2y$')}\n  b: ${bcryptHash('x', '$2a$')}\n  c: ${bcryptHash('x', '$2b$')}\n`,
+      (c: ReturnType<typeof parseWebConfigText>) => expect([...c.users.keys()]).toEqual(['a', 'b', 'c']),
+    ],
+    [
+      'headers; a blank one is unset',
+      'http_server_config:\n  http2: false\n  headers:\n    Strict-Transport-Security: max-age=31536000\n    X-XSS-Protection: ""\n',
+      (c: ReturnType<typeof parseWebConfigText>) => expect(c.headers).toEqual({ 'Strict-Transport-Security': 'max-age=31536000' }),
+    ],
   ])('accepts: %s', (_name, text, check) => {
     check(parseWebConfigText(text, 'web.yml', pki.dir));
   });
 
   it.each([
-    ['an unknown top-level key, with its line', 'tls_server_config: {}\nbasic_auth_user: {}\n', /web\.yml:2:1: \(top level\): unknown key "basic_auth_user"; known keys here: tls_server_config, http_server_config, basic_auth_users, rate_limit/],
+    [
+      'an unknown top-level key, with its line',
+      'tls_server_config: {}\nbasic_auth_user: {}\n',
+      /web\.yml:2:1: \(top level\): unknown key "basic_auth_user"; known keys here: tls_server_config, http_server_config, basic_auth_users, rate_limit/,
+    ],
     ['an unknown TLS key', tls('  client_ca_fille: x\n'), /tls_server_config: unknown key "client_ca_fille"/],
-    ['a plain password instead of a hash (not echoed)', 'basic_auth_users:\n  p: hunter2hunter2\n', /basic_auth_users\.p: the password of user "p" is not a bcrypt hash[^]*htpasswd/],
+    [
+      'a plain password instead of a hash (not echoed)',
+      'basic_auth_users:\n  p: hunter2hunter2\n',
+      /basic_auth_users\.p: the password of user "p" is not a bcrypt hash[^]*htpasswd/,
+    ],
     ['a header the toolkit does not allow', 'http_server_config:\n  headers:\n    Server: x\n', /HTTP header "Server" cannot be configured/],
-    ['an X-Frame-Options value outside the enumeration', 'http_server_config:\n  headers:\n    X-Frame-Options: allow\n', /invalid value "allow" for X-Frame-Options: write one of deny, sameorigin/],
-    ['a header value with CR/LF', 'http_server_config:\n  headers:\n    Content-Security-Policy: "a\\r\\nSet-Cookie: x"\n', /cannot hold CR, LF or NUL/],
+    [
+      'an X-Frame-Options value outside the enumeration',
+      'http_server_config:\n  headers:\n    X-Frame-Options: allow\n',
+      /invalid value "allow" for X-Frame-Options: write one of deny, sameorigin/,
+    ],
+    [
+      'a header value with CR/LF',
+      'http_server_config:\n  headers:\n    Content-Security-Policy: "a\\r\\nSet-Cookie: x"\n',
+      /cannot hold CR, LF or NUL/,
+    ],
     ['a certificate without its key', 'tls_server_config:\n  cert_file: server.pem\n', /missing one of key or key_file/],
     ['a missing certificate file', tls().replace('server.pem', 'nope.pem'), /tls_server_config\.cert_file: cannot read [^:]*nope\.pem: no such file/],
     ['a key that does not match the certificate', tls().replace('server.key', 'client.key'), /cannot use the certificate and key/],
@@ -83,7 +123,11 @@ describe('web config files', () => {
   });
 
   it('a YAML alias bomb is refused as a config problem', () => {
-    const bomb = ['a: &a [x, x, x, x, x, x, x, x, x, x]', ...'bcdefghi'.split('').map((k, i) => `${k}: &${k} [${Array(10).fill(`*${'abcdefghi'[i]}`).join(', ')}]`), 'basic_auth_users: *i'].join('\n');
+    const bomb = [
+      'a: &a [x, x, x, x, x, x, x, x, x, x]',
+      ...'bcdefghi'.split('').map((k, i) => `${k}: &${k} [${Array(10).fill(`*${'abcdefghi'[i]}`).join(', ')}]`),
+      'basic_auth_users: *i',
+    ].join('\n');
     expect(problems(bomb)).toMatch(/YAML/);
   });
 });
