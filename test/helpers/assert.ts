@@ -1,0 +1,16 @@
+// Narrowing helpers for tests: a missing value fails the test with a message that says
+// what was missing, instead of a non-null assertion that fails later with a TypeError.
+
+/** The value, or a test failure naming `what` when it is null or undefined. */
+export function defined<T>(value: T | null | undefined, what: string): T {
+  if (value === null || value === undefined) throw new Error(`expected ${what} to be defined, got ${String(value)}`);
+  return value;
+}
+
+/** `value` as a plain JSON object (for parsed responses), or a test failure naming `what`. */
+export function jsonObject(value: unknown, what: string): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new Error(`expected ${what} to be a JSON object, got ${String(JSON.stringify(value)).slice(0, 200)}`);
+  }
+  return value as Record<string, unknown>;
+}
