@@ -10,7 +10,7 @@ export function defined<T>(value: T | null | undefined, what: string): T {
 /** `value` as a plain JSON object (for parsed responses), or a test failure naming `what`. */
 export function jsonObject(value: unknown, what: string): Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new Error(`expected ${what} to be a JSON object, got ${String(JSON.stringify(value)).slice(0, 200)}`);
+    throw new Error(`expected ${what} to be a JSON object, got ${((JSON.stringify(value) as string | undefined) ?? String(value)).slice(0, 200)}`);
   }
   return value as Record<string, unknown>;
 }
