@@ -230,8 +230,12 @@ describe('exporter against a real node that never bootstraps', () => {
     printLogsOnFailure(() => ({ exporter, node }));
     const samples = await scrapeUntil(
       exporter,
-      'a health poll of the bootstrapping node',
-      (s) => value(s, 'avalanchego_up') === 1 && value(s, 'avalanchego_chain_bootstrapping', { chain: 'C' }) !== undefined,
+      'a health poll and an index poll of the bootstrapping node',
+      // The index source runs on its own interval: its first poll may end after the health poll's.
+      (s) =>
+        value(s, 'avalanchego_up') === 1 &&
+        value(s, 'avalanchego_chain_bootstrapping', { chain: 'C' }) !== undefined &&
+        INDEX_ENDPOINTS.every((endpoint) => value(s, 'avalanchego_index_available', { endpoint }) !== undefined),
     );
     expect(value(samples, 'avalanchego_healthy')).toBe(0);
     const report = await healthReport(node.url);
