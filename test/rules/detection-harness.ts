@@ -100,6 +100,8 @@ export interface NodePlan {
   /** What the report calls this node (a scenario, or "blips"). */
   label: string;
   steps: Array<[atSeconds: number, scenario: string]>;
+  /** The scenario the node runs from its start, before the run begins (default healthy). */
+  initial?: string;
   /** When the node is back to healthy for good (compressed seconds), for time to resolve. */
   recoveryAt?: number;
 }
@@ -229,6 +231,8 @@ export async function runDetection(opts: RunOptions): Promise<RunResult> {
       `--time-scale=${speedup}`,
       `--seed=${opts.seed ?? 'avalanchego-detection'}`,
       ...(opts.simulatorArgs ?? ['--validators=all', '--track-l1']),
+      // The simulator deals the list out in turn: node-i starts in the i-th plan's scenario.
+      `--scenario=${opts.nodes.map((plan) => plan.initial ?? 'healthy').join(',')}`,
     ]);
     await waitFor('the simulator', 20_000, async () => (await fetch(`${simUrl}/sim/nodes`)).ok);
 

@@ -14,6 +14,12 @@ export interface Fault {
   /** What Alertmanager should send for it: pages, tickets, and the alert that names the cause. */
   expect: { pages: number; tickets: number; alert?: string };
   why: string;
+  /**
+   * The node runs the scenario from its start instead of switching to it at 0: a release the
+   * node has always run, not a change (a v1.14 L1 validator "switched" to v1.10.15 would lose
+   * its L1 entry, which no real node does: a pre-Etna release cannot follow an L1's P-Chain).
+   */
+  fromStart?: boolean;
 }
 
 /** How long a fault is held, and the time after the longest hold that watches the recovery, compressed seconds. */
@@ -53,11 +59,12 @@ export const FAULTS: Fault[] = [
   },
   { scenario: 'down', expect: { pages: 1, tickets: 0, alert: 'AvalancheGoNodeDown' }, why: 'inhibits every other alert of the node' },
   { scenario: 'garbage', expect: { pages: 1, tickets: 0, alert: 'AvalancheGoNodeDown' }, why: 'no valid health report' },
-  { scenario: 'old-version', expect: { pages: 0, tickets: 0 }, why: 'a healthy v1.10.15 node' },
+  { scenario: 'old-version', fromStart: true, expect: { pages: 0, tickets: 0 }, why: 'a healthy node that runs v1.10.15' },
   {
     scenario: 'old-version-v1.7',
+    fromStart: true,
     expect: { pages: 1, tickets: 0, alert: 'AvalancheGoNodeUnhealthy' },
-    why: "its C check fails (block processing 41.5s), which only the node's health tells",
+    why: "a node that runs v1.7.3: its C check fails (block processing 41.5s), which only the node's health tells",
   },
   // Validators (every node of the run validates the primary network and an L1).
   {
@@ -106,6 +113,7 @@ export function faultFleet(faults: Fault[] = FAULTS, holdSeconds?: number): Node
     ...faults.map((f): NodePlan => {
       if (f.scenario === 'healthy') return { label: f.scenario, steps: [] };
       const hold = holdSeconds ?? f.holdSeconds ?? FAULT_SECONDS;
+      if (f.fromStart) return { label: f.scenario, initial: f.scenario, steps: [[hold, 'healthy']], recoveryAt: hold };
       return {
         label: f.scenario,
         steps: [
@@ -239,7 +247,7 @@ export function renderReport(r: {
     `- the Alertmanager configuration runs from a copy with \`group_wait\`, \`group_interval\`, \`repeat_interval\` and`,
     `  \`resolve_timeout\` divided by ${k}, and every webhook sent to the loopback receiver.`,
     '',
-    `Each fault starts at 0 and is held for ${fmt(FAULT_SECONDS)} (unless its row says otherwise); then the node is healthy`,
+    `Each fault starts at 0 (a node that runs an old release runs it from its start) and is held for ${fmt(FAULT_SECONDS)} (unless its row says otherwise); then the node is healthy`,
     `again and the run watches the recovery until ${fmt(faultRun.durationSeconds)}. **Latency** is from the notified alert's condition`,
     "becoming true (Prometheus's `activeAt`) to the notification; the target of a page is the alert's `for:` plus two scrape",
     `intervals (${fmt(2 * faultRun.scrapeSeconds)} here), of a ticket also the tickets' \`group_wait\` (${fmt(TICKET_GROUP_WAIT)}). **Resolved** is from the recovery to the last alert of the node`,
