@@ -13,6 +13,7 @@ import { startTestExporter, waitForPolls, sample, type TestExporter } from '../h
 import { fixtureText, startFakeNode, waitFor, type FakeNode, type Route } from '../helpers/fake-node.js';
 import { get } from '../helpers/https.js';
 import { promtoolCheckMetrics } from '../helpers/promtool.js';
+import { startSimulator } from '../../src/simulator/index.js';
 
 /** A node that answers every request with the same raw bytes (not necessarily HTTP). */
 async function rawNode(bytes: string): Promise<{ url: string; close(): Promise<void> }> {
@@ -319,5 +320,46 @@ describe('hostile clients and files', () => {
     await attack(port, exporter.url);
     await waitFor(async () => (await get(`${exporter!.url}/-/healthy`)).status === 200, 'exporter still answering');
     await assertSound(exporter, { up: 1 }, rssBefore);
+  });
+});
+
+/**
+ * Fleet layouts that starve a client with too few connections: the timeouts they cause are
+ * the exporter's, not the nodes'. Each row: the simulator's nodes (one origin, path prefixes),
+ * how they answer, the exporter's config, and how many complete polls of every node to watch.
+ */
+const LAYOUT_CASES: Array<{ name: string; nodes: number; answerMs: number; config: string; polls: number }> = [
+  {
+    // Measured before the socket budget: 8 connections to the gateway, 145–193 false timeouts.
+    name: '60 nodes behind one gateway origin, each answer 400 ms: no false timeouts (connections follow the fleet, not 8 per origin)',
+    nodes: 60,
+    answerMs: 400,
+    config: '  interval: 5s\n  timeout: 3s\n  info: { enabled: false }\n  platform: { enabled: false }\n',
+    polls: 3,
+  },
+];
+
+describe('hostile fleet layouts', () => {
+  it.each(LAYOUT_CASES.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
+    const rssBefore = process.memoryUsage().rss;
+    const sim = await startSimulator({ nodes: c.nodes, scenario: 'slow', timings: { slowResponseMs: c.answerMs }, validator: false });
+    try {
+      const targets = sim.nodes.map((n) => `  - name: ${n.name}\n    url: ${n.baseUrl}\n`).join('');
+      // Every node is behind the simulator's one origin (http://127.0.0.1:<port>/node-<i>).
+      expect(new Set(sim.nodes.map((n) => new URL(n.baseUrl).origin)).size).toBe(1);
+      exporter = await startTestExporter(`defaults:\n${c.config}targets:\n${targets}`, { level: 'info' });
+      await waitForPolls(exporter, c.polls, 60_000);
+      const res = await get(`${exporter.url}/metrics`);
+      expect(res.status).toBe(200);
+      const metrics = res.body;
+      const errors = metrics.split('\n').filter((l) => l.startsWith('avalanchego_exporter_poll_errors_total{') && !l.endsWith(' 0'));
+      expect(errors).toEqual([]);
+      for (const n of sim.nodes) expect(sample(metrics, `avalanchego_up{node="${n.name}"}`), n.name).toBe(1);
+      for (const m of metrics.matchAll(/reason="([^"]*)"/g)) expect(REASONS).toContain(m[1]);
+      expect(promtoolCheckMetrics(metrics)).toEqual([]);
+      expect(process.memoryUsage().rss - rssBefore).toBeLessThan(400 << 20);
+    } finally {
+      await sim.close();
+    }
   });
 });
