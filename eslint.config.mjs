@@ -26,6 +26,9 @@ export default defineConfig(
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true }],
       // `() => void promise` and `(x) => set.add(x)` callbacks read as intended.
       '@typescript-eslint/no-confusing-void-expression': ['error', { ignoreArrowShorthand: true }],
+      // A parameter a signature needs but the body does not read (express knows an error
+      // handler by its four parameters) says so with a leading underscore.
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_' }],
     },
   },
 );

@@ -6,7 +6,7 @@ import type { Config } from './config/schema.js';
 import { Dispatchers } from './rpc/client.js';
 import { Scheduler } from './scheduler/scheduler.js';
 import { createInstruments, createSelfRegistry, type ReloadState } from './metrics/self.js';
-import { createApp } from './server/app.js';
+import { createHandler } from './server/app.js';
 import { WebServer } from './server/http.js';
 import { openWebConfig, type WebConfig } from './web/config.js';
 import { WebGuard } from './web/guard.js';
@@ -104,7 +104,7 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
   const webConfig = options.webConfig ?? openWebConfig();
   const guard = new WebGuard(webConfig);
   const registry = createSelfRegistry({ instruments, version: VERSION, revision: REVISION, fleet: scheduler, reload: reloadState, shard });
-  const app = createApp({
+  const handler = createHandler({
     scheduler: () => scheduler,
     registry,
     version: VERSION,
@@ -116,7 +116,7 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
     ...(options.loadConfig || options.loadWebConfig ? { reload } : {}),
     guard,
   });
-  const web = new WebServer({ handler: app, web: webConfig, logger, ...(options.maxConnections ? { maxConnections: options.maxConnections } : {}) });
+  const web = new WebServer({ handler, web: webConfig, logger, ...(options.maxConnections ? { maxConnections: options.maxConnections } : {}) });
   // Rejects with a ListenError (one line for the operator) before any poll has started.
   const url = await web.listen(host, port, options.listenAddress);
   logger.info(

@@ -1,5 +1,6 @@
 // The exporter's HTTP endpoints. They render the last snapshots and never
 // poll a node: a scrape costs only its output.
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import express, { type Request, type Response } from 'express';
 import type { Registry } from 'prom-client';
 import type { Scheduler } from '../scheduler/scheduler.js';
@@ -40,7 +41,10 @@ export interface AppOptions {
 /** Answers other methods on a known path with 405 and the Allow header. */
 function only(allowed: string[]) {
   return (req: Request, res: Response, next: () => void) => {
-    if (allowed.includes(req.method) || (req.method === 'HEAD' && allowed.includes('GET'))) return next();
+    if (allowed.includes(req.method) || (req.method === 'HEAD' && allowed.includes('GET'))) {
+      next();
+      return;
+    }
     res
       .set('Allow', allowed.join(', '))
       .status(405)
@@ -49,12 +53,87 @@ function only(allowed: string[]) {
   };
 }
 
+/** A plain-text answer written with Node's own API (no framework on the /probe path). */
+function plain(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { ...headers, 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+/**
+ * `/probe?target=<name>` for a scrape: the node's series as its last polls left them, a 421 that
+ * names the owning shard, or a 404 for a name that is not configured. It renders one node's
+ * ready-made lines, so it writes them with Node's API as they are.
+ */
+function serveProbe(options: AppOptions, req: IncomingMessage, res: ServerResponse, target: string): void {
+  const body = options.scheduler().renderNode(target);
+  const owner = body === undefined ? options.ownerOf?.(target) : undefined;
+  if (owner !== undefined && options.shard && owner !== options.shard.index) {
+    // A misrouted scrape: the target is configured, and another replica polls it. 421
+    // (Misdirected Request) makes the scrape fail visibly instead of an empty 200.
+    plain(
+      res,
+      421,
+      `target ${JSON.stringify(target)} is polled by shard ${owner} of ${options.shard.count}, not by this replica (shard ${options.shard.index}): scrape /probe on shard ${owner}\n`,
+      { 'X-Shard-Owner': String(owner) },
+    );
+    return;
+  }
+  if (body === undefined) {
+    // Only configured names: /probe never fetches an arbitrary URL.
+    const shown = target.length > 128 ? `${target.slice(0, 128)}…` : target;
+    plain(
+      res,
+      404,
+      `no configured target named ${JSON.stringify(shown)}: /probe takes the name of a target from the config file (see / for the list), not a URL\n`,
+    );
+    return;
+  }
+  res.writeHead(200, { 'Content-Type': CONTENT_TYPE, 'Content-Length': body.length });
+  res.end(req.method === 'HEAD' ? undefined : body);
+}
+
+const PROBE_PREFIX = '/probe?';
+
+/**
+ * The exporter's request handler: a scrape of `/probe?target=<name>` (GET or HEAD, one target,
+ * no debug) is answered here, through the web config's guard, without the framework: it is
+ * the hot path of a fleet scraped node by node. Everything else, and any /probe request this
+ * does not take (no or several targets, debug, other methods), goes to the express app, which
+ * answers it as before.
+ */
+export function createHandler(options: AppOptions): RequestListener {
+  const app = createApp(options);
+  const { guard } = options;
+  return (req, res) => {
+    const url = req.url ?? '';
+    if ((req.method === 'GET' || req.method === 'HEAD') && url.startsWith(PROBE_PREFIX)) {
+      const query = new URLSearchParams(url.slice(PROBE_PREFIX.length));
+      const targets = query.getAll('target');
+      const target = targets[0];
+      if (targets.length === 1 && target && !query.has('debug')) {
+        const serve = (err?: unknown) => {
+          if (err === undefined) serveProbe(options, req, res, target);
+          else plain(res, 500, 'internal error\n');
+        };
+        if (guard) guard.middleware(req, res, serve);
+        else serve();
+        return;
+      }
+    }
+    void app(req, res);
+  };
+}
+
 export function createApp(options: AppOptions): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   const { guard } = options;
-  if (guard) app.use((req, res, next) => guard.middleware(req, res, next, !OPEN_PATHS.has(req.path)));
+  if (guard) {
+    app.use((req, res, next) => {
+      guard.middleware(req, res, next, !OPEN_PATHS.has(req.path));
+    });
+  }
 
   // The exporter's own series first (small), then the fleet's, streamed in chunks (server/exposition.ts).
   app.all('/metrics', only(['GET']), async (req, res) => {
@@ -94,34 +173,7 @@ export function createApp(options: AppOptions): express.Express {
         return;
       }
     }
-    const body = options.scheduler().renderNode(target);
-    const owner = body === undefined ? options.ownerOf?.(target) : undefined;
-    if (owner !== undefined && options.shard && owner !== options.shard.index) {
-      // A misrouted scrape: the target is configured, and another replica polls it. 421
-      // (Misdirected Request) makes the scrape fail visibly instead of an empty 200.
-      res
-        .status(421)
-        .set('X-Shard-Owner', String(owner))
-        .type('text/plain')
-        .send(
-          `target ${JSON.stringify(target)} is polled by shard ${owner} of ${options.shard.count}, not by this replica (shard ${options.shard.index}): scrape /probe on shard ${owner}\n`,
-        );
-      return;
-    }
-    if (body === undefined) {
-      // Only configured names: /probe never fetches an arbitrary URL.
-      const shown = target.length > 128 ? `${target.slice(0, 128)}…` : target;
-      res
-        .status(404)
-        .type('text/plain')
-        .send(
-          `no configured target named ${JSON.stringify(shown)}: /probe takes the name of a target from the config file (see / for the list), not a URL\n`,
-        );
-      return;
-    }
-    // Written as is: express's send() would inspect, ETag-check and copy a body that is ready.
-    res.writeHead(200, { 'Content-Type': CONTENT_TYPE, 'Content-Length': body.length });
-    res.end(req.method === 'HEAD' ? undefined : body);
+    serveProbe(options, req, res, target);
   });
 
   app.all('/-/healthy', only(['GET']), (_req, res) => {
@@ -194,7 +246,7 @@ export function createApp(options: AppOptions): express.Express {
   // Express' default handler would answer with an HTML stack trace; a bad request (a malformed
   // escape in the path) keeps its 4xx, anything else is a plain 500.
   app.use((err: unknown, _req: Request, res: Response, _next: (err?: unknown) => void) => {
-    const status = (err as { status?: unknown })?.status;
+    const status = typeof err === 'object' && err !== null && 'status' in err ? err.status : undefined;
     const code = typeof status === 'number' && status >= 400 && status < 500 ? status : 500;
     if (res.headersSent) return res.destroy();
     res

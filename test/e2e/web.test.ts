@@ -80,6 +80,9 @@ describe('web config: TLS and basic auth', () => {
       expect(ok.status, user).toBe(200);
       expect(sample(ok.body, 'avalanchego_up{node="a"}')).toBe(1);
       expect(ok.headers['x-content-type-options']).toBe('nosniff');
+      // /probe is served without the framework: the same guard, the same headers.
+      const probe = await get(`${url}/probe?target=a`, { ca, auth: `${user}:${password}` });
+      expect([probe.status, sample(probe.body, 'avalanchego_up{node="a"}'), probe.headers['x-frame-options']], user).toEqual([200, 1, 'deny']);
     }
     for (const auth of ['prometheus:wrong', 'nobody:s3cret', 'prometheus:', ':s3cret']) {
       const r = await get(`${url}/metrics`, { ca, auth });
