@@ -21,15 +21,26 @@ const { values } = parseArgs({
     mix: { type: 'boolean', default: false },
   },
 });
-const urls = JSON.parse(readFileSync(values.urls, 'utf8'));
+if (values.urls === undefined) throw new Error('--urls=FILE is required');
+/** @type {unknown} */
+const urlsJson = JSON.parse(readFileSync(values.urls, 'utf8'));
+if (!Array.isArray(urlsJson) || urlsJson.length === 0) throw new Error(`${values.urls}: expected a JSON array of node URLs`);
+const urls = urlsJson.map((u) => {
+  if (typeof u !== 'string') throw new Error(`${values.urls}: expected a JSON array of node URLs`);
+  return u;
+});
 const rate = Number(values.rate);
 const maxInFlight = Number(values['max-in-flight']);
 const dispatcher = new Agent({ keepAliveTimeout: 60_000, connections: Number(values.connections) });
 const headers = { 'content-type': 'application/json', accept: 'application/json' };
+/** @typedef {[path: string, method: string, params: Record<string, string>]} Call */
+/** @type {Call[]} */
 const calls = values.mix
   ? [
       ['/ext/health', 'health.health', {}],
-      ...['C/block', 'P/block', 'X/block', 'X/tx'].map((e) => [`/ext/index/${e}`, 'index.getLastAccepted', { encoding: 'hex' }]),
+      ...['C/block', 'P/block', 'X/block', 'X/tx'].map(
+        /** @returns {Call} */ (e) => [`/ext/index/${e}`, 'index.getLastAccepted', { encoding: 'hex' }],
+      ),
     ]
   : [['/ext/health', 'health.health', {}]];
 
@@ -39,9 +50,13 @@ let completed = 0;
 let errors = 0;
 let inFlight = 0;
 
+/** @param {number} n the request's sequence number: which call, to which node */
 async function one(n) {
-  const [path, method, params] = calls[n % calls.length];
-  const url = `${urls[Math.floor(n / calls.length) % urls.length]}${path}`;
+  const call = calls[n % calls.length];
+  const base = urls[Math.floor(n / calls.length) % urls.length];
+  if (call === undefined || base === undefined) throw new Error(`no call or URL for request ${n}`);
+  const [path, method, params] = call;
+  const url = `${base}${path}`;
   inFlight++;
   try {
     const res = await request(url, {
@@ -50,8 +65,9 @@ async function one(n) {
       headers,
       body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }),
     });
+    /** @type {unknown} */
     const body = JSON.parse(await res.body.text());
-    if (res.statusCode !== 200 || body.result === undefined) throw new Error(`status ${res.statusCode}`);
+    if (res.statusCode !== 200 || !hasResult(body)) throw new Error(`status ${res.statusCode}`);
     if (measuring) completed++;
   } catch {
     if (measuring) errors++;
@@ -60,12 +76,20 @@ async function one(n) {
   }
 }
 
+/**
+ * Whether a JSON-RPC response carries a result (not an error).
+ * @param {unknown} body the parsed response
+ */
+function hasResult(body) {
+  return typeof body === 'object' && body !== null && 'result' in body && body.result !== undefined;
+}
+
 // Pacing: every 5 ms, start the requests due since the start.
 let issued = 0;
 const started = performance.now();
 const pacer = setInterval(() => {
   const due = Math.floor(((performance.now() - started) / 1000) * rate);
-  while (issued < due && inFlight < maxInFlight) one(issued++);
+  while (issued < due && inFlight < maxInFlight) void one(issued++);
 }, 5);
 
 await new Promise((r) => setTimeout(r, Number(values.warmup) * 1000));
