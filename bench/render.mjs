@@ -10,10 +10,11 @@ import { LinesBuilder, renderNodes } from '../dist/metrics/render.js';
 
 const { values } = parseArgs({ options: { nodes: { type: 'string', default: '10000' }, rounds: { type: 'string', default: '5' } } });
 const n = Number(values.nodes);
-const snapshot = parseHealth(
-  JSON.parse(readFileSync(new URL('../test/fixtures/health/healthy-v1.14.2.json', import.meta.url), 'utf8')).result,
-  'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg',
-);
+const fixtureUrl = new URL('../test/fixtures/health/healthy-v1.14.2.json', import.meta.url);
+/** @type {unknown} */
+const fixture = JSON.parse(readFileSync(fixtureUrl, 'utf8'));
+if (typeof fixture !== 'object' || fixture === null || !('result' in fixture)) throw new Error(`${fixtureUrl.pathname}: no JSON-RPC result`);
+const snapshot = parseHealth(fixture.result, 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg');
 const index = {
   endpoints: ['C/block', 'P/block', 'X/block', 'X/tx'].map((endpoint) => ({
     endpoint,
@@ -27,6 +28,12 @@ const stats = { success: true, durationSeconds: 0.012345, lastSuccessSeconds: 17
 let t = performance.now();
 const nodes = [];
 // As the poller does: each source's lines when its poll ends, the node's lines are the list of them.
+/**
+ * @template S
+ * @param {string} name the node
+ * @param {{ name: string, samples(b: LinesBuilder, value: S): void }} source
+ * @param {S} value the source's snapshot
+ */
 const sourceLines = (name, source, value) => {
   const b = new LinesBuilder(name);
   source.samples(b, value);
@@ -46,8 +53,10 @@ for (let r = 0; r < Number(values.rounds); r++) {
   times.push(performance.now() - t);
 }
 times.sort((a, b) => a - b);
+const [fastest, slowest, median] = [times[0], times.at(-1), times[Math.floor(times.length / 2)]];
+if (fastest === undefined || slowest === undefined || median === undefined) throw new Error('--rounds must be at least 1');
 console.log(`render benchmark: ${n} nodes`);
 console.log(`  sample lines built in ${buildMs.toFixed(0)} ms (${((buildMs * 1000) / n).toFixed(0)} µs a node, done once per poll)`);
 console.log(
-  `  /metrics body ${(size / 2 ** 20).toFixed(1)} MiB rendered in ${times[0].toFixed(0)}–${times.at(-1).toFixed(0)} ms (median ${times[Math.floor(times.length / 2)].toFixed(0)} ms over ${times.length} rounds)`,
+  `  /metrics body ${(size / 2 ** 20).toFixed(1)} MiB rendered in ${fastest.toFixed(0)}–${slowest.toFixed(0)} ms (median ${median.toFixed(0)} ms over ${times.length} rounds)`,
 );
