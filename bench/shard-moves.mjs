@@ -16,10 +16,10 @@ let before = names.map((n) => shardOf(n, 1));
 for (let n = 1; n < max; n++) {
   const after = names.map((name) => shardOf(name, n + 1));
   let moved = 0;
-  const sizes = new Array(n + 1).fill(0);
-  for (let i = 0; i < targets; i++) {
-    if (after[i] !== before[i]) moved++;
-    sizes[after[i]]++;
+  const sizes = Array.from({ length: n + 1 }, () => 0);
+  for (const [i, shard] of after.entries()) {
+    if (shard !== before[i]) moved++;
+    sizes[shard] = (sizes[shard] ?? 0) + 1;
   }
   const largest = Math.max(...sizes) / (targets / (n + 1));
   console.log(
