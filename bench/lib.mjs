@@ -9,26 +9,55 @@ export { sleep };
 
 export const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
 
-/** An ephemeral loopback port (closed again before it is handed out). */
+/**
+ * An ephemeral loopback port (closed again before it is handed out).
+ * @returns {Promise<number>}
+ */
 export function freePort() {
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.once('error', reject);
     s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
+      const address = s.address();
+      if (address === null || typeof address === 'string') {
+        s.close(() => reject(new Error(`a TCP listener has no port: ${String(address)}`)));
+        return;
+      }
+      s.close(() => resolve(address.port));
     });
   });
 }
 
+/**
+ * A process of the run.
+ * @typedef {object} Proc
+ * @property {string} name what it is, in messages
+ * @property {import('node:child_process').ChildProcessByStdio<null, import('node:stream').Readable, import('node:stream').Readable>} child
+ * @property {number} pid
+ * @property {string} tail the last 4,000 characters of its stdout and stderr
+ * @property {boolean} stopping whether its exit is expected (not reported as early)
+ */
+
 /** The processes a run starts: each kept with the tail of its output, stopped by PID. */
 export class Procs {
+  /** @type {Proc[]} */
   list = [];
 
+  /**
+   * Starts `cmd` with stdout and stderr kept in the tail; throws when it could not be started.
+   * @param {string} name
+   * @param {string} cmd
+   * @param {readonly string[]} args
+   * @param {Omit<import('node:child_process').SpawnOptions, 'stdio'>} [options]
+   * @returns {Proc}
+   */
   start(name, cmd, args, options = {}) {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], ...options });
-    const p = { name, child, tail: '', stopping: false };
-    const keep = (b) => (p.tail = (p.tail + b).slice(-4000));
+    const child = spawn(cmd, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+    if (child.pid === undefined) throw new Error(`${name}: ${cmd} could not be started`);
+    /** @type {Proc} */
+    const p = { name, child, pid: child.pid, tail: '', stopping: false };
+    /** @param {Buffer} b */
+    const keep = (b) => (p.tail = (p.tail + b.toString()).slice(-4000));
     child.stdout.on('data', keep);
     child.stderr.on('data', keep);
     child.on('exit', (code, signal) => {
@@ -38,29 +67,41 @@ export class Procs {
     return p;
   }
 
-  /** Runs a process to its end (bounded by `timeoutMs`); resolves with its stdout. */
+  /**
+   * Runs a process to its end (bounded by `timeoutMs`); resolves with its stdout.
+   * @param {string} name
+   * @param {string} cmd
+   * @param {readonly string[]} args
+   * @param {number} timeoutMs
+   * @returns {Promise<string>}
+   */
   async run(name, cmd, args, timeoutMs) {
     const p = this.start(name, cmd, args);
     p.stopping = true;
     let out = '';
-    p.child.stdout.on('data', (d) => (out += d));
-    const timer = setTimeout(() => process.kill(p.child.pid, 'SIGKILL'), timeoutMs);
+    p.child.stdout.on('data', (/** @type {Buffer} */ d) => (out += d.toString()));
+    const timer = setTimeout(() => process.kill(p.pid, 'SIGKILL'), timeoutMs);
+    /** @type {number | NodeJS.Signals | null} */
     const code = await new Promise((resolve) => p.child.once('exit', (c, sig) => resolve(c ?? sig)));
     clearTimeout(timer);
     this.list = this.list.filter((q) => q !== p);
-    if (code !== 0) throw new Error(`${name} exited with ${code}:\n${p.tail}`);
+    if (code !== 0) throw new Error(`${name} exited with ${String(code)}:\n${p.tail}`);
     return out;
   }
 
-  /** SIGTERM, then SIGKILL after `killAfterMs`; resolves when the process has exited. */
+  /**
+   * SIGTERM, then SIGKILL after `killAfterMs`; resolves when the process has exited.
+   * @param {Proc} p
+   * @param {number} [killAfterMs]
+   */
   async stop(p, killAfterMs = 15_000) {
     p.stopping = true;
-    const { child } = p;
-    if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
+    const { child, pid } = p;
+    if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((resolve) => child.once('exit', resolve));
-    process.kill(child.pid, 'SIGTERM');
+    process.kill(pid, 'SIGTERM');
     const timer = setTimeout(() => {
-      if (child.exitCode === null && child.signalCode === null) process.kill(child.pid, 'SIGKILL');
+      if (child.exitCode === null && child.signalCode === null) process.kill(pid, 'SIGKILL');
     }, killAfterMs);
     await exited;
     clearTimeout(timer);
@@ -72,20 +113,34 @@ export class Procs {
   }
 }
 
-/** CPU seconds (user + system) a process has used, from /proc/<pid>/stat. */
+/**
+ * CPU seconds (user + system) a process has used, from /proc/<pid>/stat.
+ * @param {number} pid
+ */
 export function cpuSeconds(pid) {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
 }
 
-/** Resident set size in bytes, from /proc/<pid>/status. */
+/**
+ * Resident set size in bytes, from /proc/<pid>/status.
+ * @param {number} pid
+ */
 export function rssBytes(pid) {
   const m = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) * 1024 : NaN;
 }
 
-/** Polls `probe` until it returns a truthy value; throws after `timeoutMs`. */
+/**
+ * Polls `probe` until it returns a truthy value; throws after `timeoutMs`, or when `proc` has exited.
+ * @template T
+ * @param {() => Promise<T>} probe
+ * @param {string} what what is waited for, in the error
+ * @param {number} timeoutMs
+ * @param {Proc} [proc]
+ * @returns {Promise<T>}
+ */
 export async function waitFor(probe, what, timeoutMs, proc) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -103,16 +158,29 @@ export async function waitFor(probe, what, timeoutMs, proc) {
   }
 }
 
+/**
+ * The nearest-rank `p`th percentile of `values`; NaN when there are none.
+ * @param {readonly number[]} values
+ * @param {number} p 0 to 100
+ * @returns {number}
+ */
 export function percentile(values, p) {
   if (values.length === 0) return NaN;
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? NaN;
 }
 
+/** @param {readonly number[]} values */
 export const median = (values) => percentile(values, 50);
 
-/** Sums `name_bucket` samples over every label set but `le`: Map(le → cumulative count). */
+/**
+ * Sums `name_bucket` samples over every label set but `le`: Map(le → cumulative count).
+ * @param {string} text Prometheus text
+ * @param {string} name the histogram
+ * @returns {Map<number, number> | undefined} undefined when the text has no bucket of it
+ */
 export function histogramBuckets(text, name) {
+  /** @type {Map<number, number>} */
   const buckets = new Map();
   const prefix = `${name}_bucket{`;
   for (const line of text.split('\n')) {
@@ -125,23 +193,32 @@ export function histogramBuckets(text, name) {
   return buckets.size > 0 ? buckets : undefined;
 }
 
-/** Counts per bucket between two readings of histogramBuckets. */
+/**
+ * Counts per bucket between two readings of histogramBuckets.
+ * @param {ReadonlyMap<number, number>} after
+ * @param {ReadonlyMap<number, number> | undefined} before
+ * @returns {Map<number, number>}
+ */
 export function bucketDelta(after, before) {
+  /** @type {Map<number, number>} */
   const d = new Map();
   for (const [le, n] of after) d.set(le, n - (before?.get(le) ?? 0));
   return d;
 }
 
-/** histogram_quantile as Prometheus computes it (linear inside the bucket). */
+/**
+ * histogram_quantile as Prometheus computes it (linear inside the bucket).
+ * @param {number} q 0 to 1
+ * @param {ReadonlyMap<number, number>} buckets upper bound → cumulative count
+ */
 export function histogramQuantile(q, buckets) {
-  const bounds = [...buckets.keys()].sort((a, b) => a - b);
+  const byBound = [...buckets].sort(([a], [b]) => a - b);
   const total = buckets.get(Infinity) ?? 0;
   if (total === 0) return NaN;
   const rank = q * total;
   let prevBound = 0;
   let prevCount = 0;
-  for (const b of bounds) {
-    const count = buckets.get(b);
+  for (const [b, count] of byBound) {
     if (count >= rank) {
       if (b === Infinity) return prevBound;
       return prevBound + ((b - prevBound) * (rank - prevCount)) / Math.max(1, count - prevCount);
@@ -152,7 +229,12 @@ export function histogramQuantile(q, buckets) {
   return prevBound;
 }
 
-/** Sum of every sample of a family (any labels) in Prometheus text. */
+/**
+ * Sum of every sample of a family (any labels) in Prometheus text.
+ * @param {string} text
+ * @param {string} name
+ * @returns {number | undefined} undefined when the text has no sample of it
+ */
 export function sumSamples(text, name) {
   let total = 0;
   let found = false;
@@ -165,8 +247,15 @@ export function sumSamples(text, name) {
   return found ? total : undefined;
 }
 
-/** Samples of a family by the value of one label. */
+/**
+ * Samples of a family by the value of one label.
+ * @param {string} text
+ * @param {string} name
+ * @param {string} label
+ * @returns {Map<string, number>}
+ */
 export function samplesByLabel(text, name, label) {
+  /** @type {Map<string, number>} */
   const out = new Map();
   const re = new RegExp(`${label}="([^"]*)"`);
   for (const line of text.split('\n')) {
