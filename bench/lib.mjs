@@ -265,3 +265,21 @@ export function samplesByLabel(text, name, label) {
   }
   return out;
 }
+
+/**
+ * The number fields of a JSON object printed by a tool (floor.mjs, wrk's paced.lua).
+ * @param {string} line the JSON text
+ * @param {string} what the tool, in errors
+ * @returns {(key: string) => number} the field `key`; throws when it is not a number
+ */
+export function jsonNumbers(line, what) {
+  /** @type {unknown} */
+  const v = JSON.parse(line);
+  if (typeof v !== 'object' || v === null) throw new Error(`${what} printed no JSON object: ${line}`);
+  return (key) => {
+    /** @type {unknown} */
+    const x = Reflect.get(v, key);
+    if (typeof x !== 'number') throw new Error(`${what} printed no number ${key}: ${line}`);
+    return x;
+  };
+}

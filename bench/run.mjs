@@ -24,10 +24,9 @@ import {
   freePort,
   histogramBuckets,
   histogramQuantile,
+  jsonNumbers,
   median,
-  percentile,
   rssBytes,
-  samplesByLabel,
   sleep,
   sumSamples,
   waitFor,
@@ -68,16 +67,89 @@ function extraDefaults() {
   }
 }
 
+/**
+ * What the raw undici floor measured (bench/floor.mjs).
+ * @typedef {object} Floor
+ * @property {number} requests
+ * @property {number} errors
+ * @property {number} elapsed seconds
+ * @property {number} cpuSeconds
+ * @property {number} cpuPerRequest seconds
+ */
+
+/**
+ * wrk at a fixed rate (bench/paced.lua's summary).
+ * @typedef {object} Wrk
+ * @property {number} requests
+ * @property {number} rate requests a second
+ * @property {number} p50ms
+ * @property {number} p99ms
+ * @property {number} maxms
+ * @property {number} socket_errors
+ * @property {number} non_2xx
+ */
+
+/**
+ * The blackbox exporter's figures, or why it was skipped.
+ * @typedef {{ skipped: string } | { probes: number, rate: number, cpuSeconds: number, cpuPerProbe: number, p50ms: number, p99ms: number, rss: number }} Blackbox
+ */
+
+/**
+ * /probe at a fixed rate, or why it was skipped.
+ * @typedef {{ skipped: string } | { rate: number, p50ms: number, p99ms: number, maxms: number, errors: number }} Probe
+ */
+
+/**
+ * Poll-start delay quantiles over a window.
+ * @typedef {{ p50: number, p99: number, polls: number | undefined }} Delay
+ */
+
+/**
+ * The exporter's figures at one fleet size (measureSize).
+ * @typedef {object} ExporterFigures
+ * @property {number} nodes
+ * @property {number} listen_s
+ * @property {number} first_round_s
+ * @property {number} cpu_core_fraction
+ * @property {number} requests_per_s
+ * @property {boolean} requests_counted
+ * @property {number} polls_a
+ * @property {number} cpu_per_request_s
+ * @property {number} rss_bytes
+ * @property {Delay} delay
+ * @property {number} metrics_bytes
+ * @property {number} samples
+ * @property {Delay} delay_scraped
+ * @property {number} scrapes
+ * @property {number} scrape_p50_s
+ * @property {number} scrape_max_s
+ * @property {number} scrape_cpu_s
+ * @property {number} peak_rss_scraped_bytes
+ * @property {number} poll_errors
+ * @property {number} up
+ * @property {{ bytes: number, seconds: number, cpu_s: number } | undefined} gzip
+ * @property {Probe} probe
+ */
+
+/**
+ * The figures at one fleet size: the exporter's, and the floor's at the same request rate.
+ * @typedef {ExporterFigures & { floor_cpu_per_request_s: number, floor_mix_cpu_per_request_s: number | undefined, rss_per_node_bytes: number }} SizeResult
+ */
+
 const started = performance.now();
 const procs = new Procs();
 const dir = mkdtempSync(join(tmpdir(), 'avaxexp-bench-'));
 let agent = new Agent({ keepAliveTimeout: 10_000, connections: 16 });
-const results = { sizes: {} };
 const log = (s = '') => console.log(s);
+/** @param {number} s seconds */
 const us = (s) => `${(s * 1e6).toFixed(0)} µs`;
+/** @param {number} x */
 const f1 = (x) => (Number.isFinite(x) ? x.toFixed(1) : 'n/a');
+/** @param {number} x */
 const f2 = (x) => (Number.isFinite(x) ? x.toFixed(2) : 'n/a');
+/** @param {number} x */
 const f3 = (x) => (Number.isFinite(x) ? x.toFixed(3) : 'n/a');
+/** @param {string} cmd */
 const have = (cmd) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
 
 let interrupted = false;
@@ -92,6 +164,11 @@ for (const sig of ['SIGINT', 'SIGTERM']) {
 
 /** Builds dist/ when a source file is newer than it (so `npm run bench` measures the tree as it is). */
 function ensureBuilt() {
+  /**
+   * The newest modification time under a directory.
+   * @param {string} d
+   * @returns {number}
+   */
   const newest = (d) => {
     let t = 0;
     for (const e of readdirSync(d, { withFileTypes: true })) {
@@ -113,6 +190,10 @@ function ensureBuilt() {
   }
 }
 
+/**
+ * @param {string} url
+ * @param {Record<string, string>} [headers]
+ */
 async function get(url, headers = {}) {
   const res = await request(url, { dispatcher: agent, headers });
   const body = Buffer.from(await res.body.arrayBuffer());
@@ -124,14 +205,17 @@ async function get(url, headers = {}) {
  * until the poll-start histogram has gone by, then drops the connection. When
  * the exporter renders its own series after the fleet's (or has no histogram),
  * this reads the whole body.
+ * @param {string} exp the exporter's base URL
  */
 async function readSelf(exp) {
   const res = await request(`${exp}/metrics`, { dispatcher: agent });
+  /** @type {Buffer[]} */
   const chunks = [];
   // Only the last bytes are searched (a chunk may end mid-line).
   let tail = '';
   let seenCount = false;
   for await (const chunk of res.body) {
+    if (!Buffer.isBuffer(chunk)) throw new Error(`${exp}/metrics: the body gave a ${typeof chunk}, not bytes`);
     chunks.push(chunk);
     tail = (tail + chunk.toString('latin1')).slice(-(chunk.length + 512));
     if (!seenCount && tail.includes(`${DELAY_METRIC}_count`)) seenCount = true;
@@ -147,6 +231,12 @@ async function readSelf(exp) {
   return Buffer.concat(chunks).toString();
 }
 
+/**
+ * The exporter's CLI (dist/main.js) in a child process.
+ * @param {string} name
+ * @param {readonly string[]} args
+ * @param {readonly string[]} [nodeFlags] Node.js's own flags
+ */
 function startNode(name, args, nodeFlags = []) {
   return procs.start(name, NODE, [...nodeFlags, 'dist/main.js', ...args]);
 }
@@ -164,11 +254,14 @@ log(
     .join(' ')}`,
 );
 log('figures from one run are comparable with each other (ratios to the floor measured in the same run); the machine may be shared.');
-results.loadavg_start = loadavg()[0];
+/** @type {{ sizes: Map<number, SizeResult>, loadavg_start: number, blackbox?: Blackbox }} */
+const results = { sizes: new Map(), loadavg_start: loadavg()[0] ?? NaN };
 
 try {
   // --- the fleet -------------------------------------------------------------
+  /** @type {string[]} */
   const simUrls = [];
+  /** @type {import('./lib.mjs').Proc[]} */
   const simProcs = [];
   for (let s = 0; s < SIMS; s++) {
     const port = await freePort();
@@ -184,10 +277,17 @@ try {
     simUrls.map((u, s) => waitFor(async () => (await get(`${u}/sim/scenarios`)).status === 200, `simulator ${u}`, 120_000, simProcs[s])),
   );
   // Node i of the exporter's config is node i / SIMS of simulator i % SIMS: every size spreads over every process.
+  /** @param {number} i */
   const baseUrl = (i) => `${simUrls[i % SIMS]}/node-${Math.floor(i / SIMS)}`;
   log(`simulators: ${SIMS} × ${Math.ceil(maxNodes / SIMS)} nodes up in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
   // --- anchor 1: the raw undici floor ------------------------------------------
+  /**
+   * @param {number} n nodes
+   * @param {number} rate requests a second
+   * @param {boolean} mix the poll's mix of requests (not health.health only)
+   * @returns {Promise<Floor>}
+   */
   async function floor(n, rate, mix) {
     const file = join(dir, `urls-${n}.json`);
     writeFileSync(file, JSON.stringify(Array.from({ length: n }, (_, i) => baseUrl(i))));
@@ -197,11 +297,14 @@ try {
       ['bench/floor.mjs', `--urls=${file}`, `--rate=${rate}`, `--duration=${ANCHOR_S}`, ...(mix ? ['--mix'] : [])],
       (ANCHOR_S + 30) * 1000,
     );
-    const r = JSON.parse(out.trim().split('\n').at(-1));
+    const line = out.trim().split('\n').at(-1) ?? '';
+    const num = jsonNumbers(line, 'bench/floor.mjs');
+    const r = { requests: num('requests'), errors: num('errors'), elapsed: num('elapsed'), cpuSeconds: num('cpuSeconds') };
     return { ...r, cpuPerRequest: r.cpuSeconds / r.requests };
   }
 
   // --- anchor 2: prometheus-blackbox-exporter ----------------------------------
+  /** @returns {Promise<Blackbox>} */
   async function blackbox() {
     if (!have('prometheus-blackbox-exporter'))
       return { skipped: 'prometheus-blackbox-exporter is not installed (Debian package prometheus-blackbox-exporter)' };
@@ -227,15 +330,24 @@ try {
     const rate = Number(opts['blackbox-rate']);
     const conns = 20;
     const nodesOnSim0 = Math.ceil(maxNodes / SIMS);
-    const c0 = cpuSeconds(p.child.pid);
+    const c0 = cpuSeconds(p.pid);
     const w = await wrk(bb, `/probe?module=http_get&target=${simUrls[0]}/node-{i}/ext/health`, nodesOnSim0, rate, conns, ANCHOR_S);
-    const cpu = cpuSeconds(p.child.pid) - c0;
-    const rss = rssBytes(p.child.pid);
+    const cpu = cpuSeconds(p.pid) - c0;
+    const rss = rssBytes(p.pid);
     await procs.stop(p);
     return { probes: w.requests, rate: w.rate, cpuSeconds: cpu, cpuPerProbe: cpu / w.requests, p50ms: w.p50ms, p99ms: w.p99ms, rss };
   }
 
-  /** wrk at a fixed rate: `connections` connections, each waiting connections/rate between requests. */
+  /**
+   * wrk at a fixed rate: `connections` connections, each waiting connections/rate between requests.
+   * @param {string} base the server's URL
+   * @param {string} template the path, {i} replaced by 0 … count - 1 in turn
+   * @param {number} count
+   * @param {number} rate requests a second
+   * @param {number} connections
+   * @param {number} seconds
+   * @returns {Promise<Wrk>}
+   */
   async function wrk(base, template, count, rate, connections, seconds) {
     const delayMs = Math.max(1, Math.round((connections * 1000) / rate));
     const args = [
@@ -259,11 +371,24 @@ try {
       .reverse()
       .find((l) => l.startsWith('{'));
     if (!line) throw new Error(`wrk printed no summary:\n${out}`);
-    const r = JSON.parse(line);
-    return { ...r, rate: r.requests / (r.duration_us / 1e6), p50ms: r.p50_us / 1000, p99ms: r.p99_us / 1000, maxms: r.max_us / 1000 };
+    const num = jsonNumbers(line, 'wrk');
+    const r = { requests: num('requests'), socket_errors: num('socket_errors'), non_2xx: num('non_2xx') };
+    return {
+      ...r,
+      rate: r.requests / (num('duration_us') / 1e6),
+      p50ms: num('p50_us') / 1000,
+      p99ms: num('p99_us') / 1000,
+      maxms: num('max_us') / 1000,
+    };
   }
 
   // --- the exporter -------------------------------------------------------------
+  /**
+   * An exporter polling the first `n` nodes, once it has polled each of them.
+   * @param {number} n
+   * @param {number} intervalS the poll interval, seconds
+   * @param {readonly string[]} [nodeFlags] Node.js's own flags
+   */
   async function startExporter(n, intervalS, nodeFlags = []) {
     const lines = [
       'defaults:',
@@ -291,6 +416,10 @@ try {
    * scheduled rate, scaled by the polls that actually started (the poll-start
    * histogram's count) when the build has it, so an exporter that falls behind
    * is not credited with requests it did not make.
+   * @param {string} before the exporter's own series at the start
+   * @param {string} after and at the end
+   * @param {number} seconds between the readings
+   * @param {number} n nodes
    */
   function requestsBetween(before, after, seconds, n) {
     const scheduled = (n * REQUESTS_PER_POLL * seconds) / INTERVAL_S;
@@ -302,6 +431,11 @@ try {
     return { requests: scheduled * ((a - (b ?? 0)) / expectedPolls), counted: true };
   }
 
+  /**
+   * @param {string} before the exporter's own series at the start of a window
+   * @param {string} after and at its end
+   * @returns {Delay}
+   */
   const delayQuantiles = (before, after) => {
     const b = histogramBuckets(before, DELAY_METRIC);
     const a = histogramBuckets(after, DELAY_METRIC);
@@ -310,24 +444,28 @@ try {
     return { p50: histogramQuantile(0.5, d), p99: histogramQuantile(0.99, d), polls: d.get(Infinity) };
   };
 
+  /** @param {string} text the exporter's /metrics */
   const pollState = (text) => ({
     errors: sumSamples(text, 'avalanchego_exporter_poll_errors_total') ?? 0,
     up: text.split('\n').filter((l) => l.startsWith('avalanchego_up{') && l.endsWith(' 1')).length,
   });
 
+  /**
+   * The exporter's figures with `n` nodes (the floor's figures are added by the caller).
+   * @param {number} n
+   * @returns {Promise<ExporterFigures>}
+   */
   async function measureSize(n) {
-    const r = { nodes: n };
     const prof = opts['cpu-prof'] && Number(opts['cpu-prof']) === n ? ['--cpu-prof', `--cpu-prof-dir=${join(process.cwd(), 'bench/profiles')}`] : [];
     if (prof.length) mkdirSync('bench/profiles', { recursive: true });
     const { p, exp, listenS, readyS } = await startExporter(n, INTERVAL_S, prof);
-    const pid = p.child.pid;
-    r.listen_s = listenS;
-    r.first_round_s = readyS;
+    const { pid } = p;
 
     // Window A: polling only (no scrape of the fleet's series).
     let before = await readSelf(exp);
     let c = cpuSeconds(pid);
     let t = performance.now();
+    /** @type {number[]} */
     const rss = [];
     while (performance.now() - t < WINDOW_S * 1000) {
       rss.push(rssBytes(pid));
@@ -337,25 +475,21 @@ try {
     let seconds = (performance.now() - t) / 1000;
     const cpuA = cpuSeconds(pid) - c;
     const reqA = requestsBetween(before, after, seconds, n);
-    r.cpu_core_fraction = cpuA / seconds;
-    r.requests_per_s = reqA.requests / seconds;
-    r.requests_counted = reqA.counted;
-    r.polls_a = reqA.requests / REQUESTS_PER_POLL;
-    r.cpu_per_request_s = cpuA / reqA.requests;
-    r.rss_bytes = median(rss);
-    r.delay = delayQuantiles(before, after);
+    const cpuCoreFraction = cpuA / seconds;
+    const requestsPerS = reqA.requests / seconds;
+    const cpuPerRequest = cpuA / reqA.requests;
+    const delay = delayQuantiles(before, after);
 
     // One full scrape: poll errors so far, and the size of /metrics.
     const first = await get(`${exp}/metrics`);
     const text0 = first.body.toString();
     const state0 = pollState(text0);
-    r.metrics_bytes = first.body.length;
-    r.samples = text0.split('\n').filter((l) => l && !l.startsWith('#')).length;
 
     // Window B: the same, with /metrics scraped back to back.
     before = await readSelf(exp);
     c = cpuSeconds(pid);
     t = performance.now();
+    /** @type {number[]} */
     const scrapes = [];
     let last = text0;
     let peakRss = 0;
@@ -370,63 +504,82 @@ try {
     seconds = (performance.now() - t) / 1000;
     const cpuB = cpuSeconds(pid) - c;
     const reqB = requestsBetween(before, after, seconds, n);
-    r.delay_scraped = delayQuantiles(before, after);
-    r.scrapes = scrapes.length;
-    r.scrape_p50_s = median(scrapes);
-    r.scrape_max_s = Math.max(...scrapes);
-    // A scrape's CPU: window B's CPU beyond polling's (polling's cost per request from window A).
-    r.scrape_cpu_s = (cpuB - reqB.requests * r.cpu_per_request_s) / scrapes.length;
-    r.peak_rss_scraped_bytes = peakRss;
+    const delayScraped = delayQuantiles(before, after);
     const state1 = pollState(last);
-    r.poll_errors = state1.errors - state0.errors;
-    r.up = state1.up;
 
     // gzip, when the exporter offers it.
     c = cpuSeconds(pid);
     t = performance.now();
     const gz = await get(`${exp}/metrics`, { 'accept-encoding': 'gzip' });
-    r.gzip =
+    const gzip =
       gz.headers['content-encoding'] === 'gzip'
         ? { bytes: gz.body.length, seconds: (performance.now() - t) / 1000, cpu_s: cpuSeconds(pid) - c }
         : undefined;
 
     // /probe at a fixed rate while polling.
+    /** @type {Probe} */
+    let probe;
     if (have('wrk')) {
-      c = cpuSeconds(pid);
       const w = await wrk(exp, '/probe?target=node-{i}', n, Number(opts['probe-rate']), Number(opts['probe-connections']), PROBE_S);
-      r.probe = { rate: w.rate, p50ms: w.p50ms, p99ms: w.p99ms, maxms: w.maxms, errors: w.socket_errors + w.non_2xx };
-    } else r.probe = { skipped: 'wrk is not installed (Debian package wrk)' };
+      probe = { rate: w.rate, p50ms: w.p50ms, p99ms: w.p99ms, maxms: w.maxms, errors: w.socket_errors + w.non_2xx };
+    } else probe = { skipped: 'wrk is not installed (Debian package wrk)' };
 
     // Our keep-alive connections would hold the exporter's stop (and its CPU profile) back.
     await agent.destroy().catch(() => {});
     agent = new Agent({ keepAliveTimeout: 10_000, connections: 16 });
     await procs.stop(p, prof.length ? 120_000 : 15_000);
-    return r;
+    return {
+      nodes: n,
+      listen_s: listenS,
+      first_round_s: readyS,
+      cpu_core_fraction: cpuCoreFraction,
+      requests_per_s: requestsPerS,
+      requests_counted: reqA.counted,
+      polls_a: reqA.requests / REQUESTS_PER_POLL,
+      cpu_per_request_s: cpuPerRequest,
+      rss_bytes: median(rss),
+      delay,
+      metrics_bytes: first.body.length,
+      samples: text0.split('\n').filter((l) => l && !l.startsWith('#')).length,
+      delay_scraped: delayScraped,
+      scrapes: scrapes.length,
+      scrape_p50_s: median(scrapes),
+      scrape_max_s: Math.max(...scrapes),
+      // A scrape's CPU: window B's CPU beyond polling's (polling's cost per request from window A).
+      scrape_cpu_s: (cpuB - reqB.requests * cpuPerRequest) / scrapes.length,
+      peak_rss_scraped_bytes: peakRss,
+      poll_errors: state1.errors - state0.errors,
+      up: state1.up,
+      gzip,
+      probe,
+    };
   }
 
   // Anchors first, then the exporter at each size; the floor at each size's request rate.
   const bb = await blackbox();
   results.blackbox = bb;
   log('');
-  if (bb.skipped) log(`blackbox exporter: skipped: ${bb.skipped}`);
+  if ('skipped' in bb) log(`blackbox exporter: skipped: ${bb.skipped}`);
   else
     log(
       `blackbox exporter (GET /ext/health, one new connection a probe): ${bb.probes} probes at ${bb.rate.toFixed(0)}/s, ${us(bb.cpuPerProbe)} CPU a probe, probe p50 ${f1(bb.p50ms)} ms p99 ${f1(bb.p99ms)} ms`,
     );
 
   // RSS of a one-node exporter: the base that RSS per node is counted from.
-  {
+  const rssOneNodeBytes = await (async () => {
     const { p } = await startExporter(1, 1);
     await sleep(2000);
+    /** @type {number[]} */
     const samples = [];
     for (let i = 0; i < 5; i++) {
-      samples.push(rssBytes(p.child.pid));
+      samples.push(rssBytes(p.pid));
       await sleep(200);
     }
-    results.rss_one_node_bytes = median(samples);
+    const rss = median(samples);
     await procs.stop(p);
-    log(`exporter with 1 node: RSS ${(results.rss_one_node_bytes / 2 ** 20).toFixed(1)} MiB`);
-  }
+    log(`exporter with 1 node: RSS ${(rss / 2 ** 20).toFixed(1)} MiB`);
+    return rss;
+  })();
 
   for (const n of SIZES) {
     const rate = (n * REQUESTS_PER_POLL) / INTERVAL_S;
@@ -441,11 +594,15 @@ try {
       log(
         `floor, the poll's mix (1 health + ${ENDPOINTS.length} index) at ${(mix.requests / mix.elapsed).toFixed(0)}/s: ${us(mix.cpuPerRequest)} CPU a request (${mix.errors} errors)`,
       );
-    const r = await measureSize(n);
-    r.floor_cpu_per_request_s = fl.cpuPerRequest;
-    r.floor_mix_cpu_per_request_s = mix?.cpuPerRequest;
-    r.rss_per_node_bytes = (r.rss_bytes - results.rss_one_node_bytes) / n;
-    results.sizes[n] = r;
+    const exporter = await measureSize(n);
+    /** @type {SizeResult} */
+    const r = {
+      ...exporter,
+      floor_cpu_per_request_s: fl.cpuPerRequest,
+      floor_mix_cpu_per_request_s: mix?.cpuPerRequest,
+      rss_per_node_bytes: (exporter.rss_bytes - rssOneNodeBytes) / n,
+    };
+    results.sizes.set(n, r);
     const perPoll = r.cpu_per_request_s * REQUESTS_PER_POLL;
     log(
       `exporter: listening after ${f1(r.listen_s)} s, every node polled once after ${f1(r.first_round_s)} s; ${r.up} / ${n} up; ${r.poll_errors} poll errors while scraped`,
@@ -454,7 +611,7 @@ try {
       `  CPU: ${f1(r.cpu_core_fraction * 100)} % of a core for ${r.requests_per_s.toFixed(0)} requests/s${r.requests_counted ? '' : ' (scheduled rate: no poll counter in this build)'}`,
     );
     log(
-      `  CPU a request ${us(r.cpu_per_request_s)} = ${f2(r.cpu_per_request_s / fl.cpuPerRequest)} × floor${mix ? ` (${f2(r.cpu_per_request_s / mix.cpuPerRequest)} × the mix floor)` : ''}; a poll ${us(perPoll)}${bb.skipped ? '' : ` = ${f2(perPoll / bb.cpuPerProbe)} × a blackbox probe`}`,
+      `  CPU a request ${us(r.cpu_per_request_s)} = ${f2(r.cpu_per_request_s / fl.cpuPerRequest)} × floor${mix ? ` (${f2(r.cpu_per_request_s / mix.cpuPerRequest)} × the mix floor)` : ''}; a poll ${us(perPoll)}${'skipped' in bb ? '' : ` = ${f2(perPoll / bb.cpuPerProbe)} × a blackbox probe`}`,
     );
     log(`  nodes a core can poll at ${INTERVAL_S}s: ${Math.round(INTERVAL_S / perPoll).toLocaleString('en')} (from CPU a poll)`);
     log(
@@ -466,10 +623,11 @@ try {
     log(
       `  /metrics: ${r.samples.toLocaleString('en')} samples, ${(r.metrics_bytes / 2 ** 20).toFixed(1)} MiB; ${r.scrapes} scrapes, p50 ${f3(r.scrape_p50_s)} s, max ${f3(r.scrape_max_s)} s, ${f3(r.scrape_cpu_s)} s CPU a scrape${r.gzip ? `; gzip ${(r.gzip.bytes / 2 ** 20).toFixed(1)} MiB in ${f3(r.gzip.seconds)} s` : '; no gzip'}`,
     );
-    if (r.probe.skipped) log(`  /probe: skipped: ${r.probe.skipped}`);
+    const { probe } = r;
+    if ('skipped' in probe) log(`  /probe: skipped: ${probe.skipped}`);
     else
       log(
-        `  /probe at ${r.probe.rate.toFixed(0)}/s over ${opts['probe-connections']} connections: p50 ${f2(r.probe.p50ms)} ms, p99 ${f2(r.probe.p99ms)} ms, max ${f1(r.probe.maxms)} ms (${r.probe.errors} errors)`,
+        `  /probe at ${probe.rate.toFixed(0)}/s over ${opts['probe-connections']} connections: p50 ${f2(probe.p50ms)} ms, p99 ${f2(probe.p99ms)} ms, max ${f1(probe.maxms)} ms (${probe.errors} errors)`,
       );
   }
 } finally {
@@ -478,10 +636,21 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 
-results.loadavg_end = loadavg()[0];
-results.seconds = (performance.now() - t0) / 1000;
-const main = results.sizes[SIZES.includes(10000) ? 10000 : SIZES[0]];
-const bbProbe = results.blackbox.cpuPerProbe;
+const loadavgEnd = loadavg()[0] ?? NaN;
+const seconds = (performance.now() - t0) / 1000;
+/** @param {number} n */
+const sizeResult = (n) => {
+  const r = results.sizes.get(n);
+  if (r === undefined) throw new Error(`no figures for ${n} nodes`);
+  return r;
+};
+const mainSize = SIZES.includes(10000) ? 10000 : SIZES[0];
+if (mainSize === undefined) throw new Error('--sizes lists no fleet size');
+const main = sizeResult(mainSize);
+const bbProbe = 'skipped' in results.blackbox ? undefined : results.blackbox.cpuPerProbe;
+/** @param {Probe} probe */
+const probeFigures = (probe) => ('skipped' in probe ? undefined : probe);
+const mainProbe = probeFigures(main.probe);
 const summary = {
   nodes: main.nodes,
   interval_s: INTERVAL_S,
@@ -489,38 +658,41 @@ const summary = {
   floor_cpu_per_request_us: +(main.floor_cpu_per_request_s * 1e6).toFixed(1),
   cpu_per_request_over_floor: +(main.cpu_per_request_s / main.floor_cpu_per_request_s).toFixed(3),
   cpu_per_poll_over_blackbox_probe: bbProbe ? +((main.cpu_per_request_s * REQUESTS_PER_POLL) / bbProbe).toFixed(3) : null,
-  rss_kib_per_node: Object.fromEntries(SIZES.map((n) => [n, +(results.sizes[n].rss_per_node_bytes / 1024).toFixed(1)])),
+  rss_kib_per_node: Object.fromEntries(SIZES.map((n) => [n, +(sizeResult(n).rss_per_node_bytes / 1024).toFixed(1)])),
   poll_start_delay_p50_seconds: Number.isFinite(main.delay.p50) ? +main.delay.p50.toFixed(4) : null,
   poll_start_delay_p99_seconds: Number.isFinite(main.delay.p99) ? +main.delay.p99.toFixed(4) : null,
   poll_start_delay_p99_seconds_scraped: Number.isFinite(main.delay_scraped.p99) ? +main.delay_scraped.p99.toFixed(4) : null,
   metrics_scrape_seconds: +main.scrape_p50_s.toFixed(4),
   metrics_scrape_cpu_seconds: +main.scrape_cpu_s.toFixed(4),
-  probe_p50_ms: main.probe.p50ms ?? null,
-  probe_p99_ms: main.probe.p99ms ?? null,
-  probe_rate: main.probe.rate ? Math.round(main.probe.rate) : null,
-  loadavg: [+results.loadavg_start.toFixed(2), +results.loadavg_end.toFixed(2)],
-  seconds: +results.seconds.toFixed(1),
+  probe_p50_ms: mainProbe?.p50ms ?? null,
+  probe_p99_ms: mainProbe?.p99ms ?? null,
+  probe_rate: mainProbe?.rate ? Math.round(mainProbe.rate) : null,
+  loadavg: [+results.loadavg_start.toFixed(2), +loadavgEnd.toFixed(2)],
+  seconds: +seconds.toFixed(1),
+  ...(SIZES.length > 1
+    ? {
+        by_size: Object.fromEntries(
+          SIZES.map((n) => {
+            const r = sizeResult(n);
+            return [
+              n,
+              {
+                cpu_per_request_over_floor: +(r.cpu_per_request_s / r.floor_cpu_per_request_s).toFixed(3),
+                poll_start_delay_p99_seconds: Number.isFinite(r.delay.p99) ? +r.delay.p99.toFixed(4) : null,
+                poll_start_delay_p99_seconds_scraped: Number.isFinite(r.delay_scraped.p99) ? +r.delay_scraped.p99.toFixed(4) : null,
+                metrics_scrape_seconds: +r.scrape_p50_s.toFixed(3),
+                metrics_scrape_cpu_seconds: +r.scrape_cpu_s.toFixed(3),
+                probe_p99_ms: probeFigures(r.probe)?.p99ms ?? null,
+              },
+            ];
+          }),
+        ),
+      }
+    : {}),
 };
-if (SIZES.length > 1)
-  summary.by_size = Object.fromEntries(
-    SIZES.map((n) => {
-      const r = results.sizes[n];
-      return [
-        n,
-        {
-          cpu_per_request_over_floor: +(r.cpu_per_request_s / r.floor_cpu_per_request_s).toFixed(3),
-          poll_start_delay_p99_seconds: Number.isFinite(r.delay.p99) ? +r.delay.p99.toFixed(4) : null,
-          poll_start_delay_p99_seconds_scraped: Number.isFinite(r.delay_scraped.p99) ? +r.delay_scraped.p99.toFixed(4) : null,
-          metrics_scrape_seconds: +r.scrape_p50_s.toFixed(3),
-          metrics_scrape_cpu_seconds: +r.scrape_cpu_s.toFixed(3),
-          probe_p99_ms: r.probe.p99ms ?? null,
-        },
-      ];
-    }),
-  );
 log('');
 log(
-  `done in ${results.seconds.toFixed(1)} s (${((performance.now() - started) / 1000).toFixed(1)} s with the build check); load average at end ${loadavg()
+  `done in ${seconds.toFixed(1)} s (${((performance.now() - started) / 1000).toFixed(1)} s with the build check); load average at end ${loadavg()
     .map((x) => x.toFixed(2))
     .join(' ')}`,
 );
