@@ -34,14 +34,21 @@ const vite = await createViteServer({
   server: { middlewareMode: true, hmr: false, ws: false },
   optimizeDeps: { noDiscovery: true, include: [] },
 });
-let harness, plans;
+/** @typedef {typeof import('../test/rules/detection-harness.js')} Harness */
+/** @typedef {typeof import('../test/rules/detection-plans.js')} Plans */
+/** @type {Harness} */
+let harness;
+/** @type {Plans} */
+let plans;
 try {
-  harness = await vite.ssrLoadModule('/test/rules/detection-harness.ts');
-  plans = await vite.ssrLoadModule('/test/rules/detection-plans.ts');
+  // ssrLoadModule gives any module the type Record<string, any>: these are the types of the modules it loads.
+  harness = /** @type {Harness} */ (await vite.ssrLoadModule('/test/rules/detection-harness.ts'));
+  plans = /** @type {Plans} */ (await vite.ssrLoadModule('/test/rules/detection-plans.ts'));
 } finally {
   await vite.close();
 }
 
+/** @param {string} line */
 const log = (line) => process.stderr.write(`[detection] ${line}\n`);
 const only = values.only?.split(',');
 const faults = plans.FAULTS.filter((f) => !only || only.includes(f.scenario));
@@ -49,15 +56,20 @@ const started = new Date();
 
 // The faults run in batches of a few nodes, each batch its own simulator, exporter, Prometheus
 // and Alertmanager: a fleet of all of them at once overloads a small machine at this speed.
+/** @type {import('../test/rules/detection-plans.js').Fault[][]} */
 const batches = [];
 for (let i = 0; i < faults.length; i += Number(values.batch)) batches.push(faults.slice(i, i + Number(values.batch)));
+/** @type {import('../test/rules/detection-harness.js').RunResult[]} */
 const runs = [];
 for (const [i, batch] of batches.entries()) {
   log(`fault batch ${i + 1}/${batches.length}: ${batch.map((f) => f.scenario).join(', ')}`);
   runs.push(await harness.runDetection({ speedup, nodes: plans.faultFleet(batch), durationSeconds: plans.faultRunSeconds(batch), log }));
 }
+const [firstRun] = runs;
+if (firstRun === undefined) throw new Error(`no fault scenario to run${only ? ` (--only=${values.only})` : ''}`);
+/** @type {import('../test/rules/detection-harness.js').RunResult} */
 const faultRun = {
-  ...runs[0],
+  ...firstRun,
   durationSeconds: Math.max(...runs.map((r) => r.durationSeconds)),
   // Each batch's spare healthy node last: the faults' nodes in FAULTS order.
   nodes: runs.flatMap((r) => r.nodes.slice(0, -1)),
@@ -89,6 +101,10 @@ const md = plans.renderReport({
 });
 writeFileSync(resolve(ROOT, values.out), md);
 if (values.json) {
+  /**
+   * @param {string} _k
+   * @param {unknown} v
+   */
   const replacer = (_k, v) => (v instanceof Set ? [...v] : v);
   writeFileSync(resolve(ROOT, values.json), JSON.stringify({ faultRun, blipRun }, replacer, 1));
 }
