@@ -19,24 +19,66 @@ const FLEET = 'job=~"$job", instance=~"$instance", node=~"$node"';
 const EXP = 'job=~"$job", instance=~"$instance"';
 
 // ---------------------------------------------------------------------------------------
+// Types of the dashboard JSON the helpers pass through (Grafana's dashboard model)
+
+/** @typedef {{ h: number, w: number, x: number, y: number }} GridPos */
+/** @typedef {{ color: string, value: number | null }} ThresholdStep */
+/** @typedef {{ mode: string, steps: readonly ThresholdStep[] }} Thresholds */
+/** @typedef {{ type: string, options: object }} ValueMapping */
+/** @typedef {{ id: string, value: unknown }} FieldProperty */
+/** @typedef {{ matcher: { id: string, options: string }, properties: readonly FieldProperty[] }} FieldOverride */
+/** @typedef {{ id: string, options: object }} Transformation */
+/** @typedef {{ expr: string, refId?: string }} Target a query of a panel (target or tableTarget) */
+
+// ---------------------------------------------------------------------------------------
 // Panel helpers
 
 let nextId = 1;
+/**
+ * A range query drawn over time.
+ * @param {string} expr
+ * @param {string} [legendFormat]
+ * @param {object} [extra] more fields of the target
+ */
 function target(expr, legendFormat = '__auto', extra = {}) {
   return { datasource: DS, expr, legendFormat, range: true, instant: false, ...extra };
 }
+/**
+ * An instant query of a table, named `refId` (the merge of a table's queries keys on it).
+ * @param {string} expr
+ * @param {string} refId
+ */
 function tableTarget(expr, refId) {
   return { datasource: DS, expr, format: 'table', instant: true, range: false, refId, legendFormat: '__auto' };
 }
+/**
+ * The targets with a refId each: their own, or A, B, C … by position.
+ * @template {Target} T
+ * @param {readonly T[]} targets
+ */
 function withRefIds(targets) {
   return targets.map((t, i) => ({ refId: t.refId ?? String.fromCharCode(65 + i), ...t }));
 }
 
-// The fields every panel starts with, in the order the committed JSON has them.
+/**
+ * The fields every panel starts with, in the order the committed JSON has them.
+ * @param {string} type
+ * @param {string} title
+ * @param {string} description
+ * @param {GridPos} gridPos
+ */
 function panel(type, title, description, gridPos) {
   return { id: nextId++, type, title, description, datasource: DS, gridPos };
 }
 
+/**
+ * @param {string} title
+ * @param {string} description
+ * @param {string} unit
+ * @param {readonly Target[]} targets
+ * @param {GridPos} gridPos
+ * @param {{ min?: number, max?: number, fill?: number, axisLabel?: string, thresholds?: Thresholds, overrides?: readonly FieldOverride[], calcs?: readonly string[] }} [opts]
+ */
 function timeseries(title, description, unit, targets, gridPos, opts = {}) {
   return {
     ...panel('timeseries', title, description, gridPos),
@@ -65,6 +107,14 @@ function timeseries(title, description, unit, targets, gridPos, opts = {}) {
   };
 }
 
+/**
+ * @param {string} title
+ * @param {string} description
+ * @param {string} unit
+ * @param {readonly Target[]} targets
+ * @param {GridPos} gridPos
+ * @param {{ mappings?: readonly ValueMapping[], thresholds?: Thresholds }} [opts]
+ */
 function stat(title, description, unit, targets, gridPos, opts = {}) {
   return {
     ...panel('stat', title, description, gridPos),
@@ -89,7 +139,15 @@ function stat(title, description, unit, targets, gridPos, opts = {}) {
 }
 
 // State timeline of 0/1 series (checks, poll success).
+/** @type {readonly ValueMapping[]} */
 const PASS_FAIL = [{ type: 'value', options: { 0: { text: 'failing', color: 'red', index: 0 }, 1: { text: 'passing', color: 'green', index: 1 } } }];
+/**
+ * @param {string} title
+ * @param {string} description
+ * @param {readonly Target[]} targets
+ * @param {GridPos} gridPos
+ * @param {readonly ValueMapping[]} [mappings]
+ */
 function stateTimeline(title, description, targets, gridPos, mappings = PASS_FAIL) {
   return {
     ...panel('state-timeline', title, description, gridPos),
@@ -121,6 +179,15 @@ function stateTimeline(title, description, targets, gridPos, mappings = PASS_FAI
   };
 }
 
+/**
+ * @param {string} title
+ * @param {string} description
+ * @param {string} unit
+ * @param {readonly Target[]} targets
+ * @param {GridPos} gridPos
+ * @param {readonly Transformation[]} transformations
+ * @param {readonly FieldOverride[]} [overrides]
+ */
 function table(title, description, unit, targets, gridPos, transformations, overrides = []) {
   return {
     ...panel('table', title, description, gridPos),
@@ -138,17 +205,39 @@ function table(title, description, unit, targets, gridPos, transformations, over
   };
 }
 
+/**
+ * @param {string} title
+ * @param {number} y
+ */
 function row(title, y) {
   return { id: nextId++, type: 'row', title, collapsed: false, gridPos: { h: 1, w: 24, x: 0, y }, panels: [] };
 }
 
 // Field overrides for the fleet table.
+/**
+ * @param {string} name the column
+ * @param {readonly FieldProperty[]} props
+ * @returns {FieldOverride}
+ */
 function columnOverride(name, props) {
   return { matcher: { id: 'byName', options: name }, properties: props };
 }
+/**
+ * @param {string} u
+ * @returns {FieldProperty}
+ */
 const unitProp = (u) => ({ id: 'unit', value: u });
+/** @type {FieldProperty} */
 const colorBg = { id: 'custom.cellOptions', value: { type: 'color-background' } };
+/**
+ * @param {readonly ThresholdStep[]} steps
+ * @returns {FieldProperty}
+ */
 const thresholdsProp = (steps) => ({ id: 'thresholds', value: { mode: 'absolute', steps } });
+/**
+ * @param {readonly ValueMapping[]} m
+ * @returns {FieldProperty}
+ */
 const mappingsProp = (m) => ({ id: 'mappings', value: m });
 // Colours of a validation's time left (page below 1 day, ticket below 7) and of an L1
 // validator's runway (page below 7 days, ticket below 30), as the alerts have them.
@@ -162,8 +251,14 @@ const RUNWAY_STEPS = [
   { color: 'orange', value: 604800 },
   { color: 'green', value: 2592000 },
 ];
+/**
+ * @param {readonly ThresholdStep[]} steps
+ * @returns {Thresholds}
+ */
 const absoluteSteps = (steps) => ({ mode: 'absolute', steps });
+/** @type {readonly ValueMapping[]} */
 const UP_DOWN = [{ type: 'value', options: { 0: { text: 'down', color: 'red', index: 0 }, 1: { text: 'up', color: 'green', index: 1 } } }];
+/** @type {readonly ValueMapping[]} */
 const YES_NO_HEALTHY = [
   { type: 'value', options: { 0: { text: 'unhealthy', color: 'red', index: 0 }, 1: { text: 'healthy', color: 'green', index: 1 } } },
 ];
@@ -187,6 +282,13 @@ function datasourceVar() {
     skipUrlSync: false,
   };
 }
+/**
+ * A query variable.
+ * @param {string} name
+ * @param {string} label
+ * @param {string} query
+ * @param {{ multi?: boolean, includeAll?: boolean }} [options]
+ */
 function queryVar(name, label, query, { multi = true, includeAll = true } = {}) {
   return {
     name,
@@ -208,7 +310,10 @@ function queryVar(name, label, query, { multi = true, includeAll = true } = {}) 
   };
 }
 
-/** The datasource, job, instance and node variables every dashboard starts with. */
+/**
+ * The datasource, job, instance and node variables every dashboard starts with.
+ * @param {{ multi?: boolean, includeAll?: boolean }} [nodeOptions]
+ */
 function nodeVariables(nodeOptions = {}) {
   return [
     datasourceVar(),
@@ -218,6 +323,9 @@ function nodeVariables(nodeOptions = {}) {
   ];
 }
 
+/**
+ * @param {{ uid: string, title: string, description: string, panels: readonly object[], variables: readonly object[], links?: readonly object[] }} d
+ */
 function dashboard({ uid, title, description, panels, variables, links = [] }) {
   return {
     uid,
@@ -1254,15 +1362,28 @@ function validators() {
   // that the merge puts one validator entry on one row.
   // One identity series per node (with version when the info source gives it), so the join never matches twice.
   const nodeIdentity = `(group by (job, instance, node, node_id, version) (avalanchego_node_info{${FLEET}, version!=""}) or on (job, instance, node) group by (job, instance, node, node_id) (avalanchego_node_info${S}))`;
+  /** @param {string} expr */
   const identity = (expr) => `(${expr}) * on (job, instance, node) group_left (node_id, version) ${nodeIdentity}`;
   // Per-node facts of the primary network validation (info.uptime, potentialReward) on its row.
+  /** @param {string} expr */
   const onPrimary = (expr) => `label_replace(${expr}, "subnet", "${PRIMARY_NETWORK}", "", "")`;
+  /**
+   * @param {string} expr
+   * @param {string} refId
+   */
   const column = (expr, refId) => tableTarget(`max by (job, instance, node, subnet, node_id, version) (${identity(expr)})`, refId);
   const panels = [];
   let y = 0;
 
   panels.push(row('Validators', y));
   y += 1;
+  /**
+   * @param {string} title
+   * @param {string} description
+   * @param {string} expr
+   * @param {number} x
+   * @param {string} color
+   */
   const countStat = (title, description, expr, x, color) =>
     stat(
       title,
