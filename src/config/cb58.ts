@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 
 const ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
-const DIGIT = new Map([...ALPHABET].map((c, i) => [c, BigInt(i)]));
+const DIGIT = new Map(Array.from(ALPHABET, (c, i) => [c, BigInt(i)]));
 
 /** The bytes a CB58 string stands for (checksum checked and removed), or a reason it is not CB58. */
 export function decodeCb58(text: string): { bytes: Buffer } | { error: string } {

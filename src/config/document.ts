@@ -48,7 +48,7 @@ export function parseYaml(text: string): ParsedText {
         const pos = e.linePos?.[0];
         return {
           path: [],
-          message: `YAML syntax: ${e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}: fix the YAML at this line (indentation, a missing - or quote)`,
+          message: `YAML syntax: ${(e.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '')}: fix the YAML at this line (indentation, a missing - or quote)`,
           line: pos?.line,
           column: pos?.col,
         };
@@ -81,8 +81,8 @@ function duplicateKeys(doc: Document, position: (offset: number) => Pick<ConfigP
   const problems: ConfigProblem[] = [];
   // Iterative: a deeply nested document must not overflow the stack here.
   const stack: Array<{ node: unknown; path: ConfigPath }> = [{ node: doc.contents, path: [] }];
-  while (stack.length > 0) {
-    const { node, path } = stack.pop()!;
+  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+    const { node, path } = top;
     if (isMap(node)) {
       const seen = new Map<unknown, Node>();
       for (const pair of node.items) {

@@ -20,7 +20,8 @@ export function parsePromDuration(text: string): number | undefined {
   let ms = 0;
   for (let i = 0; i < UNITS_MS.length; i++) {
     const part = m[i + 1];
-    if (part !== undefined) ms += Number(part) * UNITS_MS[i]![1];
+    const unit = UNITS_MS[i];
+    if (part !== undefined && unit) ms += Number(part) * unit[1];
   }
   return ms;
 }

@@ -123,7 +123,10 @@ function describeValue(v: unknown, path: ConfigPath): string {
   if (Array.isArray(v)) return 'a list';
   if (typeof v === 'object') return 'a map';
   if (isSecretPath(path)) return `a ${typeof v} (not shown: it is a secret)`;
-  return `${typeof v} ${typeof v === 'string' ? quote(v) : quote(String(v)).slice(1, -1)}`;
+  if (typeof v === 'string') return `string ${quote(v)}`;
+  // What is left: a number, a boolean, a bigint (or undefined, which YAML does not make).
+  const text = typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint' ? v.toString() : typeof v;
+  return `${typeof v} ${quote(text).slice(1, -1)}`;
 }
 
 const MAX_KEYS_LISTED = 5;
@@ -141,7 +144,7 @@ function problemFromIssue(issue: z.core.$ZodIssue, raw: unknown, locate: Locate)
       parts.push(`and ${issue.keys.length - MAX_KEYS_LISTED} more unknown key${issue.keys.length - MAX_KEYS_LISTED === 1 ? '' : 's'}`);
     message = `${parts.join(', ')}; known keys here: ${known.join(', ')}`;
     // Point at the first unknown key itself.
-    return { path, message, ...locate([...path, issue.keys[0]!]) };
+    return { path, message, ...locate([...path, ...issue.keys.slice(0, 1)]) };
   }
   if (issue.code === 'invalid_type') {
     const value = valueAt(raw, path);
@@ -166,13 +169,15 @@ function closest(word: string, candidates: string[]): string | undefined {
 }
 
 function levenshtein(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  // Two rows of the edit-distance table, as typed arrays (every cell is set before it is read).
+  let prev = Uint32Array.from({ length: b.length + 1 }, (_, i) => i);
+  let cur = new Uint32Array(b.length + 1);
   for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
+    cur[0] = i;
     for (let j = 1; j <= b.length; j++) {
-      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      cur[j] = Math.min((prev[j] ?? 0) + 1, (cur[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1));
     }
-    prev = cur;
+    [prev, cur] = [cur, prev];
   }
-  return prev[b.length]!;
+  return prev[b.length] ?? 0;
 }

@@ -34,7 +34,15 @@ interface Layer {
   path: ConfigPath | undefined;
 }
 
-type MergedSettings = Required<Pick<RawSettings, 'interval' | 'timeout'>> & RawSettings;
+/** Settings merged over the built-in defaults: every key the built-ins set is there. */
+type MergedSettings = RawSettings & {
+  interval: number;
+  timeout: number;
+  info: { enabled: boolean; interval: number };
+  platform: { enabled: boolean; interval: number; subnets: string[] };
+  admin: { enabled: boolean; interval: number };
+  limits: { max_series_per_node: number; max_label_length: number };
+};
 
 const isSection = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -56,7 +64,7 @@ function mergeOver(lower: Record<string, unknown>, upper: RawSettings | undefine
       if (v === undefined) continue;
       if (names) {
         const old = names.get(k.toLowerCase());
-        if (old !== undefined && old !== k) delete section[old];
+        if (old !== undefined && old !== k) Reflect.deleteProperty(section, old);
         names.set(k.toLowerCase(), k);
       }
       section[k] = v;
@@ -73,7 +81,7 @@ function mergeOver(lower: Record<string, unknown>, upper: RawSettings | undefine
 function where(layers: Layer[], key: string): { layer: number; path: ConfigPath | undefined } {
   const [section, sub] = key.split('.') as [keyof RawSettings, string | undefined];
   for (let layer = layers.length - 1; layer >= 0; layer--) {
-    const { settings, path } = layers[layer]!;
+    const { settings, path } = layers[layer] ?? {};
     const value = settings?.[section];
     const set = sub === undefined ? value !== undefined : isSection(value) && (value as Record<string, unknown>)[sub] !== undefined;
     if (set) return { layer, path: path && (sub === undefined ? [...path, section] : [...path, section, sub]) };
@@ -160,10 +168,10 @@ export function resolveConfig(config: RawConfig, baseDir: string): Resolved {
       timeoutMs: s.timeout,
       health: { enabled: s.health?.enabled ?? true, tags: s.health?.tags ?? [] },
       index: { endpoints, intervalMs: s.index?.interval ?? s.interval },
-      info: { enabled: s.info!.enabled!, intervalMs: s.info!.interval! },
-      platform: { enabled: s.platform!.enabled!, intervalMs: s.platform!.interval!, subnets: s.platform!.subnets! },
-      admin: { enabled: s.admin!.enabled!, intervalMs: s.admin!.interval! },
-      limits: { maxSeriesPerNode: s.limits!.max_series_per_node!, maxLabelLength: s.limits!.max_label_length! },
+      info: { enabled: s.info.enabled, intervalMs: s.info.interval },
+      platform: { enabled: s.platform.enabled, intervalMs: s.platform.interval, subnets: s.platform.subnets },
+      admin: { enabled: s.admin.enabled, intervalMs: s.admin.interval },
+      limits: { maxSeriesPerNode: s.limits.max_series_per_node, maxLabelLength: s.limits.max_label_length },
       headers: s.headers ?? {},
     };
 

@@ -4,9 +4,12 @@ import type { z } from 'zod';
 import { typeNames } from './schema.js';
 
 type Schema = z.core.$ZodType;
-type Def = Record<string, any>;
 
-const defOf = (s: Schema): Def => s._zod.def as Def;
+/**
+ * A schema's definition, narrowed by its `type`: every zod schema is one of zod's own
+ * classes ($ZodTypes), whose `_zod.def` says which with its `type` field.
+ */
+const defOf = (s: Schema) => (s as z.core.$ZodTypes)._zod.def;
 const describedAs = (s: Schema): string | undefined => (s as { description?: string }).description;
 
 export interface SchemaNode {
@@ -39,7 +42,7 @@ function typeNameOf(s: Schema): string {
     case 'array': {
       const el = inspect(def.element);
       const elDef = defOf(el.inner);
-      if (elDef.type === 'enum') return `list of ${Object.values(elDef.entries as Record<string, string>).join(' | ')}`;
+      if (elDef.type === 'enum') return `list of ${Object.values(elDef.entries).join(' | ')}`;
       return `list of ${el.typeName === 'map' ? 'maps' : `${el.typeName}s`}`;
     }
     case 'record':
@@ -47,14 +50,14 @@ function typeNameOf(s: Schema): string {
     case 'object':
       return 'map';
     default:
-      return String(def.type);
+      return def.type;
   }
 }
 
 /** The schema of a child: a key of a map, an item of a list. */
 export function childOf(schema: Schema, part: string | number): Schema | undefined {
   const def = defOf(inspect(schema).inner);
-  if (def.type === 'object' && typeof part === 'string') return (def.shape as Record<string, Schema>)[part];
+  if (def.type === 'object' && typeof part === 'string') return def.shape[part];
   if (def.type === 'array' && typeof part === 'number') return def.element;
   if (def.type === 'record' && typeof part === 'string') return def.valueType;
   return undefined;
@@ -62,25 +65,26 @@ export function childOf(schema: Schema, part: string | number): Schema | undefin
 
 /** The keys a map at `path` allows ([] when the path is not a map with fixed keys). */
 export function keysAt(root: Schema, path: ReadonlyArray<string | number>): string[] {
-  let s: Schema | undefined = root;
+  let s: Schema = root;
   for (const part of path) {
-    s = s && childOf(s, part);
-    if (!s) return [];
+    const child = childOf(s, part);
+    if (!child) return [];
+    s = child;
   }
-  const def = defOf(inspect(s!).inner);
-  return def.type === 'object' ? Object.keys(def.shape as object) : [];
+  const def = defOf(inspect(s).inner);
+  return def.type === 'object' ? Object.keys(def.shape) : [];
 }
 
 /**
  * Visits every key under `schema`, depth first, with its dotted path (`targets[].name`).
  * `visit` returns false to skip a node's children.
  */
-export function walkSchema(schema: Schema, visit: (path: string, node: SchemaNode) => boolean | void, prefix = ''): void {
+export function walkSchema(schema: Schema, visit: (path: string, node: SchemaNode) => boolean | undefined, prefix = ''): void {
   const node = inspect(schema);
   if (prefix && visit(prefix, node) === false) return;
   const def = defOf(node.inner);
   if (def.type === 'object') {
-    for (const [key, child] of Object.entries(def.shape as Record<string, Schema>)) walkSchema(child, visit, prefix ? `${prefix}.${key}` : key);
+    for (const [key, child] of Object.entries(def.shape)) walkSchema(child, visit, prefix ? `${prefix}.${key}` : key);
   } else if (def.type === 'array' && defOf(inspect(def.element).inner).type === 'object') {
     walkSchema(def.element, visit, `${prefix}[]`);
   }

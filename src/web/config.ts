@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { ConfigError, type ConfigPath, type ConfigProblem } from '../config/load.js';
 import { parsePromDuration } from '../config/duration.js';
 import { FileReadError, readRegularFile } from '../util/files.js';
+import { keysAt } from '../config/walk.js';
 
 /** A web config, a certificate or a key is small; anything bigger is the wrong file. */
 export const MAX_WEB_FILE_BYTES = 1 << 20;
@@ -148,7 +149,7 @@ export function parseWebConfigText(text: string, origin: string, baseDir: string
       origin,
       doc.errors.map((e) => ({
         path: [],
-        message: `YAML syntax: ${e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`,
+        message: `YAML syntax: ${(e.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '')}`,
         line: e.linePos?.[0].line,
         column: e.linePos?.[0].col,
       })),
@@ -172,7 +173,7 @@ export function parseWebConfigText(text: string, origin: string, baseDir: string
           return {
             path,
             message: `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}; known keys here: ${known.join(', ')}`,
-            ...locate([...path, issue.keys[0]!]),
+            ...locate([...path, ...issue.keys.slice(0, 1)]),
           };
         }
         return { path, message: issue.message, ...locate(path) };
@@ -190,15 +191,7 @@ export function parseWebConfigText(text: string, origin: string, baseDir: string
 }
 
 function knownKeys(path: ConfigPath): string[] {
-  let schema: any = webConfigSchema;
-  for (const part of path) {
-    let def = schema?._zod?.def;
-    while (def && (def.type === 'optional' || def.type === 'nullable')) def = def.innerType._zod.def;
-    schema = def?.type === 'object' ? def.shape[part] : undefined;
-  }
-  let def = schema?._zod?.def;
-  while (def && (def.type === 'optional' || def.type === 'nullable')) def = def.innerType._zod.def;
-  return def?.type === 'object' ? Object.keys(def.shape) : [];
+  return keysAt(webConfigSchema, path);
 }
 
 type RawWebConfig = z.infer<typeof webConfigSchema>;
@@ -235,7 +228,8 @@ function resolve(raw: RawWebConfig, origin: string, baseDir: string, problems: C
   }
 
   if (raw.rate_limit) {
-    const intervalMs = parsePromDuration(raw.rate_limit.interval ?? '0')!;
+    // The schema has checked the interval; 0 stands for none.
+    const intervalMs = parsePromDuration(raw.rate_limit.interval ?? '0') ?? 0;
     const burst = raw.rate_limit.burst ?? 0;
     if (intervalMs > 0 && burst < 1)
       problems.push({ path: ['rate_limit', 'burst'], message: 'burst must be at least 1 when interval is set: no request would ever be allowed' });
