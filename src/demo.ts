@@ -26,7 +26,7 @@ export const DEMO_SCENARIOS: readonly ScenarioName[] = [
 
 /** Primary-network validators: every third node (the simulator's default) and the validator scenarios. */
 export function demoValidator(i: number): boolean {
-  return i % 3 === 0 || ['uptime-dropping', 'stake-expiring', 'node-id-changed', 'version-behind'].includes(DEMO_SCENARIOS[i]!);
+  return i % 3 === 0 || ['uptime-dropping', 'stake-expiring', 'node-id-changed', 'version-behind'].includes(DEMO_SCENARIOS[i] ?? 'healthy');
 }
 
 /** L1 validators (ACP-77, with a balance): healthy-1, which validates only the L1, and the draining one. */
@@ -77,7 +77,7 @@ export async function runDemo(argv: string[]): Promise<number> {
 
   const simulator = await startSimulator({
     nodes: DEMO_SCENARIOS.length,
-    scenario: (i) => DEMO_SCENARIOS[i]!,
+    scenario: (i) => DEMO_SCENARIOS[i] ?? 'healthy',
     timeScale: 10,
     validator: demoValidator,
     trackL1: demoL1Validator,
@@ -93,7 +93,7 @@ export async function runDemo(argv: string[]): Promise<number> {
   );
   let exporter;
   try {
-    exporter = await startExporter({ config, logger, listenAddress: values['web.listen-address']! });
+    exporter = await startExporter({ config, logger, listenAddress: values['web.listen-address'] });
   } catch (err) {
     await simulator.close();
     process.stderr.write(`avalanchego-exporter demo: cannot start the exporter: ${(err as Error).message}\n`);
@@ -107,7 +107,7 @@ export async function runDemo(argv: string[]): Promise<number> {
                      ${simulator.nodes.map((n, i) => `${n.name} ${DEMO_SCENARIOS[i]}`).join(', ')}
   Landing page:      ${exporter.url}/
   Metrics:           ${exporter.url}/metrics
-  One node:          ${exporter.url}/probe?target=${config.targets[3]!.name}
+  One node:          ${exporter.url}/probe?target=${(config.targets[3] ?? config.targets[0])?.name ?? ''}
   Push a node into a fault:
     curl -X POST -d '{"scenario":"router-overload"}' ${simulator.url}/sim/nodes/node-0/scenario
 

@@ -123,7 +123,7 @@ export async function main(argv: string[]): Promise<number> {
     throw err;
   }
   const webFile = values['web.config.file'];
-  const loadWeb = (): WebConfig => loadWebConfigFile(webFile!);
+  const loadWeb = (): WebConfig => loadWebConfigFile(webFile ?? '');
   let webConfig: WebConfig | undefined;
   if (webFile !== undefined) {
     try {
@@ -156,7 +156,7 @@ export async function main(argv: string[]): Promise<number> {
     exporter = await startExporter({
       config,
       logger,
-      listenAddress: values['web.listen-address']!,
+      listenAddress: values['web.listen-address'],
       shard,
       maxConnections,
       ...(file ? { loadConfig: load } : {}),
@@ -201,7 +201,7 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (err: unknown) => {
-    process.stderr.write(`avalanchego-exporter: unexpected error: ${(err as Error)?.stack ?? String(err)}\n`);
+    process.stderr.write(`avalanchego-exporter: unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     process.exitCode = 1;
   },
 );

@@ -24,7 +24,7 @@ function defaultText(settingKey: string, value: unknown): string {
   if (value === undefined || (typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length > 0)) return '';
   if (Array.isArray(value)) return `\`[${value.join(', ')}]\``;
   if (typeof value === 'object') return '`{}`';
-  return `\`${String(value)}\``;
+  return `\`${typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : JSON.stringify(value)}\``;
 }
 
 const lookup = (root: unknown, dotted: string): unknown =>

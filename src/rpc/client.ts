@@ -148,7 +148,8 @@ export class Dispatchers {
         keepAliveTimeout: 60_000,
         ...this.options.agent,
         connect,
-        factory: (origin, opts) => new Pool(origin, { ...opts, connections: this.connectionsFor(String(origin)) }),
+        // undici hands the factory the agent's own options (typed as a bare Object).
+        factory: (origin, opts) => new Pool(origin, { ...(opts as Pool.Options), connections: this.connectionsFor(String(origin)) }),
       });
       this.agents.set(key, agent);
     }
@@ -170,8 +171,8 @@ export class Dispatchers {
         return;
       }
       connect(opts, (err, socket) => {
-        if (err || !socket) {
-          const code = (err as NodeJS.ErrnoException | null)?.code;
+        if (err) {
+          const code = (err as NodeJS.ErrnoException).code;
           if (code === 'EMFILE' || code === 'ENFILE') {
             this.options.onFileDescriptorError?.();
             callback(
@@ -183,7 +184,7 @@ export class Dispatchers {
             );
             return;
           }
-          callback(err ?? new Error('no socket'), null);
+          callback(err, null);
           return;
         }
         this.open++;
@@ -302,6 +303,11 @@ type Controller = Parameters<NonNullable<Dispatcher.DispatchHandler['onRequestSt
  * connection, or mid-body). `finished` is called once undici is done with the
  * request (answered, failed, or aborted), which may be after the promise settles.
  */
+/** A rejection reason as an Error (an AbortSignal's reason is a DOMException, which is one). */
+function asError(reason: unknown): Error {
+  return reason instanceof Error ? reason : new Error(String(reason));
+}
+
 function exchange(
   dispatcher: Dispatcher,
   options: Dispatcher.DispatchOptions,
@@ -312,7 +318,7 @@ function exchange(
   return new Promise((resolve, reject) => {
     if (signal.aborted) {
       finished();
-      reject(signal.reason);
+      reject(asError(signal.reason));
       return;
     }
     let controller: Controller | undefined;
@@ -326,8 +332,9 @@ function exchange(
       failed = true;
       signal.removeEventListener('abort', onAbort);
       chunks = [];
-      controller?.abort(err as Error);
-      reject(err);
+      const error = asError(err);
+      controller?.abort(error);
+      reject(error);
     };
     const onAbort = (): void => fail(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
@@ -335,11 +342,11 @@ function exchange(
       onRequestStart(c) {
         controller = c;
         // The deadline passed while the request waited for a connection.
-        if (failed) c.abort(signal.reason);
+        if (failed) c.abort(asError(signal.reason));
       },
       onResponseStart(_c, statusCode, responseHeaders) {
         status = statusCode;
-        headers = responseHeaders as IncomingHttpHeaders;
+        headers = responseHeaders;
       },
       onResponseData(_c, chunk) {
         if (failed) return;

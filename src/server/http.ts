@@ -145,8 +145,9 @@ export class WebServer {
     else if (this.clientAuth === 'verify-if-given' && cert && !socket.authorized)
       refused = `client certificate not verified: ${String(socket.authorizationError)}`;
     else if (this.allowedSans && cert) {
+      const allowed = this.allowedSans;
       const sans = (cert.subjectAltName ?? '').split(', ').map((s) => s.replace(/^(DNS|IP Address|email|URI):/, ''));
-      if (!sans.some((s) => this.allowedSans!.includes(s))) refused = 'client certificate has none of client_allowed_sans';
+      if (!sans.some((s) => allowed.includes(s))) refused = 'client certificate has none of client_allowed_sans';
     }
     if (refused) {
       this.options.logger.debug({ remote: socket.remoteAddress, reason: refused }, 'TLS client refused');

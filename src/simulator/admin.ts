@@ -116,7 +116,7 @@ export class AdminState {
       this.chainAliases.set(spec.chainId, list);
       for (const a of list) this.dealias.set(a, spec.chainId);
       // One logger per chain, named by its primary alias (or ID).
-      this.loggers.set(list[0]!, { logLevel: 'INFO', displayLevel: 'INFO' });
+      this.loggers.set(spec.aliases[0] ?? spec.chainId, { logLevel: 'INFO', displayLevel: 'INFO' });
     }
     for (const name of ['main', 'vm-factory']) this.loggers.set(name, { logLevel: 'INFO', displayLevel: 'INFO' });
     // The chain manager serves each chain's handlers under every alias of the chain.
@@ -137,8 +137,8 @@ export class AdminState {
     this.aliasesByBase.set(base, [...(this.aliasesByBase.get(base) ?? []), aliasPath]);
     let error: string | undefined;
     for (const ep of this.endpointsByBase.get(base) ?? []) {
-      const route = this.routes.get(base + ep)!;
-      error ??= this.forceAdd(aliasPath, ep, route);
+      const route = this.routes.get(base + ep);
+      if (route) error ??= this.forceAdd(aliasPath, ep, route);
     }
     return error;
   }
@@ -169,7 +169,7 @@ export class AdminState {
     if (chainId === undefined) return `there is no ID with alias: ${chain}`;
     if (this.dealias.has(alias)) return `alias already mapped to an ID: ${alias}`;
     this.dealias.set(alias, chainId);
-    this.chainAliases.get(chainId)!.push(alias);
+    this.chainAliases.get(chainId)?.push(alias);
     return this.addAlias(cleanPath(`bc/${chainId}`), cleanPath(`bc/${alias}`));
   }
 
@@ -178,12 +178,13 @@ export class AdminState {
     const b58 = 'base58 decoding error: ';
     if (chain === '') return { error: `${b58}zero length string` };
     for (const c of chain) {
-      if (c.codePointAt(0)! > 127) return { error: `${b58}high-bit set on invalid digit` };
+      if ((c.codePointAt(0) ?? 0) > 127) return { error: `${b58}high-bit set on invalid digit` };
       if (!'123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz'.includes(c)) {
         return { error: `${b58}invalid base58 digit (${quoteRune(c)})` };
       }
     }
-    const raw = base58Decode(chain)!;
+    // Every digit was checked above: the decode succeeds.
+    const raw = base58Decode(chain) ?? Buffer.alloc(0);
     if (raw.length < 4) return { error: 'input string is smaller than the checksum size' };
     const bytes = cb58Decode(chain);
     if (!bytes) return { error: 'invalid input checksum' };

@@ -264,10 +264,10 @@ function adminServices(node: SimNode): Services {
           if (key !== '') {
             if (!key.startsWith('0x')) throw new RpcServiceError('missing 0x prefix to hex encoding');
             const hex = key.slice(2);
-            const bad = [...hex].find((c) => !/[0-9a-fA-F]/.test(c));
+            const bad = Array.from(hex).find((c) => !/[0-9a-fA-F]/.test(c));
             if (bad !== undefined) {
               throw new RpcServiceError(
-                `encoding/hex: invalid byte: U+${bad.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')} ${goRune(bad)}`,
+                `encoding/hex: invalid byte: U+${(bad.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')} ${goRune(bad)}`,
               );
             }
             if (hex.length % 2 === 1) throw new RpcServiceError('encoding/hex: odd length hex string');

@@ -192,7 +192,7 @@ export class ChainIndex {
     const position = Buffer.alloc(8);
     position.writeBigUInt64BE(BigInt(seq + 1));
     // Variable-length bodies, like real blocks and transactions.
-    const bytes = Buffer.concat([parent, position, ...new Array<Buffer>(1 + (body[0]! % 3)).fill(body)]);
+    const bytes = Buffer.concat([parent, position, ...new Array<Buffer>(1 + (body.readUInt8(0) % 3)).fill(body)]);
     return { id: cb58Encode(id), bytes, wallNs: this.acceptedAtNs(seq), index };
   }
 

@@ -70,7 +70,7 @@ export function parseSimulateArgs(argv: string[]): { help: boolean; options: Sim
   let help = false;
   const booleans = new Set(['--no-admin', '--no-index', '--fresh-index', '--track-l1', '--port-per-node', '--help', '-h']);
   for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
+    const arg = argv[i] ?? '';
     let name = arg;
     let value: string | undefined;
     const eq = arg.indexOf('=');
@@ -192,7 +192,8 @@ export function parseSimulateArgs(argv: string[]): { help: boolean; options: Sim
   if (timings.downMode === 'refused' && !options.portPerNode) throw new UsageError('--down-mode=refused needs --port-per-node');
   options.timings = timings;
   const list = scenarios;
-  options.scenario = list.length === 1 ? list[0]! : (i: number) => list[i % list.length]!;
+  const [first = 'healthy'] = list;
+  options.scenario = list.length === 1 ? first : (i: number) => list[i % list.length] ?? first;
   return { help, options, scenarios };
 }
 
@@ -241,7 +242,7 @@ export async function runSimulateCommand(argv: string[], io?: CliIo): Promise<nu
   for (const n of shown) out(`  ${n.name.padEnd(10)} ${sim.scenarioOf(n.name).padEnd(16)} ${n.nodeId}  ${n.baseUrl}\n`);
   if (shown.length < nodes.length) out(`  … and ${nodes.length - shown.length} more: GET ${sim.url}/sim/nodes\n`);
   if (parsed.options.trackL1) out(`L1 subnet: ${L1_SUBNET_ID} (list it in the exporter's platform.subnets)\n`);
-  out(`Health: ${nodes[0]!.baseUrl}/ext/health   Stop with Ctrl-C.\n`);
+  out(`Health: ${nodes[0]?.baseUrl ?? sim.url}/ext/health   Stop with Ctrl-C.\n`);
   await stop;
   await sim.close();
   out('simulator stopped\n');

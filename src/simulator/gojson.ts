@@ -14,7 +14,7 @@ const HTML_ESCAPES: Record<string, string> = {
 
 /** Applies json.Encoder's default EscapeHTML to already-serialized JSON. */
 export function escapeHtml(json: string): string {
-  return json.replace(HTML_UNSAFE, (c) => HTML_ESCAPES[c]!);
+  return json.replace(HTML_UNSAFE, (c) => HTML_ESCAPES[c] ?? c);
 }
 
 /** A JSON string literal exactly as Go's encoder writes it. */
@@ -57,22 +57,24 @@ function encode(value: unknown, sortMaps: boolean): string {
 /** Go sorts map keys bytewise (UTF-8); code-point order gives the same result. */
 export function byteOrder(a: string, b: string): number {
   if (a === b) return 0;
-  const ca = [...a];
-  const cb = [...b];
-  const n = Math.min(ca.length, cb.length);
-  for (let i = 0; i < n; i++) {
-    const x = ca[i]!.codePointAt(0)!;
-    const y = cb[i]!.codePointAt(0)!;
+  // Code point by code point (a pair of UTF-16 surrogates is one).
+  let i = 0;
+  let j = 0;
+  for (;;) {
+    const x = a.codePointAt(i);
+    const y = b.codePointAt(j);
+    if (x === undefined || y === undefined) return (x === undefined ? 0 : 1) - (y === undefined ? 0 : 1);
     if (x !== y) return x - y;
+    i += x > 0xffff ? 2 : 1;
+    j += y > 0xffff ? 2 : 1;
   }
-  return ca.length - cb.length;
 }
 
 /** strconv.Quote, as used by %q in Go error messages. */
 export function goQuote(s: string): string {
   let out = '"';
   for (const ch of s) {
-    const cp = ch.codePointAt(0)!;
+    const cp = ch.codePointAt(0) ?? 0;
     if (ch === '"') out += '\\"';
     else if (ch === '\\') out += '\\\\';
     else if (cp === 7) out += '\\a';
@@ -138,7 +140,7 @@ class Parser {
 
   fail(context: string): never {
     if (this.pos >= this.s.length) throw new GoJsonError('unexpected EOF');
-    const ch = String.fromCodePoint(this.s.codePointAt(this.pos)!);
+    const ch = String.fromCodePoint(this.s.codePointAt(this.pos) ?? 0);
     throw new GoJsonError(`invalid character ${quoteChar(ch)} ${context}`);
   }
 
@@ -172,14 +174,17 @@ class Parser {
     for (let i = 0; i < word.length; i++, this.pos++) {
       if (this.s[this.pos] !== word[i]) {
         if (i === 0) this.fail('looking for beginning of value');
-        this.fail(`in literal ${word} (expecting ${quoteChar(word[i]!)})`);
+        this.fail(`in literal ${word} (expecting ${quoteChar(word.charAt(i))})`);
       }
     }
   }
 
   number(start: number): JsonNode {
     const s = this.s;
-    const digit = () => this.pos < s.length && s[this.pos]! >= '0' && s[this.pos]! <= '9';
+    const digit = () => {
+      const c = s.charCodeAt(this.pos);
+      return c >= 0x30 && c <= 0x39;
+    };
     if (s[this.pos] === '-') {
       this.pos++;
       if (!digit()) this.fail('in numeric literal');
@@ -206,7 +211,7 @@ class Parser {
     let out = '';
     for (;;) {
       if (this.pos >= s.length) this.fail('in string literal');
-      const c = s[this.pos]!;
+      const c = s.charAt(this.pos);
       const code = c.charCodeAt(0);
       if (c === '"') {
         this.pos++;
@@ -221,8 +226,9 @@ class Parser {
       this.pos++;
       const e = s[this.pos];
       const simple: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
-      if (e !== undefined && e in simple) {
-        out += simple[e];
+      const unescaped = e === undefined ? undefined : simple[e];
+      if (unescaped !== undefined) {
+        out += unescaped;
         this.pos++;
       } else if (e === 'u') {
         this.pos++;
@@ -303,7 +309,7 @@ export function compactRaw(text: string): string {
   let out = '';
   let inString = false;
   for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
+    const c = text.charAt(i);
     if (inString) {
       out += c;
       if (c === '\\') {

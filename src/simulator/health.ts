@@ -111,7 +111,7 @@ export class HealthWorker {
       for (const t of wanted) if (this.tags.get(t)?.has(n)) return true;
       return false;
     });
-    return { names, healthy: names.every((n) => this.results.get(n)!.error === undefined) };
+    return { names, healthy: names.every((n) => this.results.get(n)?.error === undefined) };
   }
 
   /** The APIReply `{"checks":{…},"healthy":…}` for these tags, compact, no newline. */
@@ -119,7 +119,12 @@ export class HealthWorker {
     const full = tags.length === 0;
     if (full && this.fullReport) return this.fullReport;
     const { names, healthy } = this.select(tags);
-    const checks = names.map((n) => `${goString(n)}:${this.resultJson(this.results.get(n)!)}`).join(',');
+    const checks = names
+      .flatMap((n) => {
+        const result = this.results.get(n);
+        return result ? [`${goString(n)}:${this.resultJson(result)}`] : [];
+      })
+      .join(',');
     const out = { json: `{"checks":{${checks}},"healthy":${healthy}}`, healthy };
     if (full) this.fullReport = out;
     return out;

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 
 const ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
-const ALPHABET_INDEX = new Map([...ALPHABET].map((c, i) => [c, i]));
+const ALPHABET_INDEX = new Map(Array.from(ALPHABET, (c, i) => [c, i]));
 
 export function sha256(data: Uint8Array | string): Buffer {
   return createHash('sha256').update(data).digest();
@@ -34,9 +34,9 @@ export function base58Encode(bytes: Uint8Array): string {
   while (zeros < bytes.length && bytes[zeros] === 0) zeros++;
   const digits: number[] = [];
   for (let i = zeros; i < bytes.length; i++) {
-    let carry = bytes[i]!;
+    let carry = bytes[i] ?? 0;
     for (let j = 0; j < digits.length; j++) {
-      carry += digits[j]! << 8;
+      carry += (digits[j] ?? 0) << 8;
       digits[j] = carry % 58;
       carry = (carry / 58) | 0;
     }
@@ -46,7 +46,7 @@ export function base58Encode(bytes: Uint8Array): string {
     }
   }
   let out = '1'.repeat(zeros);
-  for (let k = digits.length - 1; k >= 0; k--) out += ALPHABET[digits[k]!];
+  for (let k = digits.length - 1; k >= 0; k--) out += ALPHABET.charAt(digits[k] ?? 0);
   return out;
 }
 
@@ -120,7 +120,9 @@ function polymod(values: number[]): number {
   for (const v of values) {
     const top = chk >>> 25;
     chk = (((chk & 0x1ffffff) << 5) ^ v) >>> 0;
-    for (let i = 0; i < 5; i++) if ((top >>> i) & 1) chk = (chk ^ gen[i]!) >>> 0;
+    gen.forEach((g, i) => {
+      if ((top >>> i) & 1) chk = (chk ^ g) >>> 0;
+    });
   }
   return chk;
 }
@@ -138,7 +140,7 @@ export function bech32Encode(hrp: string, data: Uint8Array): string {
     }
   }
   if (bits > 0) words.push((acc << (5 - bits)) & 31);
-  const expanded = [...[...hrp].map((c) => c.charCodeAt(0) >>> 5), 0, ...[...hrp].map((c) => c.charCodeAt(0) & 31)];
+  const expanded = [...Array.from(hrp, (c) => c.charCodeAt(0) >>> 5), 0, ...Array.from(hrp, (c) => c.charCodeAt(0) & 31)];
   const mod = polymod([...expanded, ...words, 0, 0, 0, 0, 0, 0]) ^ 1;
   const checksum = Array.from({ length: 6 }, (_, i) => (mod >>> (5 * (5 - i))) & 31);
   return `${hrp}1${[...words, ...checksum].map((w) => BECH32[w]).join('')}`;
@@ -157,6 +159,6 @@ export function pChainAddressFor(seed: string): string {
 export function blsPointFor(seed: string, length: 48 | 96): Buffer {
   const out = Buffer.alloc(length);
   for (let off = 0, i = 0; off < length; off += 32, i++) sha256(`bls:${seed}:${i}`).copy(out, off, 0, Math.min(32, length - off));
-  out[0] = (out[0]! & 0x3f) | 0x80;
+  out.writeUInt8((out.readUInt8(0) & 0x3f) | 0x80, 0);
   return out;
 }

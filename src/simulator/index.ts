@@ -93,7 +93,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
     const scenario = typeof opts.scenario === 'function' ? opts.scenario(i) : (opts.scenario ?? 'healthy');
     if (!isScenario(scenario)) throw new Error(`unknown scenario ${JSON.stringify(scenario)} for node ${i}`);
     const offset = opts.utcOffsetMinutes;
-    const offsetMinutes = typeof offset === 'function' ? offset(i) : (offset ?? DEFAULT_OFFSETS[i % DEFAULT_OFFSETS.length]!);
+    const offsetMinutes = typeof offset === 'function' ? offset(i) : (offset ?? DEFAULT_OFFSETS[i % DEFAULT_OFFSETS.length] ?? 0);
     nodes.push(
       new SimNode({
         index: i,

@@ -64,7 +64,7 @@ const PEER_VERSIONS: Array<[number, string, number]> = [
 /** Deterministic public IPv4 for a seed (not in reserved ranges' first octets). */
 function ipFor(seed: string): string {
   const h = sha256(`ip:${seed}`);
-  return `${11 + (h[0]! % 180)}.${h[1]}.${h[2]}.${1 + (h[3]! % 254)}:9651`;
+  return `${11 + (h.readUInt8(0) % 180)}.${h.readUInt8(1)}.${h.readUInt8(2)}.${1 + (h.readUInt8(3) % 254)}:9651`;
 }
 
 export function nodeIpOf(node: SimNode): string {
@@ -102,9 +102,11 @@ function templatesFor(seed: string, release: Release, count: number): PeerTempla
     const nodeId = nodeIdFor(`peer:${seed}:${i}`);
     const h = sha256(`peer-version:${seed}:${i}`);
     const u = h.readUInt32BE(0) / 4294967296;
-    const [, current, upgradeTime] = PEER_VERSIONS.find(([share]) => u < share)!;
+    const version = PEER_VERSIONS.find(([share]) => u < share);
+    if (!version) throw new Error('PEER_VERSIONS must end with a share of 1');
+    const [, current, upgradeTime] = version;
     const ip = ipFor(nodeId);
-    const slot = h[4]! % TIME_SLOTS;
+    const slot = h.readUInt8(4) % TIME_SLOTS;
     const id = `"ip":${goJson(ip)},"publicIP":${goJson(ip)},"nodeID":"${nodeId}"`;
     if (era === 'v1.7') {
       // network.PeerInfo of v1.7.3: benched before observedUptime (a Uint8).

@@ -425,7 +425,7 @@ export class SimNode {
       consensus = {};
     } else {
       consensus = {
-        avgAcceptanceTime: formatGoDuration(this.base.avgAcceptanceNs[alias]! + Math.floor(r() * 2e7)),
+        avgAcceptanceTime: formatGoDuration((this.base.avgAcceptanceNs[alias] ?? 0) + Math.floor(r() * 2e7)),
         lastAcceptedHeight: chain.height(nowMs),
         lastAcceptedID: chain.lastAcceptedId(nowMs),
         longestProcessingBlock: formatGoDuration(longestNs),

@@ -80,9 +80,10 @@ export function serveJsonRpc(method: string, contentType: string | undefined, bo
   }
   const parts = dispatched.split('.');
   if (parts.length !== 2) return writeError(-32000, `rpc: service/method request ill-formed: ${goQuote(dispatched)}`, 'null');
-  const service = Object.hasOwn(services, parts[0]!) ? services[parts[0]!] : undefined;
+  const [serviceName = '', methodName = ''] = parts;
+  const service = Object.hasOwn(services, serviceName) ? services[serviceName] : undefined;
   if (!service) return writeError(-32000, `rpc: can't find service ${goQuote(dispatched)}`, 'null');
-  const spec = Object.hasOwn(service, parts[1]!) ? service[parts[1]!] : undefined;
+  const spec = Object.hasOwn(service, methodName) ? service[methodName] : undefined;
   if (!spec) return writeError(-32000, `rpc: can't find method ${goQuote(dispatched)}`, 'null');
 
   let args: Record<string, unknown>;

@@ -4,7 +4,7 @@
 // transport-level scenarios (down, slow, garbage) and the control API.
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { isIP, type AddressInfo, type Socket } from 'node:net';
+import { isIP, type AddressInfo } from 'node:net';
 import { handleNodeRequest, muxCleanPath, notFound } from './api.js';
 import type { SimNode } from './node.js';
 import type { HttpReply } from './rpc.js';
@@ -127,21 +127,26 @@ export class FleetServer {
   private async applyListening(slot: NodeSlot): Promise<void> {
     const wantClosed = () => slot.node.scenario === 'down' && this.downMode(slot) === 'refused';
     if (this.closed) return;
+    const { server: current, port } = slot;
+    if (!current || port === undefined) throw new Error(`node ${slot.node.name} has no port of its own (port-per-node layout only)`);
     if (wantClosed()) {
-      if (slot.server!.listening) await closeServer(slot.server!);
+      if (current.listening) await closeServer(current);
       return;
     }
     // Reopen on the same port; another process may hold it for a moment, so retry until it is ours.
-    while (!slot.server!.listening && !this.closed && !wantClosed()) {
+    // (close() and a switch back to `down` may come while a listen is under way.)
+    const open = () => slot.server?.listening === true;
+    const stop = () => this.closed || wantClosed();
+    while (!open() && !stop()) {
       const server = this.newServer(slot);
       try {
-        await listenOn(server, this.opts.host, slot.port!);
+        await listenOn(server, this.opts.host, port);
       } catch {
         await new Promise((r) => setTimeout(r, 250));
         continue;
       }
       slot.server = server;
-      if (this.closed || wantClosed()) await closeServer(server);
+      if (stop()) await closeServer(server);
     }
   }
 
@@ -150,7 +155,7 @@ export class FleetServer {
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
     // A reopening node port finishes (and closes itself) first.
-    await Promise.allSettled([...this.slots.values()].map((s) => s.transition));
+    await Promise.allSettled([...this.slots.values()].flatMap((s) => (s.transition ? [s.transition] : [])));
     const servers = [this.control, ...[...this.slots.values()].flatMap((s) => (s.server ? [s.server] : []))];
     await Promise.all(servers.map(closeServer));
   }
@@ -171,14 +176,26 @@ export class FleetServer {
       res.end('400 Bad Request');
       return;
     }
-    if (own) return this.nodeRequest(own, req, res, path, rawQuery, '');
-    if (path === '/sim' || path.startsWith('/sim/')) return void this.controlRequest(req, res, path);
-    if (this.opts.portPerNode) return this.send(res, undefined, notFound(), req);
-    if (this.singleNode) return this.nodeRequest(this.slots.values().next().value!, req, res, path, rawQuery, '');
+    if (own) {
+      this.nodeRequest(own, req, res, path, rawQuery, '');
+      return;
+    }
+    if (path === '/sim' || path.startsWith('/sim/')) {
+      this.controlRequest(req, res, path);
+      return;
+    }
+    const only = this.singleNode && !this.opts.portPerNode ? this.slots.values().next().value : undefined;
+    if (only) {
+      this.nodeRequest(only, req, res, path, rawQuery, '');
+      return;
+    }
     const slash = path.indexOf('/', 1);
     const name = slash === -1 ? path.slice(1) : path.slice(1, slash);
-    const slot = this.slots.get(name);
-    if (!slot || slash === -1) return this.send(res, undefined, notFound(), req);
+    const slot = this.opts.portPerNode ? undefined : this.slots.get(name);
+    if (!slot || slash === -1) {
+      this.send(res, undefined, notFound(), req);
+      return;
+    }
     this.nodeRequest(slot, req, res, path.slice(slash), rawQuery, `/${name}`);
   }
 
@@ -302,11 +319,12 @@ export class FleetServer {
       } catch (err) {
         return bad(400, (err as Error).message);
       }
-      return { status: 200, body: targets.length === 1 ? this.describe(targets[0]!) : { nodes: targets.map((s) => this.describe(s)) } };
+      const [one] = targets;
+      return { status: 200, body: targets.length === 1 && one ? this.describe(one) : { nodes: targets.map((s) => this.describe(s)) } };
     };
     if (parts.length === 2 && parts[1] === 'scenario' && method === 'POST') return setFromBody([...this.slots.values()]);
     if (parts[1] === 'nodes' && parts.length >= 3) {
-      const slot = this.slots.get(parts[2]!);
+      const slot = this.slots.get(parts[2] ?? '');
       if (!slot) return bad(404, `unknown node ${JSON.stringify(parts[2])}`);
       if (parts.length === 3 && method === 'GET') return { status: 200, body: this.describe(slot) };
       if (parts.length === 4 && parts[3] === 'scenario' && method === 'POST') return setFromBody([slot]);
@@ -318,8 +336,13 @@ export class FleetServer {
 /** Closes a server, also its keep-alive and hung (`down`/hang) connections, which would hold close() open. */
 function closeServer(server: Server): Promise<void> {
   return new Promise((resolve) => {
-    if (!server.listening) return resolve();
-    server.close(() => resolve());
+    if (!server.listening) {
+      resolve();
+      return;
+    }
+    server.close(() => {
+      resolve();
+    });
     server.closeAllConnections();
   });
 }
@@ -368,7 +391,7 @@ function readBody(req: IncomingMessage, done: (body: string | undefined) => void
 
 function firstHeader(req: IncomingMessage, name: string): string | undefined {
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
-    if (req.rawHeaders[i]!.toLowerCase() === name) return req.rawHeaders[i + 1];
+    if (req.rawHeaders[i]?.toLowerCase() === name) return req.rawHeaders[i + 1];
   }
   return undefined;
 }
@@ -435,7 +458,7 @@ const HTML_ERROR =
 /** Replaces a reply with garbage: a proxy's HTML page, a cut-off body, or the right keys with the wrong types. */
 function garbage(reply: HttpReply, mode: GarbageMode, counter: number): HttpReply {
   const kinds: GarbageMode[] = ['html', 'truncated', 'wrong-types'];
-  const kind = mode === 'rotate' ? kinds[counter % kinds.length]! : mode;
+  const kind = mode === 'rotate' ? (kinds[counter % kinds.length] ?? 'html') : mode;
   if (kind === 'html') return { status: 502, headers: { 'content-type': 'text/html' }, body: HTML_ERROR };
   if (kind === 'truncated') {
     const body = reply.body.length > 1 ? reply.body.slice(0, Math.floor(reply.body.length / 2)) : '{"jsonrpc":"2.0","res';
@@ -457,7 +480,7 @@ function mistype(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(mistype);
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) {
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
       out[k] =
         k === 'checks' && v && typeof v === 'object' ? Object.entries(v).map(([name, r]) => ({ name, ...(mistype(r) as object) })) : mistype(v);
     }

@@ -110,7 +110,7 @@ function newStake(identity: Identity, seed: string, startS: number, endS: number
     weight,
     potentialReward,
     accruedDelegateeReward: delegators.length > 0 ? BigInt(Math.floor(r() * 5e9)) : 0n,
-    delegationFee: [2, 2, 2, 5, 10][Math.floor(r() * 5)]!,
+    delegationFee: [2, 2, 2, 5, 10][Math.floor(r() * 5)] ?? 2,
     delegators,
     rewardAddress: pChainAddressFor(`reward:${seed}`),
     signer: identity,
@@ -232,8 +232,8 @@ export class Staking {
       // The operator re-stakes: a new validator transaction from now, for a year.
       this.stake = newStake(this.identity, this.opts.seed, nowS, nowS + YEAR_S, this.r);
     }
-    if (next === 'stake-expiring' && this.isPrimaryValidator()) {
-      this.stake = { ...this.stake!, endS: nowS + this.opts.timings.stakeExpirySeconds };
+    if (next === 'stake-expiring' && this.stake && this.isPrimaryValidator()) {
+      this.stake = { ...this.stake, endS: nowS + this.opts.timings.stakeExpirySeconds };
     }
     if (next === 'node-id-changed' && previous !== 'node-id-changed') {
       // A new staking certificate (and BLS key): the registered stake stays with the old node ID.

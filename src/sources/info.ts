@@ -75,7 +75,7 @@ export const info: Source<InfoSnapshot> = {
         ),
       ),
     );
-    return parseInfo(Object.fromEntries(INFO_METHODS.map((m, i) => [m, answers[i]!])) as InfoAnswers, ctx.now() / 1000);
+    return parseInfo(Object.fromEntries(INFO_METHODS.map((m, i) => [m, answers[i]])) as InfoAnswers, ctx.now() / 1000);
   },
   failure: (snapshot) => snapshot.failure,
   samples: addInfoLines,
@@ -135,7 +135,7 @@ export function parseInfo(answers: InfoAnswers, nowSeconds: number): InfoSnapsho
           break;
       }
     } catch (error) {
-      delete s.methods[method];
+      Reflect.deleteProperty(s.methods, method);
       s.failure ??= error;
     }
   }
@@ -150,8 +150,8 @@ function invalid(method: string, what: string): InvalidResponseError {
 
 /** First zod issue as `path: message`. */
 function firstIssue(error: z.ZodError): string {
-  const issue = error.issues[0]!;
-  return `${issue.path.join('.') || 'result'}: ${issue.message}`;
+  const issue = error.issues[0];
+  return issue ? `${issue.path.join('.') || 'result'}: ${issue.message}` : 'result: not what was expected';
 }
 
 // json.Uint32/Uint64 are decimal strings on the wire; the node's own decoder also takes numbers.

@@ -64,7 +64,9 @@ export const platform: Source<PlatformSnapshot> = {
         throw new InvalidResponseError('info.getNodeID is not available: the node ID to look up in the validator set is unknown');
       identity = { methods: {}, ...parseNodeId(outcome.result) };
     }
-    const nodeId = identity.nodeId!;
+    const nodeId = identity.nodeId;
+    if (nodeId === undefined)
+      throw new InvalidResponseError('info.getNodeID gave no node ID: the node ID to look up in the validator set is unknown');
     // The config refuses the primary network in `subnets`: it is always checked.
     const subnets = [PRIMARY_NETWORK, ...ctx.target.platform.subnets];
     const settle = (p: Promise<RpcReply>) =>
@@ -76,7 +78,7 @@ export const platform: Source<PlatformSnapshot> = {
       settle(ctx.rpc(PLATFORM_PATH, 'platform.getValidatorFeeState', {})),
       ...subnets.map((subnetID) => settle(ctx.rpc(PLATFORM_PATH, 'platform.getCurrentValidators', { subnetID, nodeIDs: [nodeId] }))),
     ]);
-    return parsePlatform({ nodeId, ownKey: identity.blsPublicKey, subnets, validators: validators as Answer[], fee: fee as Answer });
+    return parsePlatform({ nodeId, ownKey: identity.blsPublicKey, subnets, validators, fee });
   },
   failure: (snapshot) => snapshot.failure,
   samples: addPlatformLines,
@@ -113,7 +115,7 @@ export function parsePlatform(a: PlatformAnswers): PlatformSnapshot {
   // getCurrentValidators: one state for all subnets; `ok` only when every subnet answered.
   const states = new Set<PlatformMethodState | 'failed'>();
   a.subnets.forEach((subnet, i) => {
-    const answer = a.validators[i]!;
+    const answer = a.validators[i] ?? { failed: new InvalidResponseError(`no answer for subnet ${subnet}`) };
     try {
       if ('failed' in answer) throw answer.failed;
       const outcome = platformOutcome(answer);
@@ -187,7 +189,7 @@ export function parseOwnEntry(result: unknown, nodeId: string): ValidatorEntry |
     // The L1 shape has a balance and no end time.
     if ('balance' in raw && !('endTime' in raw)) {
       const v = l1Schema.safeParse(raw);
-      if (!v.success) throw invalid(`an L1 validator entry without ${v.error.issues[0]!.path.join('.')}`);
+      if (!v.success) throw invalid(`an L1 validator entry without ${v.error.issues[0]?.path.join('.') ?? 'a field it needs'}`);
       return {
         kind: 'l1',
         weight: Number(v.data.weight),
@@ -197,7 +199,7 @@ export function parseOwnEntry(result: unknown, nodeId: string): ValidatorEntry |
       };
     }
     const v = stakerSchema.safeParse(raw);
-    if (!v.success) throw invalid(`a validator entry without ${v.error.issues[0]!.path.join('.')}`);
+    if (!v.success) throw invalid(`a validator entry without ${v.error.issues[0]?.path.join('.') ?? 'a field it needs'}`);
     const weight = v.data.weight ?? v.data.stakeAmount;
     if (weight === undefined) throw invalid('a validator entry without weight');
     found = {
@@ -215,7 +217,8 @@ export function parseOwnEntry(result: unknown, nodeId: string): ValidatorEntry |
 /** Pure: platform.getValidatorFeeState → price in nAVAX per second (a plain number on the wire). */
 export function parseFeeState(result: unknown): number {
   const r = z.object({ price: z.union([z.number().nonnegative(), z.string().regex(/^\d+$/)]) }).safeParse(result);
-  if (!r.success) throw new InvalidResponseError(`platform.getValidatorFeeState returned no price: ${r.error.issues[0]!.message}`);
+  if (!r.success)
+    throw new InvalidResponseError(`platform.getValidatorFeeState returned no price: ${r.error.issues[0]?.message ?? 'not a fee state'}`);
   return Number(r.data.price);
 }
 

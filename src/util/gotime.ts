@@ -27,7 +27,8 @@ export function parseGoDuration(text: string): number | undefined {
   const negative = text.startsWith('-');
   let ns = 0;
   for (const match of text.matchAll(DURATION_PART_RE)) {
-    const unit = NS_PER_UNIT[match[2]!]!;
+    // DURATION_RE has checked every unit.
+    const unit = NS_PER_UNIT[match[2] ?? ''] ?? 0;
     ns += Number(match[1]) * unit;
   }
   const seconds = ns / 1e9;

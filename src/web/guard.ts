@@ -26,7 +26,7 @@ export function parseBasicAuth(header: string | undefined): { user: string; pass
   if (!header) return undefined;
   const m = /^basic +([A-Za-z0-9+/=]+) *$/i.exec(header);
   if (!m) return undefined;
-  const text = Buffer.from(m[1]!, 'base64').toString('utf8');
+  const text = Buffer.from(m[1] ?? '', 'base64').toString('utf8');
   const colon = text.indexOf(':');
   if (colon < 0) return undefined;
   return { user: text.slice(0, colon), password: text.slice(colon + 1) };
@@ -98,7 +98,7 @@ export class WebGuard {
       this.pending--;
     }
     // Cache only when the config still holds the same hash (a reload may have come meanwhile).
-    if (ok && this.config.users.get(user) === hash) this.verified.set(user, { hash: hash!, digest });
+    if (ok && hash !== undefined && this.config.users.get(user) === hash) this.verified.set(user, { hash, digest });
     return ok;
   }
 
@@ -112,9 +112,15 @@ export class WebGuard {
       return;
     }
     for (const [name, value] of Object.entries(config.headers)) res.setHeader(name, value);
-    if (config.users.size === 0 || !auth) return next();
+    if (config.users.size === 0 || !auth) {
+      next();
+      return;
+    }
     const credentials = parseBasicAuth(req.headers.authorization);
-    if (!credentials) return unauthorized(res);
+    if (!credentials) {
+      unauthorized(res);
+      return;
+    }
     this.check(credentials.user, credentials.password).then(
       (ok) => {
         if (ok === 'busy') {
