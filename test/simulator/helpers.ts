@@ -5,6 +5,7 @@
 import { request } from 'undici';
 import { afterEach } from 'vitest';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/index.js';
+import type { RpcResults } from './results.js';
 
 export interface Reply {
   status: number;
@@ -36,11 +37,14 @@ export function rpc(url: string, method: string, params?: unknown, id: unknown =
 }
 
 /** The `result` of a successful call, or throws with the error. */
-export async function result<T = any>(url: string, method: string, params?: unknown): Promise<T> {
+export async function result<M extends keyof RpcResults>(url: string, method: M, params?: unknown): Promise<RpcResults[M]>;
+/** Any other method: the caller says what its result is. */
+export async function result<T>(url: string, method: string, params?: unknown): Promise<T>;
+export async function result(url: string, method: string, params?: unknown): Promise<unknown> {
   const r = await rpc(url, method, params);
-  const parsed = JSON.parse(r.body) as { result?: T; error?: unknown };
+  const parsed = JSON.parse(r.body) as { result?: unknown; error?: unknown };
   if (parsed.error !== undefined) throw new Error(`${method}: ${JSON.stringify(parsed.error)}`);
-  return parsed.result as T;
+  return parsed.result;
 }
 
 /** The exact error envelope a node writes for a -32000 service error. */

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { L1_SUBNET_ID, PRIMARY_NETWORK_ID } from '../../src/simulator/index.js';
 import { cb58Encode, sha256 } from '../../src/simulator/ids.js';
 import { INVALID_ARG } from '../../src/simulator/rpc.js';
+import { defined } from '../helpers/assert.js';
 import { http, post, report, result, rpc, serviceError, simulator, waitFor } from './helpers.js';
 
 const STILL = { checkFrequencyMs: 3_600_000 };
@@ -42,27 +43,29 @@ const pchain = (base: string) => `${base}/ext/bc/P`;
 describe('info API (v1.14.2)', () => {
   it('answers identity, version, network and upgrades with the node’s exact shapes', async () => {
     const sim = await simulator({ ...STILL, nodes: 2, trackL1: (i) => i === 1 });
-    const [validator, l1] = sim.nodes;
-    const id = await result(info(validator!.baseUrl), 'info.getNodeID');
+    const validator = defined(sim.nodes[0], 'node-0');
+    const l1 = defined(sim.nodes[1], 'node-1');
+    const id = await result(info(validator.baseUrl), 'info.getNodeID');
     expect(Object.keys(id)).toEqual(['nodeID', 'nodePOP']);
-    expect(id.nodeID).toBe(validator!.nodeId);
-    expect(Object.keys(id.nodePOP)).toEqual(['publicKey', 'proofOfPossession']);
-    expect(id.nodePOP.publicKey).toMatch(HEX48);
-    expect(id.nodePOP.proofOfPossession).toMatch(HEX96);
+    expect(id.nodeID).toBe(validator.nodeId);
+    const nodePop = defined(id.nodePOP, 'nodePOP');
+    expect(Object.keys(nodePop)).toEqual(['publicKey', 'proofOfPossession']);
+    expect(nodePop.publicKey).toMatch(HEX48);
+    expect(nodePop.proofOfPossession).toMatch(HEX96);
 
-    const version = await rpc(info(validator!.baseUrl), 'info.getNodeVersion');
+    const version = await rpc(info(validator.baseUrl), 'info.getNodeVersion');
     expect(version.body).toMatch(
       /^\{"jsonrpc":"2\.0","result":\{"version":"avalanchego\/1\.14\.2","databaseVersion":"v1\.4\.5","rpcProtocolVersion":"45","gitCommit":"[0-9a-f]{40}","vmVersions":\{"avm":"avalanchego\/1\.14\.2","evm":"v1\.14\.2","platform":"avalanchego\/1\.14\.2"\}\},"id":1\}\n$/,
     );
     // A node running the L1's plugin lists its VM too (map keys sorted).
-    expect(Object.keys((await result(info(l1!.baseUrl), 'info.getNodeVersion')).vmVersions)).toEqual(['avm', 'evm', 'platform', 'subnet-evm']);
+    expect(Object.keys((await result(info(l1.baseUrl), 'info.getNodeVersion')).vmVersions)).toEqual(['avm', 'evm', 'platform', 'subnet-evm']);
 
-    expect((await rpc(info(validator!.baseUrl), 'info.getNetworkID')).body).toBe('{"jsonrpc":"2.0","result":{"networkID":"1"},"id":1}\n');
-    expect((await rpc(info(validator!.baseUrl), 'info.getNetworkName')).body).toBe('{"jsonrpc":"2.0","result":{"networkName":"mainnet"},"id":1}\n');
-    expect((await result(info(validator!.baseUrl), 'info.getNodeIP')).ip).toMatch(/^\d+\.\d+\.\d+\.\d+:9651$/);
-    expect((await rpc(info(validator!.baseUrl), 'info.acps')).body).toBe('{"jsonrpc":"2.0","result":{"acps":{}},"id":1}\n');
+    expect((await rpc(info(validator.baseUrl), 'info.getNetworkID')).body).toBe('{"jsonrpc":"2.0","result":{"networkID":"1"},"id":1}\n');
+    expect((await rpc(info(validator.baseUrl), 'info.getNetworkName')).body).toBe('{"jsonrpc":"2.0","result":{"networkName":"mainnet"},"id":1}\n');
+    expect((await result(info(validator.baseUrl), 'info.getNodeIP')).ip).toMatch(/^\d+\.\d+\.\d+\.\d+:9651$/);
+    expect((await rpc(info(validator.baseUrl), 'info.acps')).body).toBe('{"jsonrpc":"2.0","result":{"acps":{}},"id":1}\n');
 
-    const upgrades = await result(info(validator!.baseUrl), 'info.upgrades');
+    const upgrades = await result(info(validator.baseUrl), 'info.upgrades');
     expect(Object.keys(upgrades)).toEqual([
       'apricotPhase1Time',
       'apricotPhase2Time',
@@ -92,7 +95,7 @@ describe('info API (v1.14.2)', () => {
 
   it('info.uptime: string percentages for a validator, the node’s error for a non-validator', async () => {
     const sim = await simulator({ ...STILL, nodes: 2 });
-    const u = await rpc(info(sim.nodes[0]!.baseUrl), 'info.uptime');
+    const u = await rpc(info(defined(sim.nodes[0], 'node-0').baseUrl), 'info.uptime');
     expect(u.body).toMatch(
       /^\{"jsonrpc":"2\.0","result":\{"rewardingStakePercentage":"\d+\.\d{4}","weightedAveragePercentage":"\d+\.\d{4}"\},"id":1\}\n$/,
     );
@@ -101,23 +104,25 @@ describe('info API (v1.14.2)', () => {
     expect(Number(parsed.weightedAveragePercentage)).toBeLessThanOrEqual(100);
     expect(parsed.rewardingStakePercentage).toBe('100.0000');
     // node-1 is no validator (default: every third node validates).
-    expect((await rpc(info(sim.nodes[1]!.baseUrl), 'info.uptime')).body).toBe(serviceError("couldn't get node uptime: node is not a validator"));
+    expect((await rpc(info(defined(sim.nodes[1], 'node-1').baseUrl), 'info.uptime')).body).toBe(
+      serviceError("couldn't get node uptime: node is not a validator"),
+    );
     // The bls check agrees.
-    const h0 = report((await http(`${sim.nodes[0]!.baseUrl}/ext/health`)).body);
-    const h1 = report((await http(`${sim.nodes[1]!.baseUrl}/ext/health`)).body);
+    const h0 = report((await http(`${defined(sim.nodes[0], 'node-0').baseUrl}/ext/health`)).body);
+    const h1 = report((await http(`${defined(sim.nodes[1], 'node-1').baseUrl}/ext/health`)).body);
     expect(h0.checks.bls.message).toBe('node has the correct BLS key');
     expect(h1.checks.bls.message).toBe('node is not a validator');
   });
 
   it('info.peers: the connected peers (as many as the network check counts), versions mostly current, filtered by nodeIDs', async () => {
     const sim = await simulator(STILL);
-    const base = sim.nodes[0]!.baseUrl;
+    const base = defined(sim.nodes[0], 'node-0').baseUrl;
     const peers = await result(info(base), 'info.peers');
     expect(peers.numPeers).toMatch(UINT);
     expect(peers.peers).toHaveLength(Number(peers.numPeers));
     const connected = report((await http(`${base}/ext/health`)).body).checks.network.message.connectedPeers;
     expect(Number(peers.numPeers)).toBe(connected);
-    const p = peers.peers[0];
+    const p = defined(peers.peers[0], 'the first peer');
     expect(Object.keys(p)).toEqual([
       'ip',
       'publicIP',
@@ -138,11 +143,11 @@ describe('info API (v1.14.2)', () => {
     const versions = new Map<string, number>();
     for (const peer of peers.peers) versions.set(peer.version, (versions.get(peer.version) ?? 0) + 1);
     expect([...versions.keys()].every((v) => /^avalanchego\/1\.1[234]\.\d+$/.test(v))).toBe(true);
-    expect(versions.get('avalanchego/1.14.2')! / peers.peers.length).toBeGreaterThan(0.7);
-    const two = [peers.peers[3].nodeID, peers.peers[7].nodeID];
+    expect((versions.get('avalanchego/1.14.2') ?? 0) / peers.peers.length).toBeGreaterThan(0.7);
+    const two = [defined(peers.peers[3], 'peer 3').nodeID, defined(peers.peers[7], 'peer 7').nodeID];
     const filtered = await result(info(base), 'info.peers', { nodeIDs: two });
     expect(filtered.numPeers).toBe('2');
-    expect(filtered.peers.map((x: { nodeID: string }) => x.nodeID).sort()).toEqual([...two].sort());
+    expect(filtered.peers.map((x) => x.nodeID).sort()).toEqual([...two].sort());
     expect((await rpc(info(base), 'info.peers', { nodeIDs: ['NodeID-nope'] })).body).toBe(serviceError(INVALID_ARG));
   });
 
@@ -165,26 +170,28 @@ describe('P-Chain API (v1.14.2)', () => {
     const pop = (await result(info(node.baseUrl), 'info.getNodeID')).nodePOP;
     const r = await result(pchain(node.baseUrl), 'platform.getCurrentValidators', { nodeIDs: [node.nodeId] });
     expect(r.validators).toHaveLength(1);
-    const v = r.validators[0];
+    const v = defined(r.validators[0], 'the validator entry');
     // One node ID asked: the delegators are listed.
     expect(Object.keys(v)).toEqual([...PRIMARY_KEYS, 'delegators']);
     expect(v.nodeID).toBe(node.nodeId);
-    for (const k of ['startTime', 'endTime', 'weight', 'potentialReward', 'accruedDelegateeReward', 'delegatorCount', 'delegatorWeight']) {
+    for (const k of ['startTime', 'endTime', 'weight', 'potentialReward', 'accruedDelegateeReward', 'delegatorCount', 'delegatorWeight'] as const) {
       expect(v[k], k).toMatch(UINT);
     }
     expect(v.delegationFee).toMatch(FIXED4);
     expect(v.uptime).toMatch(FIXED4);
     expect(v.connected).toBe(true);
     expect(v.signer).toEqual(pop);
-    expect(v.validationRewardOwner.addresses[0]).toMatch(P_ADDRESS);
-    expect(Object.keys(v.validationRewardOwner)).toEqual(['locktime', 'threshold', 'addresses']);
+    const owner = defined(v.validationRewardOwner, 'validationRewardOwner');
+    expect(owner.addresses[0]).toMatch(P_ADDRESS);
+    expect(Object.keys(owner)).toEqual(['locktime', 'threshold', 'addresses']);
     const now = Date.now() / 1000;
     expect(Number(v.startTime)).toBeLessThan(now);
     expect(Number(v.endTime)).toBeGreaterThan(now + 30 * 86_400);
-    expect(Number(v.delegatorCount)).toBe(v.delegators.length);
-    const sum = v.delegators.reduce((s: bigint, d: { weight: string }) => s + BigInt(d.weight), 0n);
+    const delegators = defined(v.delegators, 'delegators');
+    expect(Number(v.delegatorCount)).toBe(delegators.length);
+    const sum = delegators.reduce((total, d) => total + BigInt(defined(d.weight, 'a delegator weight')), 0n);
     expect(v.delegatorWeight).toBe(String(sum));
-    for (const d of v.delegators)
+    for (const d of delegators)
       expect(Object.keys(d)).toEqual(['txID', 'startTime', 'endTime', 'weight', 'nodeID', 'rewardOwner', 'potentialReward']);
 
     // Two node IDs: no delegators list; the subnetID defaults to the primary network.
@@ -194,18 +201,18 @@ describe('P-Chain API (v1.14.2)', () => {
       nodeIDs: [node.nodeId, emptyNodeId],
     });
     expect(two.validators).toHaveLength(1);
-    expect(Object.keys(two.validators[0])).toEqual(PRIMARY_KEYS);
+    expect(Object.keys(defined(two.validators[0], 'the validator entry'))).toEqual(PRIMARY_KEYS);
   });
 
   it('getCurrentValidators without nodeIDs walks the set; unknown node IDs and subnets give an empty list; bad arguments the generic error', async () => {
     const sim = await simulator({ ...STILL, nodes: 2 });
-    const url = pchain(sim.nodes[1]!.baseUrl);
+    const url = pchain(defined(sim.nodes[1], 'node-1').baseUrl);
     const all = await result(url, 'platform.getCurrentValidators');
     expect(all.validators.length).toBeGreaterThanOrEqual(4);
-    const ends = all.validators.map((v: { endTime: string }) => Number(v.endTime));
+    const ends = all.validators.map((v) => Number(v.endTime));
     expect(ends).toEqual([...ends].sort((a, b) => a - b));
     // A non-validator asking for itself: an empty list, not an error.
-    expect((await rpc(url, 'platform.getCurrentValidators', { nodeIDs: [sim.nodes[1]!.nodeId] })).body).toBe(
+    expect((await rpc(url, 'platform.getCurrentValidators', { nodeIDs: [defined(sim.nodes[1], 'node-1').nodeId] })).body).toBe(
       '{"jsonrpc":"2.0","result":{"validators":[]},"id":1}\n',
     );
     // Another subnet (valid ID, not converted): empty.
@@ -222,22 +229,26 @@ describe('P-Chain API (v1.14.2)', () => {
     expect(L1_SUBNET_ID).toBe('2b8ydpN1KbPWFS2QodieQ1y9iSbJnPCARgH9jRo6BiLRSjVrMo');
     const r = await result(pchain(node.baseUrl), 'platform.getCurrentValidators', { subnetID: L1_SUBNET_ID, nodeIDs: [node.nodeId] });
     expect(r.validators).toHaveLength(1);
-    const v = r.validators[0];
+    const v = defined(r.validators[0], 'the L1 validator entry');
     expect(Object.keys(v)).toEqual(L1_KEYS);
-    expect(v.publicKey).toBe((await result(info(node.baseUrl), 'info.getNodeID')).nodePOP.publicKey);
+    expect(v.publicKey).toBe((await result(info(node.baseUrl), 'info.getNodeID')).nodePOP?.publicKey);
     expect(v.balance).toMatch(UINT);
     expect(v.minNonce).toBe('0');
     const fee = await rpc(pchain(node.baseUrl), 'platform.getValidatorFeeState');
     expect(fee.body).toMatch(
       /^\{"jsonrpc":"2\.0","result":\{"excess":\d+,"price":\d+,"timestamp":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(Z|[+-]\d\d:\d\d)"\},"id":1\}\n$/,
     );
-    const price = JSON.parse(fee.body).result.price as number;
+    const { price } = await result(pchain(node.baseUrl), 'platform.getValidatorFeeState');
     // A healthy L1 validator holds more than 30 days of fees.
-    expect(Number(BigInt(v.balance) / BigInt(price))).toBeGreaterThan(30 * 86_400);
+    expect(Number(BigInt(defined(v.balance, 'balance')) / BigInt(price))).toBeGreaterThan(30 * 86_400);
     // The other node tracks the L1 without validating it.
     expect(
-      (await result(pchain(sim.nodes[1]!.baseUrl), 'platform.getCurrentValidators', { subnetID: L1_SUBNET_ID, nodeIDs: [sim.nodes[1]!.nodeId] }))
-        .validators,
+      (
+        await result(pchain(defined(sim.nodes[1], 'node-1').baseUrl), 'platform.getCurrentValidators', {
+          subnetID: L1_SUBNET_ID,
+          nodeIDs: [defined(sim.nodes[1], 'node-1').nodeId],
+        })
+      ).validators,
     ).toEqual([]);
     const l1 = await result(pchain(node.baseUrl), 'platform.getL1Validator', { validationID: v.validationID });
     expect(Object.keys(l1)).toEqual([...L1_KEYS, 'subnetID', 'height']);
@@ -262,21 +273,21 @@ describe('P-Chain API (v1.14.2)', () => {
 
   it('answers 503 while the P-Chain bootstraps and 404 before the chain exists', async () => {
     const sim = await simulator({ ...STILL, nodes: 2, scenario: (i) => (i === 0 ? 'bootstrapping' : 'starting') });
-    const r = await post(pchain(sim.nodes[0]!.baseUrl), '{"jsonrpc":"2.0","id":1,"method":"platform.getHeight"}');
+    const r = await post(pchain(defined(sim.nodes[0], 'node-0').baseUrl), '{"jsonrpc":"2.0","id":1,"method":"platform.getHeight"}');
     expect(r.status).toBe(503);
     expect(r.body).toBe('API call rejected because chain is not done bootstrapping\n');
     expect(r.headers['content-type']).toBe('text/plain; charset=utf-8');
     expect(r.headers['x-content-type-options']).toBe('nosniff');
-    expect((await rpc(info(sim.nodes[0]!.baseUrl), 'info.isBootstrapped', { chain: 'P' })).body).toBe(
+    expect((await rpc(info(defined(sim.nodes[0], 'node-0').baseUrl), 'info.isBootstrapped', { chain: 'P' })).body).toBe(
       '{"jsonrpc":"2.0","result":{"isBootstrapped":false},"id":1}\n',
     );
-    const starting = await post(pchain(sim.nodes[1]!.baseUrl), '{}');
+    const starting = await post(pchain(defined(sim.nodes[1], 'node-1').baseUrl), '{}');
     expect(starting.status).toBe(404);
     expect(starting.body).toBe('404 page not found\n');
     // The info API is up from the start.
-    expect((await result(info(sim.nodes[1]!.baseUrl), 'info.getNodeID')).nodeID).toBe(sim.nodes[1]!.nodeId);
+    expect((await result(info(defined(sim.nodes[1], 'node-1').baseUrl), 'info.getNodeID')).nodeID).toBe(defined(sim.nodes[1], 'node-1').nodeId);
     sim.setScenario('node-0', 'healthy');
-    expect((await rpc(pchain(sim.nodes[0]!.baseUrl), 'platform.getHeight')).status).toBe(200);
+    expect((await rpc(pchain(defined(sim.nodes[0], 'node-0').baseUrl), 'platform.getHeight')).status).toBe(200);
   });
 });
 
@@ -305,7 +316,10 @@ describe('older releases', () => {
     expect((await rpc(info(sim.url), 'info.uptime', { subnetID: L1_SUBNET_ID })).body).toBe(
       serviceError("couldn't get node uptime: node is not a validator"),
     );
-    const v = (await result(pchain(sim.url), 'platform.getCurrentValidators', { nodeIDs: [node.nodeId] })).validators[0];
+    const v = defined(
+      (await result(pchain(sim.url), 'platform.getCurrentValidators', { nodeIDs: [node.nodeId] })).validators[0],
+      'the validator entry',
+    );
     expect(Object.keys(v).slice(0, 8)).toEqual([
       'txID',
       'startTime',
@@ -317,7 +331,7 @@ describe('older releases', () => {
       'validationRewardOwner',
     ]);
     expect(v.stakeAmount).toBe(v.weight);
-    const peer = (await result(info(sim.url), 'info.peers')).peers[0];
+    const peer = defined((await result(info(sim.url), 'info.peers')).peers[0], 'the first peer');
     expect(Object.keys(peer)).toContain('observedSubnetUptimes');
     expect(Object.keys(peer)).not.toContain('upgradeTime');
   });
@@ -327,10 +341,14 @@ describe('older releases', () => {
     const version = await result(info(sim.url + '/node-0'), 'info.getNodeVersion');
     expect(Object.keys(version)).toEqual(['version', 'databaseVersion', 'gitCommit', 'vmVersions']);
     expect(version.version).toBe('avalanche/1.7.3');
-    expect(await result(info(`${sim.url}/node-0`), 'info.getNodeID')).toEqual({ nodeID: sim.nodes[0]!.nodeId });
+    expect(await result(info(`${sim.url}/node-0`), 'info.getNodeID')).toEqual({ nodeID: defined(sim.nodes[0], 'node-0').nodeId });
     expect((await rpc(info(`${sim.url}/node-1`), 'info.uptime')).body).toBe(serviceError('this is not a validator node'));
     expect((await rpc(info(`${sim.url}/node-0`), 'info.acps')).body).toBe(serviceError('rpc: can\'t find method "info.Acps"'));
-    const v = (await result(pchain(`${sim.url}/node-0`), 'platform.getCurrentValidators', { nodeIDs: [sim.nodes[0]!.nodeId] })).validators[0];
+    const v = defined(
+      (await result(pchain(`${sim.url}/node-0`), 'platform.getCurrentValidators', { nodeIDs: [defined(sim.nodes[0], 'node-0').nodeId] }))
+        .validators[0],
+      'the validator entry',
+    );
     expect(Object.keys(v)).toEqual([
       'txID',
       'startTime',
@@ -365,7 +383,7 @@ describe('the control API', () => {
     const switched = await post(`${sim.url}/sim/nodes/node-0/scenario`, '{"scenario":"version-behind"}');
     expect(JSON.parse(switched.body).release).toBe('1.13.5');
     await waitFor(
-      () => result(info(sim.nodes[0]!.baseUrl), 'info.getNodeVersion'),
+      () => result(info(defined(sim.nodes[0], 'node-0').baseUrl), 'info.getNodeVersion'),
       (v) => v.version === 'avalanchego/1.13.5',
       2_000,
       'the new version',

@@ -4,6 +4,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { L1_SUBNET_ID } from '../../src/simulator/index.js';
+import { defined } from '../helpers/assert.js';
 import { http, post, report, result, rpc, serviceError, simulator, waitFor } from './helpers.js';
 
 const FAST = { timeScale: 60, checkFrequencyMs: 40 };
@@ -17,6 +18,9 @@ const uptime = async (base: string) => {
 };
 const own = async (base: string, nodeId: string, subnetID?: string) =>
   (await result(pchain(base), 'platform.getCurrentValidators', { nodeIDs: [nodeId], ...(subnetID ? { subnetID } : {}) })).validators;
+/** The one validator entry of `nodeId` (a test failure when there is none). */
+const ownOne = async (base: string, nodeId: string, subnetID?: string) =>
+  defined((await own(base, nodeId, subnetID))[0], `the validator entry of ${nodeId}`);
 
 describe('uptime-dropping', () => {
   it('the uptime the network perceives falls below the reward threshold, then the rewarding stake; recovery restores both', async () => {
@@ -44,7 +48,7 @@ describe('uptime-dropping', () => {
     const peers = (await result(info(base), 'info.peers')).peers as Array<{ observedUptime: string }>;
     expect(peers.filter((p) => Number(p.observedUptime) < 80).length / peers.length).toBeGreaterThan(0.9);
     // Still a validator: the stake is untouched.
-    expect(await own(base, sim.nodes[0]!.nodeId)).toHaveLength(1);
+    expect(await own(base, defined(sim.nodes[0], 'node-0').nodeId)).toHaveLength(1);
     sim.setScenario('node-0', 'healthy');
     expect(await uptime(base)).toEqual(before);
   });
@@ -54,11 +58,11 @@ describe('stake-expiring', () => {
   it('moves endTime close, drops the node from the set at endTime, and a re-stake resolves it', async () => {
     const sim = await simulator({ ...FAST, timings: { stakeExpirySeconds: 2 } });
     const base = sim.url;
-    const nodeId = sim.nodes[0]!.nodeId;
-    const [before] = await own(base, nodeId);
+    const nodeId = defined(sim.nodes[0], 'node-0').nodeId;
+    const before = await ownOne(base, nodeId);
     expect(Number(before.endTime) - Date.now() / 1000).toBeGreaterThan(30 * 86_400);
     sim.setScenario('node-0', 'stake-expiring');
-    const [expiring] = await own(base, nodeId);
+    const expiring = await ownOne(base, nodeId);
     const left = Number(expiring.endTime) - Date.now() / 1000;
     expect(left).toBeGreaterThan(0);
     expect(left).toBeLessThanOrEqual(2);
@@ -78,7 +82,7 @@ describe('stake-expiring', () => {
       'the bls check to notice',
     );
     sim.setScenario('node-0', 'healthy');
-    const [restaked] = await own(base, nodeId);
+    const restaked = await ownOne(base, nodeId);
     expect(restaked.txID).not.toBe(before.txID);
     expect(Number(restaked.endTime) - Date.now() / 1000).toBeGreaterThan(364 * 86_400);
     expect(Number(restaked.startTime)).toBeGreaterThanOrEqual(Math.floor(Date.now() / 1000) - 5);
@@ -90,9 +94,9 @@ describe('l1-balance-draining', () => {
   it('drains the L1 validator’s balance from six days of fees to 0 (inactive); a top-up restores it', async () => {
     const sim = await simulator({ ...FAST, trackL1: true, timings: { l1DrainSeconds: 60 } });
     const base = sim.url;
-    const nodeId = sim.nodes[0]!.nodeId;
+    const nodeId = defined(sim.nodes[0], 'node-0').nodeId;
     const price = (await result(pchain(base), 'platform.getValidatorFeeState')).price as number;
-    const balance = async () => BigInt((await own(base, nodeId, L1_SUBNET_ID))[0].balance);
+    const balance = async () => BigInt(defined((await ownOne(base, nodeId, L1_SUBNET_ID)).balance, 'the L1 balance'));
     const healthy = await balance();
     expect(healthy / BigInt(price)).toBeGreaterThan(30n * 86_400n);
     sim.setScenario('node-0', 'l1-balance-draining');
@@ -102,7 +106,7 @@ describe('l1-balance-draining', () => {
     expect(lower).toBeGreaterThan(0n);
     await waitFor(balance, (b) => b === 0n, 5_000, 'the balance to reach 0');
     // An inactive L1 validator is still listed, with balance "0".
-    const [inactive] = await own(base, nodeId, L1_SUBNET_ID);
+    const inactive = await ownOne(base, nodeId, L1_SUBNET_ID);
     expect(inactive.balance).toBe('0');
     // The primary-network stake is untouched.
     expect(await own(base, nodeId)).toHaveLength(1);
@@ -115,22 +119,22 @@ describe('node-id-changed', () => {
   it('restarts under a new node ID and BLS key: healthy but no longer a validator; the old ID keeps the stake; restoring the certificate resolves it', async () => {
     const sim = await simulator({ ...FAST, trackL1: true });
     const base = sim.url;
-    const original = sim.nodes[0]!.nodeId;
-    const originalKey = (await result(info(base), 'info.getNodeID')).nodePOP.publicKey;
+    const original = defined(sim.nodes[0], 'node-0').nodeId;
+    const originalKey = defined((await result(info(base), 'info.getNodeID')).nodePOP, 'nodePOP').publicKey;
     sim.setScenario('node-0', 'node-id-changed');
-    const changed = sim.nodes[0]!.nodeId;
+    const changed = defined(sim.nodes[0], 'node-0').nodeId;
     expect(changed).not.toBe(original);
     const id = await result(info(base), 'info.getNodeID');
     expect(id.nodeID).toBe(changed);
-    expect(id.nodePOP.publicKey).not.toBe(originalKey);
+    expect(defined(id.nodePOP, 'nodePOP').publicKey).not.toBe(originalKey);
     expect((await http(`${base}/ext/health/liveness`)).headers['node-id']).toBe(changed);
     expect((await rpc(info(base), 'info.uptime')).body).toBe(NOT_A_VALIDATOR);
     expect(await own(base, changed)).toEqual([]);
     expect(await own(base, changed, L1_SUBNET_ID)).toEqual([]);
     // The stake stays registered to the old node ID, with its old key, and nobody is connected to it.
-    const [old] = await own(base, original);
+    const old = await ownOne(base, original);
     expect(old.connected).toBe(false);
-    expect(old.signer.publicKey).toBe(originalKey);
+    expect(old.signer?.publicKey).toBe(originalKey);
     // Healthy otherwise, once the restarted node's checks have run.
     const h = await waitFor(
       async () => http(`${base}/ext/health`),
@@ -143,9 +147,9 @@ describe('node-id-changed', () => {
     expect([control.nodeId, control.validator, control.l1Validator]).toEqual([changed, false, false]);
 
     sim.setScenario('node-0', 'healthy');
-    expect(sim.nodes[0]!.nodeId).toBe(original);
-    expect((await result(info(base), 'info.getNodeID')).nodePOP.publicKey).toBe(originalKey);
-    expect((await own(base, original))[0].connected).toBe(true);
+    expect(defined(sim.nodes[0], 'node-0').nodeId).toBe(original);
+    expect((await result(info(base), 'info.getNodeID')).nodePOP?.publicKey).toBe(originalKey);
+    expect((await ownOne(base, original)).connected).toBe(true);
     expect((await uptime(base)).average).toBeGreaterThan(99);
   });
 });
