@@ -95,7 +95,7 @@ describe('l1-balance-draining', () => {
     const sim = await simulator({ ...FAST, trackL1: true, timings: { l1DrainSeconds: 60 } });
     const base = sim.url;
     const nodeId = defined(sim.nodes[0], 'node-0').nodeId;
-    const price = (await result(pchain(base), 'platform.getValidatorFeeState')).price as number;
+    const price = (await result(pchain(base), 'platform.getValidatorFeeState')).price;
     const balance = async () => BigInt(defined((await ownOne(base, nodeId, L1_SUBNET_ID)).balance, 'the L1 balance'));
     const healthy = await balance();
     expect(healthy / BigInt(price)).toBeGreaterThan(30n * 86_400n);
