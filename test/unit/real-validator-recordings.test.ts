@@ -4,6 +4,7 @@
 // outcome the sources understand, never a failure.
 import { describe, expect, it } from 'vitest';
 import { recordings, type Recording } from '../helpers/recordings.js';
+import { defined } from '../helpers/assert.js';
 import type { RpcReply } from '../../src/rpc/client.js';
 import { decodeRpc } from '../../src/rpc/jsonrpc.js';
 import {
@@ -30,9 +31,11 @@ const reply = (r: Recording): RpcReply => ({
   status: r.status,
   headers: r.headers,
   body: r.body,
-  method: request(r).method!,
+  method: defined(request(r).method, `${r.request.path}: the method asked`),
   id: request(r).id ?? 1,
 });
+/** The one node ID a getCurrentValidators request asked about. */
+const askedNodeId = (r: Recording): string => defined(request(r).params?.nodeIDs?.[0], `${r.request.path}: the node ID asked`);
 
 const all = recordings();
 const infoCases = all.filter(([, r]) => (INFO_METHODS as readonly string[]).includes(request(r).method ?? '') && r.status === 200);
@@ -47,7 +50,7 @@ describe('real info answers', () => {
   });
 
   it.each(infoCases)('%s', (_path, r) => {
-    const method = request(r).method!;
+    const method = defined(request(r).method, 'the method asked');
     const outcome = methodOutcome(reply(r));
     if (outcome.state !== 'ok') {
       // The two states, and only where they belong.
@@ -62,36 +65,49 @@ describe('real info answers', () => {
       'info.upgrades': parseUpgrades,
       'info.peers': parsePeers,
     };
-    expect(() => parse[method]!(outcome.result)).not.toThrow();
+    const parser = defined(parse[method], `the parser of ${method}`);
+    expect(() => parser(outcome.result)).not.toThrow();
   });
 
   it('the non-validator of the local network is in state not_validator; info.upgrades is unsupported before v1.11', () => {
-    const nonValidator = all.find(([p]) => p.endsWith('local-network/non-validator-info-uptime.json'))!;
+    const nonValidator = defined(
+      all.find(([p]) => p.endsWith('local-network/non-validator-info-uptime.json')),
+      "the non-validator's info.uptime",
+    );
     expect(methodOutcome(reply(nonValidator[1])).state).toBe('not_validator');
-    const upgrades = all.find(([p]) => p === 'v1.10.19/info-upgrades.json')!;
+    const upgrades = defined(
+      all.find(([p]) => p === 'v1.10.19/info-upgrades.json'),
+      'v1.10.19/info-upgrades.json',
+    );
     expect(methodOutcome(reply(upgrades[1])).state).toBe('unsupported');
-    const version = all.find(([p]) => p === 'v1.14.2/info-getNodeVersion.json')!;
-    expect(parseNodeVersion(JSON.parse(version[1].body).result)).toEqual({ text: '1.14.2', parts: [1, 14, 2] });
+    const version = defined(
+      all.find(([p]) => p === 'v1.14.2/info-getNodeVersion.json'),
+      'v1.14.2/info-getNodeVersion.json',
+    );
+    expect(parseNodeVersion((JSON.parse(version[1].body) as { result: unknown }).result)).toEqual({ text: '1.14.2', parts: [1, 14, 2] });
   });
 });
 
 describe('real getCurrentValidators answers for one node ID', () => {
   it.each(ownEntryCases)('%s', (_path, r) => {
-    const nodeId = request(r).params!.nodeIDs![0]!;
+    const nodeId = askedNodeId(r);
     expect(() => parseOwnEntry((decodeRpc(reply(r)) as { result: unknown }).result, nodeId)).not.toThrow();
   });
 
   it('an L1 validator of the local network, active and inactive; a legacy subnet validator; the primary network', () => {
     const entry = (suffix: string) => {
-      const [, r] = all.find(([p]) => p.endsWith(`v1.14.2/local-network/${suffix}`))!;
-      return parseOwnEntry((decodeRpc(reply(r)) as { result: unknown }).result, request(r).params!.nodeIDs![0]!);
+      const [, r] = defined(
+        all.find(([p]) => p.endsWith(`v1.14.2/local-network/${suffix}`)),
+        `v1.14.2/local-network/${suffix}`,
+      );
+      return parseOwnEntry((decodeRpc(reply(r)) as { result: unknown }).result, askedNodeId(r));
     };
     expect(entry('platform-getCurrentValidators-l1.json')).toMatchObject({ kind: 'l1', weight: 100 });
     expect(entry('platform-getCurrentValidators-l1-inactive.json')).toMatchObject({ kind: 'l1', balance: 0 });
     expect(entry('platform-getCurrentValidators-subnet.json')).toMatchObject({ kind: 'staker', weight: 100 });
     expect(entry('platform-getCurrentValidators-own.json')).toMatchObject({
       kind: 'staker',
-      registeredKey: expect.stringMatching(/^0x[0-9a-f]{96}$/),
+      registeredKey: expect.stringMatching(/^0x[0-9a-f]{96}$/) as unknown,
     });
     expect(entry('non-validator-platform-getCurrentValidators-own.json')).toBeUndefined();
   });
