@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { RpcReply } from '../../src/rpc/client.js';
+import { defined } from '../helpers/assert.js';
 import { HttpStatusError, InvalidResponseError, RpcError } from '../../src/rpc/errors.js';
 import { LinesBuilder, renderNodes } from '../../src/metrics/render.js';
 import {
@@ -151,7 +152,7 @@ describe('per-method parsers', () => {
     const peers = Array.from({ length: 40 }, (_, i) => ({ version: `avalanchego/1.${i % 15}.0` }));
     const s = summarizePeers(parsePeers({ peers }), [1, 14, 0]);
     expect(s.byMinor).toHaveLength(MAX_PEER_VERSIONS + 1);
-    expect(s.byMinor.at(-1)!.version).toBe('other');
+    expect(defined(s.byMinor.at(-1), 'the last version').version).toBe('other');
     expect(s.byMinor.reduce((sum, v) => sum + v.count, 0)).toBe(40);
   });
 });
@@ -160,12 +161,13 @@ describe('parseInfo and its lines', () => {
   it('a v1.14.2 validator: node info, version number, uptime, peers and every method ok', () => {
     const s = parseInfo(answers(), NOW);
     expect(s.failure).toBeUndefined();
+    const uptime = defined(s.uptime, 'the uptime');
     expect(lines(s)).toBe(
       [
         'avalanchego_node_info{node="n1",node_id="NodeID-FQWBUVv46nR5YiaYabXhHvBQDpBVjRCEd",version="1.14.2",network_id="1"} 1',
         'avalanchego_node_version_number{node="n1"} 1014002',
-        `avalanchego_uptime_rewarding_stake_ratio{node="n1"} ${s.uptime!.rewardingStakeRatio}`,
-        `avalanchego_uptime_weighted_average_ratio{node="n1"} ${s.uptime!.weightedAverageRatio}`,
+        `avalanchego_uptime_rewarding_stake_ratio{node="n1"} ${uptime.rewardingStakeRatio}`,
+        `avalanchego_uptime_weighted_average_ratio{node="n1"} ${uptime.weightedAverageRatio}`,
         'avalanchego_network_peers_by_version{node="n1",version="1.14"} 3',
         'avalanchego_network_peers_by_version{node="n1",version="1.13"} 1',
         'avalanchego_network_peers_by_version{node="n1",version="1.15"} 1',
@@ -206,7 +208,7 @@ describe('parseInfo and its lines', () => {
   });
 
   it('a scheduled upgrade ahead: its time', () => {
-    const upgrades = JSON.parse(body('upgrades-mainnet-v1.14.2.json'));
+    const upgrades = JSON.parse(body('upgrades-mainnet-v1.14.2.json')) as { result: Record<string, unknown> };
     upgrades.result.heliconTime = '2026-11-28T16:00:00Z';
     const s = parseInfo(answers({ 'info.upgrades': reply('info.upgrades', JSON.stringify(upgrades)) }), NOW);
     expect(lines(s)).toContain(`avalanchego_next_upgrade_timestamp_seconds{node="n1"} ${Date.parse('2026-11-28T16:00:00Z') / 1000}`);
@@ -216,7 +218,7 @@ describe('parseInfo and its lines', () => {
     const timeout = new Error('deadline');
     const s = parseInfo(answers({ 'info.peers': { failed: timeout }, 'info.uptime': reply('info.uptime', body('uptime-wrong-types.json')) }), NOW);
     expect(s.failure).toBeInstanceOf(InvalidResponseError);
-    expect(info.failure!(s)).toBe(s.failure);
+    expect(info.failure?.(s)).toBe(s.failure);
     const text = lines(s);
     expect(text).toContain('avalanchego_node_info{');
     expect(text).not.toContain('avalanchego_network_peers');

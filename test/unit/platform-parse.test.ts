@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { RpcReply } from '../../src/rpc/client.js';
+import { defined } from '../helpers/assert.js';
 import { HttpStatusError, InvalidResponseError, RpcError } from '../../src/rpc/errors.js';
 import { LinesBuilder, renderNodes } from '../../src/metrics/render.js';
 import { PRIMARY_NETWORK, parseFeeState, parseOwnEntry, parsePlatform, platform, type PlatformAnswers } from '../../src/sources/platform.js';
@@ -111,6 +112,7 @@ describe('parsePlatform and its lines', () => {
   it('a primary-network and L1 validator with a matching key', () => {
     const s = parsePlatform(answers());
     expect(s.failure).toBeUndefined();
+    const l1 = defined(defined(s.subnets[1], 'the L1 subnet').entry, 'the L1 entry');
     expect(lines(s)).toBe(
       [
         `avalanchego_validator{node="n1",subnet="${PRIMARY_NETWORK}"} 1`,
@@ -123,7 +125,7 @@ describe('parsePlatform and its lines', () => {
         'avalanchego_validator_potential_reward_navax{node="n1"} 8907922230774',
         `avalanchego_validator_registered_key_match{node="n1",subnet="${PRIMARY_NETWORK}"} 1`,
         `avalanchego_validator_registered_key_match{node="n1",subnet="${L1}"} 1`,
-        `avalanchego_l1_validator_balance_navax{node="n1",subnet="${L1}"} ${s.subnets[1]!.entry!.kind === 'l1' ? s.subnets[1]!.entry!.balance : -1}`,
+        `avalanchego_l1_validator_balance_navax{node="n1",subnet="${L1}"} ${l1.kind === 'l1' ? l1.balance : -1}`,
         `avalanchego_l1_validator_active{node="n1",subnet="${L1}"} 1`,
         'avalanchego_validator_fee_price_navax_per_second{node="n1"} 512',
         'avalanchego_platform_method_state{node="n1",method="platform.getCurrentValidators",state="ok"} 1',
@@ -144,7 +146,8 @@ describe('parsePlatform and its lines', () => {
     expect(lines(parsePlatform(answers({ ownKey: '0x' + 'ab'.repeat(48) })))).toContain(
       `avalanchego_validator_registered_key_match{node="n1",subnet="${PRIMARY_NETWORK}"} 0`,
     );
-    const { ownKey: _unused, ...withoutKey } = answers();
+    const withoutKey = answers();
+    delete withoutKey.ownKey;
     expect(lines(parsePlatform(withoutKey))).not.toContain('key_match');
   });
 
@@ -199,9 +202,9 @@ describe('parsePlatform and its lines', () => {
       RpcError,
     ],
   ])('%s fails the poll; the rest is served', (_name, over, type) => {
-    const s = parsePlatform(answers(over as Partial<PlatformAnswers>));
+    const s = parsePlatform(answers(over));
     expect(s.failure).toBeInstanceOf(type);
-    expect(platform.failure!(s)).toBe(s.failure);
+    expect(platform.failure?.(s)).toBe(s.failure);
     expect(lines(s)).toContain(`avalanchego_validator{node="n1",subnet="${PRIMARY_NETWORK}"} 1`);
   });
 });
