@@ -12,6 +12,7 @@ import { ConfigError, MAX_CONFIG_BYTES, loadConfigFile, parseConfigText } from '
 
 import { startExporter } from '../../src/exporter.js';
 import { REDACT_PATHS } from '../../src/log.js';
+import { defined } from '../helpers/assert.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'avaxexp-config-hostile-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -71,7 +72,7 @@ describe('config files that are not regular files, or too big', () => {
   it('a file that reports size 0 but has content is read up to the cap (/proc)', () => {
     const config = join(dir, 'proc-password.yaml');
     writeFileSync(config, `${TARGET}    basic_auth: { username: u, password_file: /proc/self/status }\n`);
-    expect(loadConfigFile(config, {}).targets[0]!.basicAuth!.password).toMatch(/^Name:/);
+    expect(defined(defined(loadConfigFile(config, {}).targets[0], 'the target').basicAuth, 'its basic auth').password).toMatch(/^Name:/);
   });
 });
 
@@ -84,7 +85,7 @@ describe('large and hostile YAML', () => {
   it('a 40,000-key map loads', () => {
     expect(big.length).toBeGreaterThan(700_000);
     const config = parseConfigText(big, 'big.yaml', {});
-    expect(Object.keys(config.targets[0]!.headers)).toHaveLength(40_000);
+    expect(Object.keys(defined(config.targets[0], 'the target').headers)).toHaveLength(40_000);
   });
 
   it('a duplicate at the end of a 40,000-key map is found, with both lines', () => {

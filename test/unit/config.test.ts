@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, configFromValue, defaultConfig, loadConfigFile, parseConfigText } from '../../src/config/load.js';
 import { parsePromDuration, formatPromDuration } from '../../src/config/duration.js';
+import { defined } from '../helpers/assert.js';
 
 const INVALID_DIR = 'test/fixtures/config/invalid';
 
@@ -180,8 +181,8 @@ describe('config: valid files', () => {
     // As shipped: no environment variable to set (the ${NODE_TOKEN} header is commented out).
     const config = loadConfigFile('config.example.yaml', {});
     expect(config.targets.map((t) => t.name)).toEqual(['validator-1', 'rpc-1', 'l1-validator']);
-    expect(config.targets[1]!.tls?.ca).toContain('BEGIN CERTIFICATE');
-    expect(config.targets[2]!.index.endpoints).toEqual([]);
+    expect(defined(config.targets[1], 'rpc-1').tls?.ca).toContain('BEGIN CERTIFICATE');
+    expect(defined(config.targets[2], 'l1-validator').index.endpoints).toEqual([]);
     expect(config.maxConcurrentRequests).toBe(512);
   });
 
@@ -264,7 +265,10 @@ describe('config: valid files', () => {
         join(dir, 'config.yaml'),
         'targets:\n  - name: a\n    url: http://127.0.0.1:9650\n    basic_auth: { username: u, password_file: secrets/pw }\n',
       );
-      expect(loadConfigFile(join(dir, 'config.yaml'), {}).targets[0]!.basicAuth).toEqual({ username: 'u', password: 'from-the-folder' });
+      expect(defined(loadConfigFile(join(dir, 'config.yaml'), {}).targets[0], 'the target').basicAuth).toEqual({
+        username: 'u',
+        password: 'from-the-folder',
+      });
       // Under the shipped systemd unit the working directory is /: a relative name must not be read from there.
       expect(process.cwd()).not.toBe(dir);
     } finally {

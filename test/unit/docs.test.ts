@@ -2,9 +2,11 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { configTable, metricsTable } from '../../src/docs/reference.js';
 import { CATALOG, GLOBAL_CATALOG } from '../../src/metrics/catalog.js';
+import { defined } from '../helpers/assert.js';
 
 const readme = readFileSync('README.md', 'utf8');
-const section = (name: string) => readme.split(`<!-- ${name}:start -->\n`)[1]!.split(`\n<!-- ${name}:end -->`)[0];
+const section = (name: string) =>
+  defined(readme.split(`<!-- ${name}:start -->\n`)[1], `the ${name} section of README.md`).split(`\n<!-- ${name}:end -->`)[0];
 
 describe('README reference tables (run `npm run docs` to regenerate)', () => {
   it('the metric reference is the catalog', () => {

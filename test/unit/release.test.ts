@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT, RUNBOOK_BASE, alertRules } from '../rules/lib.js';
 import { CHART, findTool, parseManifests, run } from '../deploy/lib.js';
+import { defined } from '../helpers/assert.js';
 
 const helm = findTool('helm', ['version', '--short'], true);
 
@@ -36,7 +37,16 @@ describe('release basics', () => {
   // Without helm, test/deploy/helm.test.ts says so (and fails under CI).
   it.skipIf(!helm.path)("the runbook base URL is a value of the Helm chart; by default the repository's runbook", () => {
     const urls = (extra: string[]) => {
-      const r = run(helm.path!, ['template', 'x', CHART, '--kube-version', '1.30.0', '--set', 'prometheusRule.enabled=true', ...extra]);
+      const r = run(defined(helm.path, 'helm'), [
+        'template',
+        'x',
+        CHART,
+        '--kube-version',
+        '1.30.0',
+        '--set',
+        'prometheusRule.enabled=true',
+        ...extra,
+      ]);
       expect(r.code, r.output).toBe(0);
       const rule = parseManifests(r.stdout).find((o) => o.kind === 'PrometheusRule') as unknown as {
         spec: { groups: Array<{ rules: Array<{ alert?: string; annotations?: { runbook_url?: string } }> }> };

@@ -1,7 +1,7 @@
 // --web.config.file parsing: one row per good and bad file; every refusal names
 // the key (and line) and says how to fix it, never echoing a secret.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
