@@ -13,6 +13,7 @@ import { isAbsolute, join, posix, resolve } from 'node:path';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseSimulateArgs } from '../../src/simulator/cli.js';
+import { defined } from '../helpers/assert.js';
 import { waitFor } from '../helpers/fake-node.js';
 import { freePort } from '../helpers/net.js';
 import { COMPOSE_DIR, IN_CI, MAIN, ROOT, findTool, missingDist, run } from './lib.js';
@@ -114,8 +115,9 @@ describe('compose file', () => {
     for (const n of ['simulator', 'exporter']) {
       const b = svc(n).build;
       expect(b, n).toBeDefined();
-      expect(resolve(COMPOSE_DIR, b!.context)).toBe(ROOT);
-      expect(statSync(join(ROOT, b!.dockerfile ?? 'Dockerfile')).isFile()).toBe(true);
+      const build = defined(b, `${n}: build`);
+      expect(resolve(COMPOSE_DIR, build.context)).toBe(ROOT);
+      expect(statSync(join(ROOT, build.dockerfile ?? 'Dockerfile')).isFile()).toBe(true);
     }
     expect(svc('simulator').image).toBe(svc('exporter').image);
     expect(svc('simulator').command?.[0]).toBe('simulate');
@@ -166,7 +168,7 @@ describe('compose file', () => {
     const prov = hostPath('grafana', '/etc/grafana/provisioning');
     expect(prov).toBe(join(ROOT, 'grafana', 'provisioning'));
     const provider = parseYaml(readFileSync(join(prov, 'dashboards', 'avalanchego.yml'), 'utf8')) as { providers: Array<{ options: { path: string } }> };
-    const dashboards = hostPath('grafana', provider.providers[0]!.options.path);
+    const dashboards = hostPath('grafana', defined(provider.providers[0], 'the dashboard provider').options.path);
     expect(dashboards).toBe(join(ROOT, 'grafana', 'dashboards'));
     const ds = parseYaml(readFileSync(join(prov, 'datasources', 'prometheus.yml'), 'utf8')) as { datasources: Array<{ url: string }> };
     expect(ds.datasources[0]?.url).toBe('http://prometheus:9090');
@@ -226,7 +228,7 @@ const composeCmd: [string, string[]] | undefined = composeV2.path ? ['docker', [
 
 describe('docker compose config', () => {
   it.skipIf(!composeCmd)(`validates the file (${composeV2.version || composeV1.version})`, () => {
-    const [cmd, pre] = composeCmd!;
+    const [cmd, pre] = defined(composeCmd, 'the compose command');
     const r = run(cmd, [...pre, '-f', COMPOSE_FILE, 'config', '-q'], { cwd: ROOT });
     expect(r.code, r.output).toBe(0);
     // A broken file fails the same check.
@@ -276,11 +278,11 @@ describe('the stack on loopback', () => {
     const port: Record<string, number> = {};
     /** host:port of a compose service name, on loopback. */
     const addr = (hostPort: string): string => {
-      const [host, p] = hostPort.split(':');
+      const [host = '', p] = hostPort.split(':');
       if (host === 'localhost') return `127.0.0.1:${port['prometheus']}`;
-      const mapped = port[host ?? ''];
+      const mapped = port[host];
       if (mapped === undefined) throw new Error(`${hostPort}: not a service of the stack`);
-      expect(p, `${hostPort}: the port the service listens on`).toBe(String({ simulator: 9650, exporter: 10650, alertmanager: 9093, prometheus: 9090 }[host!]));
+      expect(p, `${hostPort}: the port the service listens on`).toBe(String({ simulator: 9650, exporter: 10650, alertmanager: 9093, prometheus: 9090 }[host]));
       return `127.0.0.1:${mapped}`;
     };
 
