@@ -3,9 +3,10 @@
 // a deadline instead of fixed sleeps.
 
 import { request } from 'undici';
-import { afterEach } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/index.js';
-import type { RpcResults } from './results.js';
+import { jsonObject } from '../helpers/assert.js';
+import type { ControlReplies, HealthReport, LegacyHealthReport, RpcEnvelope, RpcResults } from './results.js';
 
 export interface Reply {
   status: number;
@@ -47,6 +48,20 @@ export async function result(url: string, method: string, params?: unknown): Pro
   return parsed.result;
 }
 
+/** A JSON-RPC reply body: the `result` as `method` answers it, or the error. */
+export function envelope<M extends keyof RpcResults>(body: string, _method: M): RpcEnvelope<RpcResults[M]> {
+  const parsed: unknown = JSON.parse(body);
+  jsonObject(parsed, 'a JSON-RPC reply');
+  return parsed as RpcEnvelope<RpcResults[M]>;
+}
+
+/** A JSON body of the simulator's control API (/sim/…), as `kind` describes it. */
+export function control<K extends keyof ControlReplies>(body: string, _kind: K): ControlReplies[K] {
+  const parsed: unknown = JSON.parse(body);
+  jsonObject(parsed, 'a control API reply');
+  return parsed as ControlReplies[K];
+}
+
 /** The exact error envelope a node writes for a -32000 service error. */
 export function serviceError(message: string, id = '1'): string {
   return `{"jsonrpc":"2.0","error":{"code":-32000,"message":${JSON.stringify(message).replace(/>/g, '\\u003e')},"data":null},"id":${id}}\n`;
@@ -59,7 +74,11 @@ export async function waitFor<T>(probe: () => Promise<T>, accept: (value: T) => 
   for (;;) {
     last = await probe();
     if (accept(last)) return last;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last: ${JSON.stringify(last)?.slice(0, 2000)}`);
+    if (Date.now() > deadline) {
+      // JSON.stringify gives undefined for undefined (and functions).
+      const seen = (JSON.stringify(last) as string | undefined)?.slice(0, 2000);
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last: ${seen ?? 'undefined'}`);
+    }
     await new Promise((r) => setTimeout(r, 20));
   }
 }
@@ -77,10 +96,45 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((s) => s.close()));
 });
 
+/** Parses a health report (checks an object of results, healthy a boolean); the tests assert the rest. */
+export function parseReport(json: string): HealthReport {
+  return checkedReport(json) as HealthReport;
+}
+
+function checkedReport(json: string): unknown {
+  const parsed: unknown = JSON.parse(json);
+  const { checks, healthy } = jsonObject(parsed, 'a health report');
+  jsonObject(checks, 'the checks of a health report');
+  if (typeof healthy !== 'boolean') throw new Error(`healthy must be a boolean, got ${JSON.stringify(healthy)}`);
+  return parsed;
+}
+
 /** Parses a GET health body after checking it ends with one newline. */
-export function report(body: string): { checks: Record<string, any>; healthy: boolean } {
+export function report(body: string): HealthReport {
+  return parseReport(withNewline(body));
+}
+
+/** The same for a v1.7 node (go-sundheit results). */
+export function legacyReport(body: string): LegacyHealthReport {
+  return checkedReport(withNewline(body)) as LegacyHealthReport;
+}
+
+function withNewline(body: string): string {
   if (!body.endsWith('}\n')) throw new Error(`health body must end with a newline: ${JSON.stringify(body.slice(-20))}`);
-  return JSON.parse(body);
+  return body;
+}
+
+// vitest types its asymmetric matchers `any`; these are the same matchers typed `unknown`,
+// for the expected objects of toEqual.
+
+/** expect.stringMatching(pattern). */
+export function matching(pattern: RegExp): unknown {
+  return expect.stringMatching(pattern);
+}
+
+/** expect.any(Number). */
+export function anyNumber(): unknown {
+  return expect.any(Number);
 }
 
 export const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
