@@ -2,7 +2,8 @@
 // types, key order, tag selection, readiness and liveness (fact sheet §1, §3).
 
 import { describe, expect, it } from 'vitest';
-import { http, post, report, rpc, RFC3339, simulator, waitFor } from './helpers.js';
+import { defined } from '../helpers/assert.js';
+import { http, post, report, result, rpc, RFC3339, simulator, waitFor } from './helpers.js';
 
 const PRIMARY = '11111111111111111111111111111111LpoYY';
 const APP_CHECKS = ['bls', 'bootstrapped', 'database', 'diskspace', 'futureupgrade', 'network', 'router'];
@@ -16,8 +17,9 @@ describe('GET /ext/health', () => {
     const r = await http(`${sim.url}/ext/health`);
     expect(r.status).toBe(200);
     expect(r.headers['content-type']).toBe('application/json');
-    expect(r.headers['node-id']).toBe(sim.nodes[0]!.nodeId);
-    expect(sim.nodes[0]!.nodeId).toMatch(/^NodeID-[1-9A-HJ-NP-Za-km-z]{30,34}$/);
+    const node = defined(sim.nodes[0], 'node-0');
+    expect(r.headers['node-id']).toBe(node.nodeId);
+    expect(node.nodeId).toMatch(/^NodeID-[1-9A-HJ-NP-Za-km-z]{30,34}$/);
     expect(r.body.endsWith('}\n')).toBe(true);
     expect(r.body).not.toMatch(/\n./); // compact: the only newline is the last byte
     const rep = report(r.body);
@@ -42,8 +44,8 @@ describe('GET /ext/health', () => {
   it('shapes each message as v1.14.2 does, map keys sorted', async () => {
     const sim = await simulator(STILL);
     const { checks } = report((await http(`${sim.url}/ext/health`)).body);
-    for (const chain of ['C', 'P', 'X']) {
-      const m = checks[chain].message;
+    for (const chain of ['C', 'P', 'X'] as const) {
+      const m = defined(checks[chain].message, `the ${chain} message`);
       expect(Object.keys(m)).toEqual(['engine', 'networking']);
       expect(Object.keys(m.engine)).toEqual(['consensus', 'vm']);
       expect(m.engine.vm).toBeNull();
@@ -64,21 +66,23 @@ describe('GET /ext/health', () => {
     }
     expect(checks.bootstrapped.message).toEqual([]);
     expect(checks.database.message).toBeUndefined();
-    expect(Object.keys(checks.diskspace.message)).toEqual(['availableDiskBytes', 'availableDiskPercentage']);
-    expect(Number.isInteger(checks.diskspace.message.availableDiskPercentage)).toBe(true);
-    expect(checks.diskspace.message.availableDiskPercentage).toBeGreaterThan(10);
-    expect(checks.diskspace.message.availableDiskBytes).toBeGreaterThan(1e11);
-    expect(Object.keys(checks.network.message)).toEqual([
+    const disk = defined(checks.diskspace.message, 'the diskspace message');
+    expect(Object.keys(disk)).toEqual(['availableDiskBytes', 'availableDiskPercentage']);
+    expect(Number.isInteger(disk.availableDiskPercentage)).toBe(true);
+    expect(disk.availableDiskPercentage).toBeGreaterThan(10);
+    expect(disk.availableDiskBytes).toBeGreaterThan(1e11);
+    const network = defined(checks.network.message, 'the network message');
+    expect(Object.keys(network)).toEqual([
       'connectedPeers',
       'primary network validator health',
       'sendFailRate',
       'timeSinceLastMsgReceived',
       'timeSinceLastMsgSent',
     ]);
-    expect(checks.network.message.timeSinceLastMsgReceived).toMatch(/^\d+(\.\d+)?(ns|µs|ms|s)$/);
-    expect(Object.keys(checks.router.message)).toEqual(['longestRunningRequest', 'outstandingRequests']);
+    expect(network.timeSinceLastMsgReceived).toMatch(/^\d+(\.\d+)?(ns|µs|ms|s)$/);
+    expect(Object.keys(defined(checks.router.message, 'the router message'))).toEqual(['longestRunningRequest', 'outstandingRequests']);
     expect(['node is not a validator', 'node has the correct BLS key']).toContain(checks.bls.message);
-    expect(Object.keys(checks.futureupgrade.message)).toEqual([
+    expect(Object.keys(defined(checks.futureupgrade.message, 'the futureupgrade message'))).toEqual([
       'localUpgradeTime',
       'modeUpgradeTime',
       'modeUpgradeWeightPercentage',
@@ -88,7 +92,7 @@ describe('GET /ext/health', () => {
 
   it("stamps results in the node's local zone: -04:00 on node-0, Z on node-1, +05:30 on node-3", async () => {
     const sim = await simulator({ ...STILL, nodes: 4 });
-    const zoneOf = async (i: number) => report((await http(`${sim.nodes[i]!.baseUrl}/ext/health`)).body).checks.C.timestamp as string;
+    const zoneOf = async (i: number) => report((await http(`${defined(sim.nodes[i], `node-${i}`).baseUrl}/ext/health`)).body).checks.C.timestamp;
     expect(await zoneOf(0)).toMatch(/-04:00$/);
     expect(await zoneOf(1)).toMatch(/\dZ$/);
     expect(await zoneOf(3)).toMatch(/\+05:30$/);
@@ -164,8 +168,7 @@ describe('JSON-RPC health.*', () => {
 
   it('applies tags like the GET form; an empty list means all', async () => {
     const sim = await simulator(STILL);
-    const names = async (params: unknown) =>
-      Object.keys((JSON.parse((await rpc(`${sim.url}/ext/health`, 'health.health', params)).body) as any).result.checks);
+    const names = async (params: unknown) => Object.keys((await result(`${sim.url}/ext/health`, 'health.health', params)).checks);
     expect(await names({ tags: [] })).toEqual(ALL_CHECKS);
     expect(await names({ tags: ['nope'] })).toEqual(APP_CHECKS);
     expect(await names({ tags: [PRIMARY] })).toEqual(ALL_CHECKS);
@@ -211,14 +214,15 @@ describe('a node that has just started', () => {
     const sim = await simulator({ checkFrequencyMs: 40, scenario: 'bootstrapping' });
     const rep = await waitFor(
       async () => report((await http(`${sim.url}/ext/health`)).body),
-      (r) => r.checks.bootstrapped.contiguousFailures >= 3,
+      (r) => (r.checks.bootstrapped.contiguousFailures ?? 0) >= 3,
       5_000,
       'three failed bootstrapped runs',
     );
     expect(rep.checks.bootstrapped).toMatchObject({ message: [PRIMARY], error: 'subnets not bootstrapped' });
-    expect(Date.parse(rep.checks.bootstrapped.timeOfFirstFailure)).toBeLessThan(Date.parse(rep.checks.bootstrapped.timestamp));
+    const firstFailure = defined(rep.checks.bootstrapped.timeOfFirstFailure, 'the time of the first failure');
+    expect(Date.parse(firstFailure)).toBeLessThan(Date.parse(rep.checks.bootstrapped.timestamp));
     // While bootstrapping, the consensus details are an empty object.
-    expect(rep.checks.C.message.engine).toEqual({ consensus: {}, vm: null });
+    expect(defined(rep.checks.C.message, 'the C message').engine).toEqual({ consensus: {}, vm: null });
     expect(rep.checks.C.error).toBeUndefined();
   });
 });
@@ -230,15 +234,16 @@ describe('a node tracking an L1', () => {
     const l1 = L1_CHAIN.chainId;
     const full = report((await http(`${sim.url}/ext/health`)).body);
     expect(Object.keys(full.checks)).toEqual([...ALL_CHECKS.slice(0, 3), l1, ...APP_CHECKS].sort());
-    expect(full.checks[l1].message.engine.vm).toEqual({ database: null, health: null });
-    expect(full.checks[l1].message.engine.consensus.lastAcceptedHeight).toBeGreaterThan(1_000_000);
+    const l1Message = defined(defined(full.checks[l1], 'the L1 check').message, 'the L1 message');
+    expect(l1Message.engine.vm).toEqual({ database: null, health: null });
+    expect(l1Message.engine.consensus.lastAcceptedHeight).toBeGreaterThan(1_000_000);
     const names = async (tag: string) => Object.keys(report((await http(`${sim.url}/ext/health?tag=${tag}`)).body).checks);
     expect(await names(L1_SUBNET_ID)).toEqual([l1, ...APP_CHECKS].sort());
     expect(await names(PRIMARY)).toEqual(ALL_CHECKS);
-    const aliases = JSON.parse((await rpc(`${sim.url}/ext/admin`, 'admin.getChainAliases', { chain: l1 })).body);
-    expect(aliases.result.aliases).toEqual([l1]);
-    const levels = JSON.parse((await rpc(`${sim.url}/ext/admin`, 'admin.getLoggerLevel')).body);
-    expect(Object.keys(levels.result.loggerLevels)).toEqual([l1, 'C', 'P', 'X', 'main', 'vm-factory'].sort());
+    const aliases = await result(`${sim.url}/ext/admin`, 'admin.getChainAliases', { chain: l1 });
+    expect(aliases.aliases).toEqual([l1]);
+    const levels = await result(`${sim.url}/ext/admin`, 'admin.getLoggerLevel');
+    expect(Object.keys(levels.loggerLevels)).toEqual([l1, 'C', 'P', 'X', 'main', 'vm-factory'].sort());
   });
 
   it('lists both subnets while bootstrapping', async () => {
@@ -246,7 +251,7 @@ describe('a node tracking an L1', () => {
     const sim = await simulator({ checkFrequencyMs: 40, trackL1: true, scenario: 'bootstrapping' });
     const rep = await waitFor(
       async () => report((await http(`${sim.url}/ext/health/readiness`)).body),
-      (r) => r.checks.bootstrapped.contiguousFailures >= 1,
+      (r) => (r.checks.bootstrapped.contiguousFailures ?? 0) >= 1,
       5_000,
       'bootstrapped to run',
     );
