@@ -4,14 +4,38 @@
 
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { http, post, report, rpc, serviceError, simulator, waitFor } from './helpers.js';
+import { defined, jsonObject } from '../helpers/assert.js';
+import {
+  anyNumber,
+  control,
+  http,
+  legacyReport,
+  matching,
+  parseReport,
+  post,
+  report,
+  result,
+  rpc,
+  serviceError,
+  simulator,
+  waitFor,
+} from './helpers.js';
+import type { HealthReport, LegacyHealthReport } from './results.js';
 
 const FAST = { timeScale: 60, checkFrequencyMs: 40 };
-type Report = ReturnType<typeof report>;
 
-async function health(baseUrl: string, query = ''): Promise<Report & { status: number; raw: string }> {
+async function fetchHealth<R>(baseUrl: string, query: string, parse: (body: string) => R): Promise<R & { status: number; raw: string }> {
   const r = await http(`${baseUrl}/ext/health${query}`);
-  return { ...report(r.body), status: r.status, raw: r.body };
+  return { ...parse(r.body), status: r.status, raw: r.body };
+}
+
+function health(baseUrl: string, query = ''): Promise<HealthReport & { status: number; raw: string }> {
+  return fetchHealth(baseUrl, query, report);
+}
+
+/** A v1.7 node's report (go-sundheit results). */
+function legacyHealth(baseUrl: string, query = ''): Promise<LegacyHealthReport & { status: number; raw: string }> {
+  return fetchHealth(baseUrl, query, legacyReport);
 }
 
 describe('stalled-chain', () => {
@@ -42,18 +66,19 @@ describe('stalled-chain', () => {
     // Past 256 processing blocks both consensus errors show, joined by a newline.
     const both = await waitFor(
       () => health(url),
-      (r) => (r.checks.C.error as string | undefined)?.startsWith('too many processing blocks') === true,
+      (r) => r.checks.C.error?.startsWith('too many processing blocks') === true,
       5_000,
       'too many processing blocks',
     );
     expect(both.checks.C.error).toMatch(/^too many processing blocks: \d+ > 256\nblock processing too long: .+ > 30s$/);
     expect(both.raw).toMatch(/too many processing blocks: \d+ \\u003e 256\\nblock processing too long/);
     const c = both.checks.C;
-    expect(c.contiguousFailures).toBeGreaterThan(failing.checks.C.contiguousFailures);
+    expect(c.contiguousFailures).toBeGreaterThan(defined(failing.checks.C.contiguousFailures, 'the first count of failures'));
     expect(c.timeOfFirstFailure).toBe(failing.checks.C.timeOfFirstFailure);
-    const frozen = c.message.engine.consensus.lastAcceptedHeight;
-    expect(c.message.engine.consensus.processingBlocks).toBeGreaterThan(256);
-    const lastIndex = async () => JSON.parse((await rpc(`${url}/ext/index/C/block`, 'index.getLastAccepted')).body).result.index;
+    const consensus = defined(c.message, 'the C message').engine.consensus;
+    const frozen = defined(consensus.lastAcceptedHeight, 'the height of the stalled chain');
+    expect(consensus.processingBlocks).toBeGreaterThan(256);
+    const lastIndex = async () => (await result(`${url}/ext/index/C/block`, 'index.getLastAccepted')).index;
     expect(await lastIndex()).toBe(String(frozen - 1));
 
     sim.setScenario('node-0', 'healthy');
@@ -64,8 +89,9 @@ describe('stalled-chain', () => {
       'recovery',
     );
     expect(Object.keys(recovered.checks.C)).toEqual(['message', 'timestamp', 'duration']);
-    expect(recovered.checks.C.message.engine.consensus.lastAcceptedHeight).toBeGreaterThan(frozen);
-    expect(recovered.checks.C.message.engine.consensus.processingBlocks).toBe(0);
+    const recoveredConsensus = defined(recovered.checks.C.message, 'the C message').engine.consensus;
+    expect(recoveredConsensus.lastAcceptedHeight).toBeGreaterThan(frozen);
+    expect(recoveredConsensus.processingBlocks).toBe(0);
     expect(Number(await lastIndex())).toBeGreaterThan(frozen - 1);
   });
 });
@@ -81,13 +107,13 @@ describe('peers-dropping', () => {
       'chain stake error',
     );
     expect(stake.checks.X.error).toMatch(/^not connected to enough stake: connected to \d{2}\.\d{6}%; required at least 80\.000000%$/);
-    expect(stake.checks.X.message.networking.disconnectedValidators.length).toBeGreaterThan(0);
-    const ids = stake.checks.X.message.networking.disconnectedValidators as string[];
+    const ids = defined(defined(stake.checks.X.message, 'the X message').networking.disconnectedValidators, 'disconnectedValidators');
+    expect(ids.length).toBeGreaterThan(0);
     expect([...ids].sort()).toEqual(ids);
     expect(ids.every((id) => id.startsWith('NodeID-'))).toBe(true);
     const gone = await waitFor(
       () => health(sim.url),
-      (r) => r.checks.network.message.connectedPeers === 0 && r.checks.network.error !== undefined,
+      (r) => defined(r.checks.network.message, 'the network message').connectedPeers === 0 && r.checks.network.error !== undefined,
       5_000,
       'no peers left',
     );
@@ -107,8 +133,8 @@ describe('peers-dropping', () => {
       5_000,
       'recovery',
     );
-    expect(back.checks.network.message.connectedPeers).toBeGreaterThan(1000);
-    expect(back.checks.X.message.networking.disconnectedValidators).toEqual([]);
+    expect(back.checks.network.message?.connectedPeers).toBeGreaterThan(1000);
+    expect(back.checks.X.message?.networking.disconnectedValidators).toEqual([]);
   });
 });
 
@@ -125,7 +151,7 @@ describe('disk-filling', () => {
     expect(warn.checks.diskspace.error).toMatch(
       /^remaining available disk space percentage \(\d%\) is below warning threshold available space percentage \(10%\)$/,
     );
-    const pct = warn.checks.diskspace.message.availableDiskPercentage;
+    const pct = defined(defined(warn.checks.diskspace.message, 'the diskspace message').availableDiskPercentage, 'availableDiskPercentage');
     expect(pct).toBeLessThan(10);
     expect(warn.checks.diskspace.error).toContain(`(${pct}%)`);
     const critical = await waitFor(
@@ -144,7 +170,7 @@ describe('disk-filling', () => {
       5_000,
       'disk recovery',
     );
-    expect(ok.checks.diskspace.message.availableDiskPercentage).toBeGreaterThan(25);
+    expect(ok.checks.diskspace.message?.availableDiskPercentage).toBeGreaterThan(25);
   });
 });
 
@@ -159,8 +185,8 @@ describe('router-overload', () => {
       'router error',
     );
     expect(r.checks.router.error).toMatch(/^the router is not healthy reason: number of outstanding requests (\d+) > 1024$/);
-    expect(r.checks.router.message.outstandingRequests).toBeGreaterThan(1024);
-    expect(r.checks.router.message.longestRunningRequest).toMatch(/^\d+(\.\d+)?s$/);
+    expect(r.checks.router.message?.outstandingRequests).toBeGreaterThan(1024);
+    expect(r.checks.router.message?.longestRunningRequest).toMatch(/^\d+(\.\d+)?s$/);
     sim.setScenario('node-0', 'healthy');
     await waitFor(
       () => health(sim.url),
@@ -180,11 +206,11 @@ describe('flapping', () => {
       async () => {
         const r = await health(sim.url);
         const n = r.checks.network;
-        const state = n.error === undefined ? 'ok' : `fail${n.contiguousFailures}`;
+        const state = n.error === undefined ? 'ok' : `fail${String(n.contiguousFailures)}`;
         if (seen[seen.length - 1] !== state) seen.push(state);
         if (n.error !== undefined) {
           expect(n.error).toBe('network layer is unhealthy reason: messages failure send rate 0.95 > 0.9');
-          expect(n.message.sendFailRate).toBe(0.95);
+          expect(n.message?.sendFailRate).toBe(0.95);
         } else {
           expect(n.contiguousFailures).toBeUndefined();
           expect(n.timeOfFirstFailure).toBeUndefined();
@@ -216,8 +242,8 @@ describe('transport scenarios', () => {
     const sim = await simulator(FAST);
     sim.setScenario('node-0', 'down');
     await expect(http(`${sim.url}/ext/health`)).rejects.toThrow();
-    const nodes = JSON.parse((await http(`${sim.url}/sim/nodes`)).body);
-    expect(nodes.nodes[0].scenario).toBe('down');
+    const nodes = control((await http(`${sim.url}/sim/nodes`)).body, 'nodes');
+    expect(nodes.nodes[0]?.scenario).toBe('down');
     sim.setScenario('node-0', 'healthy');
     expect((await http(`${sim.url}/ext/health/liveness`)).status).toBe(200);
   });
@@ -230,15 +256,16 @@ describe('transport scenarios', () => {
 
   it('down (refused): closes the node port and reopens it on recovery', async () => {
     const sim = await simulator({ ...FAST, portPerNode: true, nodes: 2 });
-    const [a, b] = sim.nodes;
-    expect(a!.baseUrl).not.toBe(sim.url);
+    const a = defined(sim.nodes[0], 'node-0');
+    const b = defined(sim.nodes[1], 'node-1');
+    expect(a.baseUrl).not.toBe(sim.url);
     sim.setScenario('node-0', 'down');
-    await expect(http(`${a!.baseUrl}/ext/health`)).rejects.toThrow(/ECONNREFUSED/);
-    expect((await http(`${b!.baseUrl}/ext/health/liveness`)).status).toBe(200);
+    await expect(http(`${a.baseUrl}/ext/health`)).rejects.toThrow(/ECONNREFUSED/);
+    expect((await http(`${b.baseUrl}/ext/health/liveness`)).status).toBe(200);
     sim.setScenario('node-0', 'healthy');
     await waitFor(
       () =>
-        http(`${a!.baseUrl}/ext/health/liveness`).then(
+        http(`${a.baseUrl}/ext/health/liveness`).then(
           (r) => r.status,
           () => 0,
         ),
@@ -250,13 +277,13 @@ describe('transport scenarios', () => {
 
   it('down (refused): survives quick toggling and ends listening exactly when up', async () => {
     const sim = await simulator({ ...FAST, portPerNode: true });
-    const url = `${sim.nodes[0]!.baseUrl}/ext/health/liveness`;
+    const url = `${defined(sim.nodes[0], 'node-0').baseUrl}/ext/health/liveness`;
     for (const s of ['down', 'healthy', 'down', 'healthy', 'down'] as const) sim.setScenario('node-0', s);
     await waitFor(
       () =>
         http(url).then(
           () => 'up',
-          (e: Error) => e.message,
+          (e: unknown) => (e instanceof Error ? e.message : String(e)),
         ),
       (s) => /ECONNREFUSED/.test(s),
       5_000,
@@ -284,22 +311,34 @@ describe('transport scenarios', () => {
     const sim = await simulator(FAST);
     sim.setScenario('node-0', 'garbage');
     const replies = [await http(`${sim.url}/ext/health`), await http(`${sim.url}/ext/health`), await http(`${sim.url}/ext/health`)];
-    const html = replies.find((r) => r.status === 502)!;
+    const html = defined(
+      replies.find((r) => r.status === 502),
+      'the HTML error page',
+    );
     expect(html.headers['content-type']).toBe('text/html');
     expect(html.body).toContain('<title>502 Bad Gateway</title>');
-    const truncated = replies.find((r) => r.status === 200 && !r.body.endsWith('\n'))!;
-    expect(() => JSON.parse(truncated.body)).toThrow();
-    const typed = replies.find((r) => r.body.endsWith('\n') && r.status !== 502)!;
-    const parsed = JSON.parse(typed.body);
+    const truncated = defined(
+      replies.find((r) => r.status === 200 && !r.body.endsWith('\n')),
+      'the cut-off body',
+    );
+    expect((): unknown => JSON.parse(truncated.body)).toThrow();
+    const typed = defined(
+      replies.find((r) => r.body.endsWith('\n') && r.status !== 502),
+      'the body with wrong types',
+    );
+    // Wrong types on purpose: read as unknown, not as a report.
+    const parsed = jsonObject(JSON.parse(typed.body), 'the body with wrong types');
     expect(parsed.healthy).toBe('true');
-    expect(Array.isArray(parsed.checks)).toBe(true);
-    expect(typeof parsed.checks[0].duration).toBe('string');
+    const checks: unknown = parsed.checks;
+    expect(Array.isArray(checks)).toBe(true);
+    const first: unknown = Array.isArray(checks) ? checks[0] : undefined;
+    expect(typeof jsonObject(first, 'the first check').duration).toBe('string');
     // JSON-RPC answers are garbled too.
     sim.setScenario('node-0', 'garbage', { garbageMode: 'wrong-types' });
-    const idx = JSON.parse((await rpc(`${sim.url}/ext/index/C/block`, 'index.getLastAccepted')).body);
-    expect(typeof idx.result.index).toBe('number');
+    const idx = jsonObject(JSON.parse((await rpc(`${sim.url}/ext/index/C/block`, 'index.getLastAccepted')).body), 'the garbled reply');
+    expect(typeof jsonObject(idx.result, 'the garbled result').index).toBe('number');
     sim.setScenario('node-0', 'healthy');
-    expect(JSON.parse((await http(`${sim.url}/ext/health`)).body).healthy).toBe(true);
+    expect(parseReport((await http(`${sim.url}/ext/health`)).body).healthy).toBe(true);
   });
 });
 
@@ -311,7 +350,7 @@ describe('startup scenarios', () => {
     // `starting` holds: several ticks later the chains still have not run.
     await waitFor(
       () => health(sim.url),
-      (r) => r.checks.network.contiguousFailures >= 3,
+      (r) => (r.checks.network.contiguousFailures ?? 0) >= 3,
       5_000,
       'ticks',
     );
@@ -323,7 +362,7 @@ describe('startup scenarios', () => {
       5_000,
       'healthy',
     );
-    expect(ok.checks.C.message.engine.consensus.lastAcceptedHeight).toBeGreaterThan(0);
+    expect(ok.checks.C.message?.engine.consensus.lastAcceptedHeight).toBeGreaterThan(0);
     expect(ok.checks.network.contiguousFailures).toBeUndefined();
   });
 
@@ -341,7 +380,7 @@ describe('startup scenarios', () => {
     );
     expect(boot.checks.bootstrapped.message).toEqual(['11111111111111111111111111111111LpoYY']);
     // A fresh start: the validator-health key waits out its 10 minute grace period.
-    expect(Object.keys(boot.checks.network.message)).not.toContain('primary network validator health');
+    expect(Object.keys(defined(boot.checks.network.message, 'the network message'))).not.toContain('primary network validator health');
     sim.setScenario('node-0', 'healthy');
     await waitFor(
       () => http(`${sim.url}/ext/health/readiness`),
@@ -357,7 +396,7 @@ describe('startup scenarios', () => {
     );
     expect(ok.checks.bootstrapped.message).toEqual([]);
     // 10 minutes of scenario time is 10 s of real time at this scale: not yet.
-    expect(Object.keys(ok.checks.network.message)).not.toContain('primary network validator health');
+    expect(Object.keys(defined(ok.checks.network.message, 'the network message'))).not.toContain('primary network validator health');
   });
 });
 
@@ -371,13 +410,16 @@ describe('old versions', () => {
       'first tick',
     );
     expect(Object.keys(r.checks)).toEqual(['C', 'P', 'X', 'bootstrapped', 'database', 'diskspace', 'network', 'router']);
-    expect(r.checks.C.message).toEqual({
+    const cMessage = defined(r.checks.C.message, 'the C message');
+    expect(cMessage).toEqual({
       engine: { consensus: { longestRunningBlock: '0s', outstandingBlocks: 0 }, vm: null },
-      networking: { percentConnected: r.checks.C.message.networking.percentConnected },
+      networking: { percentConnected: cMessage.networking.percentConnected },
     });
-    expect(Object.keys(r.checks.P.message.engine.vm)).toEqual(['primary-percentConnected']);
-    expect(Object.keys(r.checks.diskspace.message)).toEqual(['availableDiskBytes']);
-    expect(Object.keys(r.checks.network.message)).not.toContain('primary network validator health');
+    expect(Object.keys(defined(defined(r.checks.P.message, 'the P message').engine.vm, 'the P-Chain VM details'))).toEqual([
+      'primary-percentConnected',
+    ]);
+    expect(Object.keys(defined(r.checks.diskspace.message, 'the diskspace message'))).toEqual(['availableDiskBytes']);
+    expect(Object.keys(defined(r.checks.network.message, 'the network message'))).not.toContain('primary network validator health');
     // Tags work (v1.10.0+).
     expect(Object.keys((await health(sim.url, '?tag=x')).checks)).toEqual(['bootstrapped', 'database', 'diskspace', 'network', 'router']);
   });
@@ -385,7 +427,7 @@ describe('old versions', () => {
   it('old-version-v1.7: go-sundheit results with an error object; no readiness or liveness', async () => {
     const sim = await simulator({ ...FAST, scenario: 'old-version-v1.7' });
     const r = await waitFor(
-      () => health(sim.url),
+      () => legacyHealth(sim.url),
       (x) => x.checks.C.timestamp !== '0001-01-01T00:00:00Z',
       5_000,
       'first tick',
@@ -394,18 +436,18 @@ describe('old versions', () => {
     expect(r.status).toBe(503);
     expect(Object.keys(r.checks.C)).toEqual(['message', 'error', 'timestamp', 'duration', 'contiguousFailures', 'timeOfFirstFailure']);
     expect(r.checks.C.message).toBeNull();
-    expect(r.checks.C.error).toEqual({ message: expect.stringMatching(/^block processing time \d+(\.\d+)?s > 30s$/) });
+    expect(r.checks.C.error).toEqual({ message: matching(/^block processing time \d+(\.\d+)?s > 30s$/) });
     expect(r.raw).toContain('\\u003e 30s');
     expect(r.checks.X).toEqual({ timestamp: r.checks.X.timestamp, duration: r.checks.X.duration, contiguousFailures: 0, timeOfFirstFailure: null });
-    expect(r.checks.P.message).toEqual({ percentConnected: expect.any(Number) });
-    expect(Object.keys(r.checks['network.validators.heartbeat'].message)).toEqual(['heartbeat']);
+    expect(r.checks.P.message).toEqual({ percentConnected: anyNumber() });
+    expect(Object.keys(defined(r.checks['network.validators.heartbeat'].message, 'the heartbeat message'))).toEqual(['heartbeat']);
     // Tags did not exist: a filter is ignored.
-    expect(Object.keys((await health(sim.url, '?tag=x')).checks)).toHaveLength(5);
+    expect(Object.keys((await legacyHealth(sim.url, '?tag=x')).checks)).toHaveLength(5);
     expect((await rpc(`${sim.url}/ext/health`, 'health.readiness')).body).toBe(serviceError('rpc: can\'t find method "health.Readiness"'));
     expect((await http(`${sim.url}/ext/health/readiness`)).status).toBe(404);
     expect((await post(`${sim.url}/ext/index/X/block`, '{}')).status).toBe(404);
-    const viaRpc = JSON.parse((await rpc(`${sim.url}/ext/health`, 'health.health', { tags: ['x'] })).body);
-    expect(viaRpc.result.healthy).toBe(false);
+    const viaRpc = await result(`${sim.url}/ext/health`, 'health.health', { tags: ['x'] });
+    expect(viaRpc.healthy).toBe(false);
     // Back to the current version: the modern shape again.
     sim.setScenario('node-0', 'healthy');
     const now = await waitFor(
@@ -421,20 +463,26 @@ describe('old versions', () => {
 describe('control API', () => {
   it('lists nodes and switches scenarios over HTTP, with clear errors', async () => {
     const sim = await simulator(FAST);
-    const list = JSON.parse((await http(`${sim.url}/sim/nodes`)).body);
+    const list = control((await http(`${sim.url}/sim/nodes`)).body, 'nodes');
     expect(list.nodes).toHaveLength(1);
-    expect(list.nodes[0]).toMatchObject({ name: 'node-0', baseUrl: sim.url, nodeId: sim.nodes[0]!.nodeId, scenario: 'healthy', version: 'v1.14' });
+    expect(list.nodes[0]).toMatchObject({
+      name: 'node-0',
+      baseUrl: sim.url,
+      nodeId: defined(sim.nodes[0], 'node-0').nodeId,
+      scenario: 'healthy',
+      version: 'v1.14',
+    });
     const set = await post(`${sim.url}/sim/nodes/node-0/scenario`, '{"scenario":"bootstrapping"}');
     expect(set.status).toBe(200);
-    expect(JSON.parse(set.body).scenario).toBe('bootstrapping');
+    expect(control(set.body, 'node').scenario).toBe('bootstrapping');
     expect(sim.scenarioOf('node-0')).toBe('bootstrapping');
     expect((await http(`${sim.url}/ext/health/readiness`)).status).toBe(503);
     const bad = await post(`${sim.url}/sim/nodes/node-0/scenario`, '{"scenario":"exploding"}');
-    expect([bad.status, JSON.parse(bad.body).error]).toEqual([400, 'unknown scenario "exploding"']);
+    expect([bad.status, control(bad.body, 'error').error]).toEqual([400, 'unknown scenario "exploding"']);
     expect((await post(`${sim.url}/sim/nodes/node-9/scenario`, '{"scenario":"healthy"}')).status).toBe(404);
     expect((await post(`${sim.url}/sim/nodes/node-0/scenario`, 'not json')).status).toBe(400);
     expect((await post(`${sim.url}/sim/nodes/node-0/scenario`, '{"scenario":"down","downMode":"refused"}')).status).toBe(400);
-    expect(JSON.parse((await http(`${sim.url}/sim/scenarios`)).body).scenarios).toContain('old-version-v1.7');
+    expect(control((await http(`${sim.url}/sim/scenarios`)).body, 'scenarios').scenarios).toContain('old-version-v1.7');
     expect(() => sim.setScenario('node-0', 'nope' as never)).toThrow(/unknown scenario/);
     expect(() => sim.setScenario('node-7', 'healthy')).toThrow(/unknown node/);
   });
