@@ -2,7 +2,8 @@
 // and every error string.
 
 import { describe, expect, it } from 'vitest';
-import { http, rpc, serviceError, simulator } from './helpers.js';
+import { defined } from '../helpers/assert.js';
+import { http, result, rpc, serviceError, simulator } from './helpers.js';
 
 const STILL = { checkFrequencyMs: 3_600_000 };
 const INVALID_ARG = "couldn't unmarshal an argument. Ensure arguments are valid and properly formatted. See documentation for example calls";
@@ -22,8 +23,8 @@ describe('admin.alias', () => {
     expect((await http(`${sim.url}/ext/myhealth`)).status).toBe(200);
     expect((await http(`${sim.url}/ext/health/liveness`)).status).toBe(200);
     expect(await admin(sim.url, 'admin.alias', { endpoint: 'index/C', alias: 'cidx' })).toBe(OK);
-    const last = JSON.parse((await rpc(`${sim.url}/ext/cidx/block`, 'index.getLastAccepted')).body);
-    expect(last.result.encoding).toBe('hex');
+    const last = await result(`${sim.url}/ext/cidx/block`, 'index.getLastAccepted');
+    expect(last.encoding).toBe('hex');
   });
 
   it('refuses an alias longer than 512 bytes and an alias already taken', async () => {
@@ -70,7 +71,7 @@ describe('chain aliases', () => {
       serviceError('base58 decoding error: high-bit set on invalid digit'),
     );
     // A valid cb58 string that is not 32 bytes long: a node ID's 20.
-    expect(await admin(sim.url, 'admin.getChainAliases', { chain: sim.nodes[0]!.nodeId.slice('NodeID-'.length) })).toBe(
+    expect(await admin(sim.url, 'admin.getChainAliases', { chain: defined(sim.nodes[0], 'node-0').nodeId.slice('NodeID-'.length) })).toBe(
       serviceError('invalid hash length: expected 32 bytes but got 20'),
     );
     expect(await admin(sim.url, 'admin.getChainAliases', { chain: `${X_CHAIN.slice(0, -1)}N` })).toBe(serviceError('invalid input checksum'));
@@ -131,12 +132,12 @@ describe('VMs, profiles and the rest', () => {
     const evm = '"newVMs":{"srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy":["subnet-evm"]}';
     expect(await admin(a, 'admin.loadVMs')).toBe(`{"jsonrpc":"2.0","result":{${evm}},"id":1}\n`);
     expect(await admin(a, 'admin.loadVMs', {})).toBe('{"jsonrpc":"2.0","result":{"newVMs":{}},"id":1}\n');
-    const first = JSON.parse(await admin(b, 'admin.loadVMs'));
-    expect(Object.keys(first.result)).toEqual(['newVMs', 'failedVMs']);
-    expect(Object.values(first.result.failedVMs)).toEqual(['fork/exec: exec format error']);
-    const again = JSON.parse(await admin(b, 'admin.loadVMs'));
-    expect(again.result.newVMs).toEqual({});
-    expect(again.result.failedVMs).toEqual(first.result.failedVMs);
+    const first = await result(`${b}/ext/admin`, 'admin.loadVMs');
+    expect(Object.keys(first)).toEqual(['newVMs', 'failedVMs']);
+    expect(Object.values(defined(first.failedVMs, 'failedVMs'))).toEqual(['fork/exec: exec format error']);
+    const again = await result(`${b}/ext/admin`, 'admin.loadVMs');
+    expect(again.newVMs).toEqual({});
+    expect(again.failedVMs).toEqual(first.failedVMs);
   });
 
   it('runs the CPU profiler from idle to running and back', async () => {
@@ -154,8 +155,8 @@ describe('VMs, profiles and the rest', () => {
       expect(await admin(sim.url, method), method).toBe(OK);
     }
     expect(await admin(sim.url, 'admin.memoryProfile', 'x')).toBe(serviceError(INVALID_ARG));
-    const config = JSON.parse(await admin(sim.url, 'admin.getConfig')).result;
-    expect(config).toMatchObject({ nodeID: sim.nodes[0]!.nodeId, networkID: 1, healthCheckFreq: 3_600_000_000_000 });
+    const config = await result(`${sim.url}/ext/admin`, 'admin.getConfig');
+    expect(config).toMatchObject({ nodeID: defined(sim.nodes[0], 'node-0').nodeId, networkID: 1, healthCheckFreq: 3_600_000_000_000 });
     expect(await admin(sim.url, 'admin.dbGet', { key: '0x0102' })).toBe('{"jsonrpc":"2.0","result":{"value":"","errorCode":2},"id":1}\n');
     expect(await admin(sim.url, 'admin.dbGet', { key: '0102' })).toBe(serviceError('missing 0x prefix to hex encoding'));
     expect(await admin(sim.url, 'admin.dbGet', { key: '0x012' })).toBe(serviceError('encoding/hex: odd length hex string'));

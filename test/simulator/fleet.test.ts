@@ -2,18 +2,17 @@
 // prefixes, each with its own ID, zone, heights and scenario.
 
 import { describe, expect, it } from 'vitest';
-import { http, post, report, rpc, simulator, waitFor } from './helpers.js';
+import { defined } from '../helpers/assert.js';
+import { control, http, matching, post, report, result, rpc, simulator, waitFor } from './helpers.js';
 
 /** Runs `fn` over `items` with at most `limit` in flight. */
 async function pool<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
+  const out = new Array<R>(items.length);
+  // One iterator shared by the workers: each takes the next item when it is free.
+  const queue = items.entries();
   await Promise.all(
     Array.from({ length: limit }, async () => {
-      while (next < items.length) {
-        const i = next++;
-        out[i] = await fn(items[i]!);
-      }
+      for (const [i, item] of queue) out[i] = await fn(item);
     }),
   );
   return out;
@@ -30,7 +29,7 @@ describe('a fleet of 400 nodes on one port', () => {
     });
     expect(Date.now() - t0).toBeLessThan(5_000);
     expect(sim.nodes).toHaveLength(400);
-    expect(sim.nodes[17]).toEqual({ name: 'node-17', baseUrl: `${sim.url}/node-17`, nodeId: expect.stringMatching(/^NodeID-/) });
+    expect(sim.nodes[17]).toEqual({ name: 'node-17', baseUrl: `${sim.url}/node-17`, nodeId: matching(/^NodeID-/) });
     expect(new Set(sim.nodes.map((n) => n.nodeId)).size).toBe(400);
     // The node API at the root is not served in a fleet: each node lives under its prefix.
     expect((await http(`${sim.url}/ext/health`)).status).toBe(404);
@@ -49,34 +48,37 @@ describe('a fleet of 400 nodes on one port', () => {
         expect(report(r.body).checks.C.timestamp).toBeTypeOf('string');
       }
       // Zones differ across the fleet.
-      const zones = new Set(replies.map(({ r }) => /(Z|[+-]\d\d:\d\d)"/.exec(report(r.body).checks.bls.timestamp + '"')![1]));
+      const zones = new Set(
+        replies.map(({ r }) => defined(/(Z|[+-]\d\d:\d\d)"/.exec(report(r.body).checks.bls.timestamp + '"'), 'a zone in the bls timestamp')[1]),
+      );
       expect(zones.size).toBeGreaterThanOrEqual(4);
     }
 
     // Index and admin answer per node too.
-    const last = JSON.parse((await rpc(`${sim.nodes[250]!.baseUrl}/ext/index/C/block`, 'index.getLastAccepted')).body);
-    expect(last.result.timestamp).toMatch(/(Z|[+-]\d\d:\d\d)$/);
-    expect((await rpc(`${sim.nodes[251]!.baseUrl}/ext/admin`, 'admin.startCPUProfiler')).body).toBe('{"jsonrpc":"2.0","result":{},"id":1}\n');
+    const node = (i: number) => defined(sim.nodes[i], `node-${i}`);
+    const last = await result(`${node(250).baseUrl}/ext/index/C/block`, 'index.getLastAccepted');
+    expect(last.timestamp).toMatch(/(Z|[+-]\d\d:\d\d)$/);
+    expect((await rpc(`${node(251).baseUrl}/ext/admin`, 'admin.startCPUProfiler')).body).toBe('{"jsonrpc":"2.0","result":{},"id":1}\n');
     // Admin state is per node.
-    expect((await rpc(`${sim.nodes[252]!.baseUrl}/ext/admin`, 'admin.startCPUProfiler')).body).toBe('{"jsonrpc":"2.0","result":{},"id":1}\n');
+    expect((await rpc(`${node(252).baseUrl}/ext/admin`, 'admin.startCPUProfiler')).body).toBe('{"jsonrpc":"2.0","result":{},"id":1}\n');
 
     const set = await post(`${sim.url}/sim/nodes/node-17/scenario`, '{"scenario":"stalled-chain"}');
     expect(set.status).toBe(200);
     await waitFor(
-      async () => (await http(`${sim.nodes[17]!.baseUrl}/ext/health`)).status,
+      async () => (await http(`${node(17).baseUrl}/ext/health`)).status,
       (s) => s === 503,
       5_000,
       'node-17 to fail',
     );
-    expect((await http(`${sim.nodes[16]!.baseUrl}/ext/health`)).status).toBe(200);
-    expect((await http(`${sim.nodes[18]!.baseUrl}/ext/health`)).status).toBe(200);
-    const listed = JSON.parse((await http(`${sim.url}/sim/nodes`)).body).nodes as Array<{ name: string; scenario: string }>;
+    expect((await http(`${node(16).baseUrl}/ext/health`)).status).toBe(200);
+    expect((await http(`${node(18).baseUrl}/ext/health`)).status).toBe(200);
+    const listed = control((await http(`${sim.url}/sim/nodes`)).body, 'nodes').nodes;
     expect(listed).toHaveLength(400);
     expect(listed.filter((n) => n.scenario !== 'healthy').map((n) => n.name)).toEqual(['node-17', 'node-99', 'node-199', 'node-299', 'node-399']);
 
     // One call switches the whole fleet.
     const all = await post(`${sim.url}/sim/scenario`, '{"scenario":"healthy"}');
-    expect(JSON.parse(all.body).nodes).toHaveLength(400);
+    expect(control(all.body, 'nodes').nodes).toHaveLength(400);
     expect(sim.scenarioOf('node-99')).toBe('healthy');
   });
 
@@ -86,7 +88,7 @@ describe('a fleet of 400 nodes on one port', () => {
     const sim = await simulator({ nodes: 3000, checkFrequencyMs: 1_000 });
     const started = Date.now() - t0;
     expect(started).toBeLessThan(10_000);
-    const replies = await pool([0, 999, 1500, 2999], 4, (i) => http(`${sim.nodes[i]!.baseUrl}/ext/health`));
+    const replies = await pool([0, 999, 1500, 2999], 4, (i) => http(`${defined(sim.nodes[i], `node-${i}`).baseUrl}/ext/health`));
     expect(replies.map((r) => r.status)).toEqual([200, 200, 200, 200]);
     // Well under 100 kB of heap per node.
     expect((process.memoryUsage().heapUsed - before) / 3000).toBeLessThan(100_000);
@@ -106,7 +108,7 @@ describe('a fleet of 400 nodes on one port', () => {
     // The control API is on the main port only.
     expect((await http(`${sim.url}/sim/nodes`)).status).toBe(200);
     expect((await http(`${sim.url}/ext/health`)).status).toBe(404);
-    expect((await http(`${sim.nodes[0]!.baseUrl}/sim/nodes`)).status).toBe(404);
+    expect((await http(`${defined(sim.nodes[0], 'node-0').baseUrl}/sim/nodes`)).status).toBe(404);
   });
 });
 
