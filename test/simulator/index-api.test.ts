@@ -3,7 +3,9 @@
 
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { http, post, result, rpc, RFC3339, serviceError, simulator, waitFor } from './helpers.js';
+import { defined } from '../helpers/assert.js';
+import { envelope, http, post, report, result, rpc, RFC3339, serviceError, simulator, waitFor } from './helpers.js';
+import type { FormattedContainer } from './results.js';
 
 const ENDPOINTS = ['C/block', 'P/block', 'X/block', 'X/tx', 'X/vtx'] as const;
 const INVALID_ARG = "couldn't unmarshal an argument. Ensure arguments are valid and properly formatted. See documentation for example calls";
@@ -20,20 +22,12 @@ function cb58Bytes(text: string): Buffer {
   }
   const hex = n.toString(16);
   const raw = Buffer.from(hex.length % 2 ? `0${hex}` : hex, 'hex');
-  const lead = text.match(/^1*/)![0].length;
+  const lead = defined(/^1*/.exec(text), 'the leading 1s')[0].length;
   const all = Buffer.concat([Buffer.alloc(lead), raw]);
   const body = all.subarray(0, -4);
   const sum = createHash('sha256').update(body).digest().subarray(28);
   if (!sum.equals(all.subarray(-4))) throw new Error(`bad cb58 checksum: ${text}`);
   return body;
-}
-
-interface FormattedContainer {
-  id: string;
-  bytes: string;
-  timestamp: string;
-  encoding: string;
-  index: string;
 }
 
 function checkContainer(c: FormattedContainer, encoding = 'hex'): void {
@@ -172,10 +166,10 @@ describe('index encodings and time', () => {
 
   it('ties the chain check to the index: lastAcceptedID is the block at index height-1', async () => {
     const sim = await simulator(STILL);
-    const health = JSON.parse((await http(`${sim.url}/ext/health`)).body);
-    const consensus = health.checks.C.message.engine.consensus;
+    const health = report((await http(`${sim.url}/ext/health`)).body);
+    const consensus = defined(health.checks.C.message, 'the C message').engine.consensus;
     const block = await result<FormattedContainer>(`${sim.url}/ext/index/C/block`, 'index.getContainerByIndex', {
-      index: consensus.lastAcceptedHeight - 1,
+      index: defined(consensus.lastAcceptedHeight, 'lastAcceptedHeight') - 1,
     });
     expect(block.id).toBe(consensus.lastAcceptedID);
   });
@@ -193,13 +187,14 @@ describe('index encodings and time', () => {
       serviceError('numToFetch must be in [1,1024] but is 0'),
     );
     const first = await waitFor(
-      async () => JSON.parse((await rpc(url('C/block'), 'index.getContainerByIndex', { index: 0 })).body),
+      async () => envelope((await rpc(url('C/block'), 'index.getContainerByIndex', { index: 0 })).body, 'index.getContainerByIndex'),
       (r) => r.result !== undefined,
       5_000,
       'the first C block of a fresh index',
     );
-    checkContainer(first.result);
-    expect(Math.abs(Date.parse(first.result.timestamp) - Date.now())).toBeLessThan(5_000);
+    const container = defined(first.result, 'the first container');
+    checkContainer(container);
+    expect(Math.abs(Date.parse(container.timestamp) - Date.now())).toBeLessThan(5_000);
   });
 
   it('is 404 when indexing is off, and the endpoint takes POST JSON-RPC only', async () => {

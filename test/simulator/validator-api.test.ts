@@ -8,7 +8,7 @@ import { L1_SUBNET_ID, PRIMARY_NETWORK_ID } from '../../src/simulator/index.js';
 import { cb58Encode, sha256 } from '../../src/simulator/ids.js';
 import { INVALID_ARG } from '../../src/simulator/rpc.js';
 import { defined } from '../helpers/assert.js';
-import { http, post, report, result, rpc, serviceError, simulator, waitFor } from './helpers.js';
+import { control, envelope, http, post, report, result, rpc, serviceError, simulator, waitFor } from './helpers.js';
 
 const STILL = { checkFrequencyMs: 3_600_000 };
 const UINT = /^(0|[1-9]\d*)$/;
@@ -99,7 +99,7 @@ describe('info API (v1.14.2)', () => {
     expect(u.body).toMatch(
       /^\{"jsonrpc":"2\.0","result":\{"rewardingStakePercentage":"\d+\.\d{4}","weightedAveragePercentage":"\d+\.\d{4}"\},"id":1\}\n$/,
     );
-    const parsed = JSON.parse(u.body).result;
+    const parsed = defined(envelope(u.body, 'info.uptime').result, 'the uptime');
     expect(Number(parsed.weightedAveragePercentage)).toBeGreaterThan(99);
     expect(Number(parsed.weightedAveragePercentage)).toBeLessThanOrEqual(100);
     expect(parsed.rewardingStakePercentage).toBe('100.0000');
@@ -120,7 +120,7 @@ describe('info API (v1.14.2)', () => {
     const peers = await result(info(base), 'info.peers');
     expect(peers.numPeers).toMatch(UINT);
     expect(peers.peers).toHaveLength(Number(peers.numPeers));
-    const connected = report((await http(`${base}/ext/health`)).body).checks.network.message.connectedPeers;
+    const connected = defined(report((await http(`${base}/ext/health`)).body).checks.network.message, 'the network message').connectedPeers;
     expect(Number(peers.numPeers)).toBe(connected);
     const p = defined(peers.peers[0], 'the first peer');
     expect(Object.keys(p)).toEqual([
@@ -166,7 +166,7 @@ describe('info API (v1.14.2)', () => {
 describe('P-Chain API (v1.14.2)', () => {
   it('getCurrentValidators for the node’s own ID: the primary-network entry in wire order, its signer the node’s key', async () => {
     const sim = await simulator(STILL);
-    const node = sim.nodes[0]!;
+    const node = defined(sim.nodes[0], 'node-0');
     const pop = (await result(info(node.baseUrl), 'info.getNodeID')).nodePOP;
     const r = await result(pchain(node.baseUrl), 'platform.getCurrentValidators', { nodeIDs: [node.nodeId] });
     expect(r.validators).toHaveLength(1);
@@ -224,7 +224,7 @@ describe('P-Chain API (v1.14.2)', () => {
 
   it('getCurrentValidators of the L1: the ACP-77 entry with its balance; the fee state and height', async () => {
     const sim = await simulator({ ...STILL, nodes: 2, trackL1: true, l1Validator: (i) => i === 0 });
-    const node = sim.nodes[0]!;
+    const node = defined(sim.nodes[0], 'node-0');
     // docs/simulator.md names it, for the exporter's platform.subnets.
     expect(L1_SUBNET_ID).toBe('2b8ydpN1KbPWFS2QodieQ1y9iSbJnPCARgH9jRo6BiLRSjVrMo');
     const r = await result(pchain(node.baseUrl), 'platform.getCurrentValidators', { subnetID: L1_SUBNET_ID, nodeIDs: [node.nodeId] });
@@ -255,8 +255,8 @@ describe('P-Chain API (v1.14.2)', () => {
     expect(l1.subnetID).toBe(L1_SUBNET_ID);
     const height = await result(pchain(node.baseUrl), 'platform.getHeight');
     expect(height.height).toMatch(UINT);
-    const consensus = report((await http(`${node.baseUrl}/ext/health`)).body).checks.P.message.engine.consensus;
-    expect(Number(height.height)).toBeGreaterThanOrEqual(consensus.lastAcceptedHeight);
+    const consensus = defined(report((await http(`${node.baseUrl}/ext/health`)).body).checks.P.message, 'the P message').engine.consensus;
+    expect(Number(height.height)).toBeGreaterThanOrEqual(defined(consensus.lastAcceptedHeight, 'lastAcceptedHeight'));
   });
 
   it('is served at /ext/bc/P, /ext/bc/platform, its chain ID and any alias the admin API adds', async () => {
@@ -267,7 +267,7 @@ describe('P-Chain API (v1.14.2)', () => {
     }
     expect(expected.status).toBe(200);
     expect((await rpc(`${sim.url}/ext/admin`, 'admin.aliasChain', { chain: 'P', alias: 'pee' })).body).toBe('{"jsonrpc":"2.0","result":{},"id":1}\n');
-    expect(JSON.parse((await rpc(`${sim.url}/ext/bc/pee`, 'platform.getHeight')).body).result.height).toMatch(UINT);
+    expect((await result(`${sim.url}/ext/bc/pee`, 'platform.getHeight')).height).toMatch(UINT);
     expect((await http(`${sim.url}/ext/bc/P`)).body).toBe('rpc: POST method required, received GET');
   });
 
@@ -306,7 +306,7 @@ describe('older releases', () => {
 
   it('v1.10.19 (old-version): info.upgrades and getValidatorFeeState are not found; uptime takes a subnetID; entries carry stakeAmount and rewardOwner', async () => {
     const sim = await simulator({ ...STILL, scenario: 'old-version' });
-    const node = sim.nodes[0]!;
+    const node = defined(sim.nodes[0], 'node-0');
     expect((await rpc(info(sim.url), 'info.upgrades')).body).toBe(serviceError('rpc: can\'t find method "info.Upgrades"'));
     expect((await rpc(pchain(sim.url), 'platform.getValidatorFeeState')).body).toBe(
       serviceError('rpc: can\'t find method "platform.GetValidatorFeeState"'),
@@ -370,18 +370,18 @@ describe('older releases', () => {
 describe('the control API', () => {
   it('lists the new scenarios and shows each node’s release and staking roles', async () => {
     const sim = await simulator({ ...STILL, nodes: 3, trackL1: (i) => i === 1 });
-    const scenarios = JSON.parse((await http(`${sim.url}/sim/scenarios`)).body).scenarios;
+    const scenarios = control((await http(`${sim.url}/sim/scenarios`)).body, 'scenarios').scenarios;
     expect(scenarios).toEqual(
       expect.arrayContaining(['uptime-dropping', 'stake-expiring', 'l1-balance-draining', 'node-id-changed', 'version-behind']),
     );
-    const nodes = JSON.parse((await http(`${sim.url}/sim/nodes`)).body).nodes;
-    expect(nodes.map((n: { validator: boolean; l1Validator: boolean; release: string }) => [n.validator, n.l1Validator, n.release])).toEqual([
+    const nodes = control((await http(`${sim.url}/sim/nodes`)).body, 'nodes').nodes;
+    expect(nodes.map((n) => [n.validator, n.l1Validator, n.release])).toEqual([
       [true, false, '1.14.2'],
       [false, true, '1.14.2'],
       [false, false, '1.14.2'],
     ]);
     const switched = await post(`${sim.url}/sim/nodes/node-0/scenario`, '{"scenario":"version-behind"}');
-    expect(JSON.parse(switched.body).release).toBe('1.13.5');
+    expect(control(switched.body, 'node').release).toBe('1.13.5');
     await waitFor(
       () => result(info(defined(sim.nodes[0], 'node-0').baseUrl), 'info.getNodeVersion'),
       (v) => v.version === 'avalanchego/1.13.5',

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { L1_SUBNET_ID } from '../../src/simulator/index.js';
 import { defined } from '../helpers/assert.js';
-import { http, post, report, result, rpc, serviceError, simulator, waitFor } from './helpers.js';
+import { control, http, post, report, result, rpc, serviceError, simulator, waitFor } from './helpers.js';
 
 const FAST = { timeScale: 60, checkFrequencyMs: 40 };
 const NOT_A_VALIDATOR = serviceError("couldn't get node uptime: node is not a validator");
@@ -143,8 +143,8 @@ describe('node-id-changed', () => {
       'a healthy report',
     );
     expect(report(h.body).checks.bls.message).toBe('node is not a validator');
-    const control = JSON.parse((await http(`${sim.url}/sim/nodes/node-0`)).body);
-    expect([control.nodeId, control.validator, control.l1Validator]).toEqual([changed, false, false]);
+    const described = control((await http(`${sim.url}/sim/nodes/node-0`)).body, 'node');
+    expect([described.nodeId, described.validator, described.l1Validator]).toEqual([changed, false, false]);
 
     sim.setScenario('node-0', 'healthy');
     expect(defined(sim.nodes[0], 'node-0').nodeId).toBe(original);
