@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseSimulateArgs, runSimulateCommand } from '../../src/simulator/cli.js';
 import { L1_SUBNET_ID } from '../../src/simulator/index.js';
+import { defined } from '../helpers/assert.js';
 import { http, waitFor } from './helpers.js';
 
 function capture() {
@@ -111,7 +112,7 @@ describe('runSimulateCommand', () => {
       5_000,
       'the banner',
     );
-    const base = /control API at (http:\/\/127\.0\.0\.1:\d+)\/sim\/nodes/.exec(text)![1]!;
+    const base = defined(/control API at (http:\/\/127\.0\.0\.1:\d+)\/sim\/nodes/.exec(text)?.[1], 'the control API address in the banner');
     expect(text).toMatch(/node-0 +healthy +NodeID-\w+ +http:\/\/127\.0\.0\.1:\d+\/node-0\n/);
     expect(text).toMatch(/node-1 +bootstrapping +NodeID-\w+ +http:\/\/127\.0\.0\.1:\d+\/node-1\n/);
     expect((await http(`${base}/node-1/ext/health/readiness`)).status).toBe(503);
@@ -149,7 +150,7 @@ describe('runSimulateCommand', () => {
       5_000,
       'the banner',
     );
-    const port = /127\.0\.0\.1:(\d+)/.exec(text)![1];
+    const port = defined(/127\.0\.0\.1:(\d+)/.exec(text)?.[1], 'the port in the banner');
     const second = capture();
     expect(await runSimulateCommand([`--web.listen-address=127.0.0.1:${port}`], { ...second.io, stopSignal: new Promise(() => undefined) })).toBe(1);
     expect(second.err.join('')).toMatch(/cannot start: .*EADDRINUSE/);

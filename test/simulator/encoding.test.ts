@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { CHAINS } from '../../src/simulator/chain.js';
 import { compactRaw, goJson, goQuote, parseGoJson } from '../../src/simulator/gojson.js';
 import { cb58Decode, cb58Encode, hexNoChecksum, hexWithChecksum, parseId } from '../../src/simulator/ids.js';
+import { defined } from '../helpers/assert.js';
 
 describe('parseGoJson', () => {
   it.each([
@@ -39,7 +40,8 @@ describe('parseGoJson', () => {
     const [n, s, a] = node.entries.map(([, v]) => v);
     expect(n).toMatchObject({ kind: 'number', text: '18446744073709551615' });
     expect(s).toMatchObject({ kind: 'string', value: 'é\n' });
-    expect(text.slice(a!.start, a!.end)).toBe('[true,null]');
+    const array = defined(a, 'the array value');
+    expect(text.slice(array.start, array.end)).toBe('[true,null]');
     expect(text.slice(node.start, node.end)).toBe(text.trim().replace(' tail', ''));
   });
 });

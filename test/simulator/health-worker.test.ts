@@ -3,6 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { HealthWorker } from '../../src/simulator/health.js';
+import { parseReport } from './helpers.js';
 
 const T0 = 1_774_917_950_487_301_876n; // 2026-03-31T00:45:50.487301876Z
 const SEC = 1_000_000_000n;
@@ -18,7 +19,7 @@ describe('HealthWorker', () => {
   it('counts contiguous failures, keeps the first failure time, and clears both on a pass', () => {
     const w = worker();
     w.register('router', ['application']);
-    const current = () => JSON.parse(w.report([]).json).checks.router;
+    const current = () => parseReport(w.report([]).json).checks.router;
     w.record('router', { message: { outstandingRequests: 2000 }, error: 'overloaded' }, T0, 5875);
     expect(w.report([]).json).toBe(
       '{"checks":{"router":{"message":{"outstandingRequests":2000},"error":"overloaded","timestamp":"2026-03-31T00:45:50.487301876Z","duration":5875,"contiguousFailures":1,"timeOfFirstFailure":"2026-03-31T00:45:50.487301876Z"}},"healthy":false}',
@@ -44,7 +45,7 @@ describe('HealthWorker', () => {
       '{"checks":{"bootstrapped":{"error":"not yet run","timestamp":"0001-01-01T00:00:00Z","duration":0}},"healthy":false}',
     );
     w.record('bootstrapped', { message: ['x'], error: 'subnets not bootstrapped' }, T0, 1);
-    const r = JSON.parse(w.report([]).json).checks.bootstrapped;
+    const r = parseReport(w.report([]).json).checks.bootstrapped;
     expect(r.contiguousFailures).toBe(1);
     expect(r.timestamp).toBe('2026-03-30T20:45:50.487301876-04:00');
   });
@@ -70,7 +71,7 @@ describe('HealthWorker', () => {
     w.record('L1', { error: 'down' }, T0, 1);
     const pick = (tags: string[]) => {
       const r = w.report(tags);
-      return [Object.keys(JSON.parse(r.json).checks), r.healthy];
+      return [Object.keys(parseReport(r.json).checks), r.healthy];
     };
     expect(pick([])).toEqual([['C', 'L1', 'network'], false]);
     expect(pick(['all'])).toEqual([['C', 'L1', 'network'], false]);

@@ -3,6 +3,7 @@
 // notifications, params forms, escaping, gzip and path cleaning.
 
 import { describe, expect, it } from 'vitest';
+import { defined } from '../helpers/assert.js';
 import { http, post, rpc, serviceError, simulator } from './helpers.js';
 
 const STILL = { checkFrequencyMs: 3_600_000 };
@@ -16,7 +17,7 @@ describe('routing', () => {
       expect(r.status, path).toBe(404);
       expect(r.body, path).toBe('404 page not found\n');
       expect(r.headers['content-type'], path).toBe('text/plain; charset=utf-8');
-      expect(r.headers['node-id'], path).toBe(sim.nodes[0]!.nodeId);
+      expect(r.headers['node-id'], path).toBe(defined(sim.nodes[0], 'node-0').nodeId);
     }
   });
 
@@ -41,7 +42,7 @@ describe('allowed hosts', () => {
     expect(denied.status).toBe(403);
     expect(denied.body).toBe('invalid host specified\n');
     expect(denied.headers['content-type']).toBe('text/plain; charset=utf-8');
-    expect(denied.headers['node-id']).toBe(sim.nodes[0]!.nodeId);
+    expect(denied.headers['node-id']).toBe(defined(sim.nodes[0], 'node-0').nodeId);
     expect((await withHost('LOCALHOST:9650')).status).toBe(200);
     expect((await withHost('localhost')).status).toBe(200);
     expect((await withHost('10.1.2.3:9650')).status).toBe(200);
