@@ -11,11 +11,12 @@ import { join } from 'node:path';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/config/schema.js';
+import { defined } from '../helpers/assert.js';
 import { waitFor } from '../helpers/fake-node.js';
 import { freePort } from '../helpers/net.js';
 import { bcryptHash, makePki } from '../helpers/tls.js';
 import { RULES_DIR, ruleFilePaths } from '../rules/lib.js';
-import { CHART, IN_CI, MAIN, PACKAGE_VERSION, ROOT, findTool, missingDist, parseManifests, run, type K8sObject } from './lib.js';
+import { CHART, IN_CI, MAIN, PACKAGE_VERSION, ROOT, findTool, missingDist, parseManifests, run, type Container, type K8sObject, type RenderedKinds } from './lib.js';
 
 const helm = findTool('helm', ['version', '--short'], true);
 const HELM = helm.path ?? 'helm';
@@ -44,13 +45,16 @@ function templateWith(values: unknown, extra: string[] = []): K8sObject[] {
   writeFileSync(file, stringifyYaml(values));
   return template(['-f', file, ...extra]);
 }
-function one(objs: K8sObject[], kind: string): K8sObject & Record<string, any> {
+/** The one object of `kind`, typed by its kind (the tests then assert on its fields). */
+function one<K extends keyof RenderedKinds>(objs: K8sObject[], kind: K): RenderedKinds[K] {
   const found = objs.filter((o) => o.kind === kind);
   expect(found.map((o) => o.kind), `exactly one ${kind}`).toEqual([kind]);
-  return found[0] as K8sObject & Record<string, any>;
+  return defined(found[0], kind) as RenderedKinds[K];
 }
 const podSpec = (objs: K8sObject[]) => one(objs, 'Deployment').spec.template.spec;
-const container = (objs: K8sObject[]) => podSpec(objs).containers[0];
+const container = (objs: K8sObject[]): Container => defined(podSpec(objs).containers[0], 'the container');
+/** The object's data[key] (a ConfigMap's file). */
+const dataOf = (cm: RenderedKinds['ConfigMap'], key: string): string => defined(cm.data[key], `data[${key}] of ConfigMap ${cm.metadata.name}`);
 const checksum = (objs: K8sObject[]): string | undefined => one(objs, 'Deployment').spec.template.metadata.annotations?.['checksum/config'];
 
 /** The project's rule groups: recording rules first, then alerts (the chart's order). */
@@ -80,14 +84,15 @@ describe('chart metadata', () => {
     const lines = readFileSync(join(CHART, 'values.yaml'), 'utf8').split('\n');
     const undocumented: string[] = [];
     let parent = '';
-    for (let i = 0; i < lines.length; i++) {
-      const m = /^( {0,2})([A-Za-z]\w*):/.exec(lines[i]!);
+    for (const [i, line] of lines.entries()) {
+      const m = /^( {0,2})([A-Za-z]\w*):/.exec(line);
       if (!m) continue;
-      if (m[1] === '') parent = m[2]!;
+      const [, indent, key = ''] = m;
+      if (indent === '') parent = key;
       else if (passthrough.has(parent)) continue;
       let j = i - 1;
-      while (j >= 0 && lines[j]!.trim() === '') j--;
-      if (!/^\s*#/.test(lines[j] ?? '')) undocumented.push(`values.yaml:${i + 1}: ${m[1] === '' ? '' : `${parent}.`}${m[2]}`);
+      while (j >= 0 && lines[j]?.trim() === '') j--;
+      if (!/^\s*#/.test(lines[j] ?? '')) undocumented.push(`values.yaml:${i + 1}: ${indent === '' ? '' : `${parent}.`}${key}`);
     }
     expect(undocumented).toEqual([]);
     expect(lines.filter((l) => /^[A-Za-z]/.test(l)).length).toBeGreaterThan(20);
@@ -171,15 +176,15 @@ describe.skipIf(!helm.path)(`helm chart (${helm.version})`, () => {
     it('the ConfigMap is mounted as a directory where --config.file points', () => {
       const spec = podSpec(objs);
       const cm = one(objs, 'ConfigMap');
-      const vol = spec.volumes.find((v: any) => v.name === 'config');
+      const vol = defined(spec.volumes.find((v) => v.name === 'config'), 'the config volume');
       expect(vol.configMap).toEqual({ name: cm.metadata.name, items: [{ key: 'config.yaml', path: 'config.yaml' }] });
-      const mount = container(objs).volumeMounts.find((m: any) => m.name === 'config');
+      const mount = container(objs).volumeMounts.find((m) => m.name === 'config');
       expect(mount).toEqual({ name: 'config', mountPath: '/etc/avalanchego-exporter', readOnly: true });
       expect(Object.keys(cm.data)).toEqual(['config.yaml']);
     });
 
     it('the default config polls http://avalanchego:9650 and the values say why a host name may get 403', () => {
-      const config = parseYaml(one(objs, 'ConfigMap').data['config.yaml']);
+      const config = parseYaml(dataOf(one(objs, 'ConfigMap'), 'config.yaml')) as { targets: unknown };
       expect(config.targets).toEqual([{ name: 'avalanchego', url: 'http://avalanchego:9650' }]);
       expect(readFileSync(join(CHART, 'values.yaml'), 'utf8')).toMatch(/403 invalid host specified[\s\S]*--http-allowed-hosts/);
       expect(readFileSync(join(CHART, 'templates', 'NOTES.txt'), 'utf8')).toMatch(/403 invalid host specified[\s\S]*--http-allowed-hosts/);
@@ -218,7 +223,7 @@ describe.skipIf(!helm.path)(`helm chart (${helm.version})`, () => {
 
     it('the Deployment mounts the existing ConfigMap, without a checksum, and keeps the pod annotations', () => {
       const spec = podSpec(objs);
-      expect(spec.volumes.find((v: any) => v.name === 'config').configMap.name).toBe('fleet-config');
+      expect(defined(spec.volumes.find((v) => v.name === 'config'), 'the config volume').configMap?.name).toBe('fleet-config');
       expect(one(objs, 'Deployment').spec.template.metadata.annotations).toEqual({ 'example.com/team': 'validators' });
     });
 
@@ -230,12 +235,12 @@ describe.skipIf(!helm.path)(`helm chart (${helm.version})`, () => {
       ]);
       expect(c.env).toEqual([{ name: 'NODE_TOKEN', valueFrom: { secretKeyRef: { name: 'avx-secrets', key: 'node-token' } } }]);
       expect(c.envFrom).toEqual([{ secretRef: { name: 'avx-env' } }]);
-      expect(c.volumeMounts.map((m: any) => m.name)).toEqual(['config', 'node-ca']);
+      expect(c.volumeMounts.map((m) => m.name)).toEqual(['config', 'node-ca']);
       const spec = podSpec(objs);
-      expect(spec.volumes.map((v: any) => v.name)).toEqual(['config', 'node-ca']);
+      expect(spec.volumes.map((v) => v.name)).toEqual(['config', 'node-ca']);
       expect(spec.nodeSelector).toEqual({ 'kubernetes.io/os': 'linux' });
-      expect(spec.tolerations[0]).toMatchObject({ key: 'dedicated', effect: 'NoSchedule' });
-      expect(spec.affinity.nodeAffinity).toBeDefined();
+      expect(spec.tolerations?.[0]).toMatchObject({ key: 'dedicated', effect: 'NoSchedule' });
+      expect(spec.affinity?.nodeAffinity).toBeDefined();
     });
 
     it('ServiceMonitor: scrapes the Service\'s http-metrics port as job "avalanchego-exporter"', () => {
@@ -246,13 +251,13 @@ describe.skipIf(!helm.path)(`helm chart (${helm.version})`, () => {
       expect(sm.spec.namespaceSelector).toEqual({ matchNames: ['mon'] });
       expect(svc.metadata.labels).toMatchObject(sm.spec.selector.matchLabels);
       expect(sm.spec.endpoints).toHaveLength(1);
-      const ep = sm.spec.endpoints[0];
-      expect(svc.spec.ports.map((p: any) => p.name)).toContain(ep.port);
+      const ep = defined(sm.spec.endpoints[0], 'the endpoint');
+      expect(svc.spec.ports.map((p) => p.name)).toContain(ep.port);
       expect(ep).toMatchObject({ port: 'http-metrics', path: '/metrics', interval: '15s', scrapeTimeout: '5s' });
       expect(ep.relabelings).toEqual([{ action: 'replace', targetLabel: 'job', replacement: 'avalanchego-exporter' }]);
       expect(ep.metricRelabelings).toEqual([{ action: 'drop', sourceLabels: ['__name__'], regex: 'nodejs_gc_.*' }]);
       // The job name is the one the project's absence alert looks for.
-      expect(readFileSync(join(RULES_DIR, 'avalanchego-alerts.yml'), 'utf8')).toContain(`up{job="${ep.relabelings[0].replacement}"}`);
+      expect(readFileSync(join(RULES_DIR, 'avalanchego-alerts.yml'), 'utf8')).toContain(`up{job="${defined(ep.relabelings?.[0]?.replacement, 'the job relabeling\'s replacement')}"}`);
     });
 
     it('PrometheusRule: the groups of deploy/prometheus/*.yml, identical', () => {
@@ -293,7 +298,7 @@ describe.skipIf(!helm.path)(`helm chart (${helm.version})`, () => {
         'apiVersion: v1', 'kind: ConfigMap', 'metadata: {name: notes}', 'data:', '  NOTES.txt: |',
         '    {{- include (print $.Template.BasePath "/NOTES.txt") . | nindent 4 }}', '',
       ].join('\n'));
-      return (one(template([...args, '--show-only', 'templates/zz-notes.yaml'], copy), 'ConfigMap') as any).data['NOTES.txt'];
+      return dataOf(one(template([...args, '--show-only', 'templates/zz-notes.yaml'], copy), 'ConfigMap'), 'NOTES.txt');
     }
 
     it('default: how to look at it, the scrape job to add, the config, and the 403 on host names', () => {
@@ -318,7 +323,7 @@ describe.skipIf(!helm.path)(`helm chart (${helm.version})`, () => {
 
   it('ServiceMonitor with jobName "" keeps the Operator\'s default job (no relabeling)', () => {
     const sm = one(templateWith({ serviceMonitor: { enabled: true, jobName: '' } }), 'ServiceMonitor');
-    expect(sm.spec.endpoints[0].relabelings).toBeUndefined();
+    expect(defined(sm.spec.endpoints[0], 'the endpoint').relabelings).toBeUndefined();
   });
 
   it.each([
@@ -365,7 +370,7 @@ describe.skipIf(!helm.path)(`helm chart (${helm.version})`, () => {
   describe.skipIf(missingDist() !== undefined)('the rendered config through the exporter\'s --config.check', () => {
     function configCheck(objs: K8sObject[]) {
       const file = join(tmp, `config-${Math.random().toString(36).slice(2)}.yaml`);
-      writeFileSync(file, (one(objs, 'ConfigMap') as any).data['config.yaml']);
+      writeFileSync(file, dataOf(one(objs, 'ConfigMap'), 'config.yaml'));
       return run(process.execPath, [MAIN, `--config.file=${file}`, '--config.check']);
     }
 
@@ -385,7 +390,8 @@ describe.skipIf(!helm.path)(`helm chart (${helm.version})`, () => {
     let child: ChildProcess | undefined;
     afterAll(async () => {
       if (child?.pid !== undefined && child.exitCode === null && child.signalCode === null) {
-        const exited = new Promise((r) => child!.once('exit', r));
+        const running = child;
+        const exited = new Promise((r) => running.once('exit', r));
         process.kill(child.pid, 'SIGTERM');
         await exited;
       }
@@ -397,11 +403,11 @@ describe.skipIf(!helm.path)(`helm chart (${helm.version})`, () => {
       // The ConfigMap's items, written where the volume is mounted (a directory of this test).
       const mountDir = join(tmp, 'etc-avalanchego-exporter');
       mkdirSync(mountDir, { recursive: true });
-      const mount = c.volumeMounts.find((m: any) => m.name === 'config');
-      const vol = podSpec(objs).volumes.find((v: any) => v.name === 'config');
-      for (const item of vol.configMap.items) writeFileSync(join(mountDir, item.path), (one(objs, 'ConfigMap') as any).data[item.key]);
+      const mount = defined(c.volumeMounts.find((m) => m.name === 'config'), 'the config mount');
+      const vol = defined(podSpec(objs).volumes.find((v) => v.name === 'config'), 'the config volume');
+      for (const item of defined(vol.configMap, 'the config volume\'s ConfigMap').items) writeFileSync(join(mountDir, item.path), dataOf(one(objs, 'ConfigMap'), item.key));
       const port = await freePort();
-      const args = (c.args as string[]).map((a) => {
+      const args = c.args.map((a) => {
         if (a.startsWith('--config.file=')) {
           const path = a.slice('--config.file='.length);
           expect(path.startsWith(`${mount.mountPath}/`), `${path} is under the config mount`).toBe(true);
@@ -409,18 +415,19 @@ describe.skipIf(!helm.path)(`helm chart (${helm.version})`, () => {
         }
         // The pod listens on every interface; the test only on loopback.
         if (a.startsWith('--web.listen-address=')) {
-          expect(a.endsWith(`:${c.ports[0].containerPort}`)).toBe(true);
+          expect(a.endsWith(`:${defined(c.ports[0], 'the container port').containerPort}`)).toBe(true);
           return `--web.listen-address=127.0.0.1:${port}`;
         }
         return a;
       });
       expect(args).toContain('--log.level=debug');
       let stderr = '';
-      child = spawn(process.execPath, [MAIN, ...args], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
-      child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+      const exporter = spawn(process.execPath, [MAIN, ...args], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+      child = exporter;
+      exporter.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
       const base = `http://127.0.0.1:${port}`;
-      const live = c.livenessProbe.httpGet.path as string;
-      const ready = c.readinessProbe.httpGet.path as string;
+      const live = c.livenessProbe.httpGet.path;
+      const ready = c.readinessProbe.httpGet.path;
       await waitFor(async () => (await fetch(`${base}${live}`)).status === 200, `liveness ${live}\n${stderr}`, 15_000);
       // The default target (http://avalanchego:9650) does not resolve here: the first poll
       // fails, and the exporter is ready all the same (readiness = every target polled once).
@@ -453,14 +460,14 @@ describe.skipIf(!helm.path)('sharding.replicas: a StatefulSet of shards', () => 
   });
 
   it('each pod takes its shard from its own name: --shard.from-pod-name, --shard.count, POD_NAME from the downward API', () => {
-    const c = one(objs(), 'StatefulSet').spec.template.spec.containers[0];
+    const c = defined(one(objs(), 'StatefulSet').spec.template.spec.containers[0], 'the container');
     expect(c.args).toEqual(expect.arrayContaining(['--shard.from-pod-name', `--shard.count=${SHARDS}`]));
     expect(c.env).toContainEqual({ name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } });
   });
 
   it('the ServiceMonitor selects the headless Service, so every pod is scraped', () => {
     const o = objs();
-    const selector = one(o, 'ServiceMonitor').spec.selector.matchLabels as Record<string, string>;
+    const selector = one(o, 'ServiceMonitor').spec.selector.matchLabels;
     expect(one(o, 'Service').metadata.labels).toMatchObject(selector);
     expect(one(o, 'StatefulSet').spec.template.metadata.labels).toMatchObject(one(o, 'Service').spec.selector);
   });
@@ -470,9 +477,9 @@ describe.skipIf(!helm.path)('sharding.replicas: a StatefulSet of shards', () => 
     const sharded = objs();
     one(plain, 'Deployment');
     expect(one(plain, 'Service').spec.clusterIP).toBeUndefined();
-    const strip = (c: any) => ({ ...c, args: c.args.filter((a: string) => !a.startsWith('--shard.')), env: (c.env ?? []).filter((e: any) => e.name !== 'POD_NAME') });
-    const c1 = strip(one(plain, 'Deployment').spec.template.spec.containers[0]);
-    const c2 = strip(one(sharded, 'StatefulSet').spec.template.spec.containers[0]);
+    const strip = (c: Container) => ({ ...c, args: c.args.filter((a) => !a.startsWith('--shard.')), env: (c.env ?? []).filter((e) => e.name !== 'POD_NAME') });
+    const c1 = strip(defined(one(plain, 'Deployment').spec.template.spec.containers[0], 'the Deployment\'s container'));
+    const c2 = strip(defined(one(sharded, 'StatefulSet').spec.template.spec.containers[0], 'the StatefulSet\'s container'));
     expect({ ...c2, env: c2.env.length ? c2.env : undefined }).toEqual({ ...c1, env: c1.env.length ? c1.env : undefined });
   });
 
@@ -508,16 +515,16 @@ describe.skipIf(!helm.path)('sharding.replicas: a StatefulSet of shards', () => 
       });
       const sts = one(o, 'StatefulSet');
       const pod = sts.spec.template.spec;
-      const c = pod.containers[0];
+      const c = defined(pod.containers[0], 'the container');
       const mountDir = join(tmp, 'etc-sharded');
       mkdirSync(mountDir, { recursive: true });
-      const mount = c.volumeMounts.find((m: any) => m.name === 'config');
-      const vol = pod.volumes.find((v: any) => v.name === 'config');
-      for (const item of vol.configMap.items) writeFileSync(join(mountDir, item.path), (one(o, 'ConfigMap') as any).data[item.key]);
+      const mount = defined(c.volumeMounts.find((m) => m.name === 'config'), 'the config mount');
+      const vol = defined(pod.volumes.find((v) => v.name === 'config'), 'the config volume');
+      for (const item of defined(vol.configMap, 'the config volume\'s ConfigMap').items) writeFileSync(join(mountDir, item.path), dataOf(one(o, 'ConfigMap'), item.key));
       const bases: string[] = [];
       for (let i = 0; i < SHARDS; i++) {
         const port = await freePort();
-        const args = (c.args as string[]).map((a) =>
+        const args = c.args.map((a) =>
           a.startsWith('--config.file=') ? `--config.file=${join(mountDir, a.slice('--config.file='.length + mount.mountPath.length + 1))}`
             : a.startsWith('--web.listen-address=') ? `--web.listen-address=127.0.0.1:${port}` : a);
         // What the downward API gives the pod: the StatefulSet's name and the ordinal.
@@ -535,7 +542,7 @@ describe.skipIf(!helm.path)('sharding.replicas: a StatefulSet of shards', () => 
           const text = await (await fetch(`${base}/metrics`)).text();
           expect(text).toMatch(new RegExp(`^avalanchego_exporter_shard_index ${i}$`, 'm'));
           expect(text).toMatch(new RegExp(`^avalanchego_exporter_shard_count ${SHARDS}$`, 'm'));
-          for (const m of text.matchAll(/^avalanchego_up\{node="([^"]+)"\} 1$/gm)) polledBy.set(m[1]!, [...(polledBy.get(m[1]!) ?? []), i]);
+          for (const [, node = ''] of text.matchAll(/^avalanchego_up\{node="([^"]+)"\} 1$/gm)) polledBy.set(node, [...(polledBy.get(node) ?? []), i]);
         }
         return polledBy.size === names.length;
       }, 'every target up on some pod', 30_000).catch(() => undefined);
@@ -547,15 +554,9 @@ describe.skipIf(!helm.path)('sharding.replicas: a StatefulSet of shards', () => 
 
 describe.skipIf(!helm.path)('webConfig: TLS and basic auth on the exporter\'s port', () => {
   const hash = bcryptHash('s3cret');
-  interface Probe { httpGet: { scheme?: string } }
-  interface Pod {
-    containers: Array<{ args: string[]; volumeMounts: Array<{ mountPath: string }>; livenessProbe: Probe; readinessProbe: Probe }>;
-    volumes: Array<{ name: string; secret?: { secretName: string } }>;
-  }
-  const pod = (objs: K8sObject[]) => podSpec(objs) as Pod;
-  const exporter = (objs: K8sObject[]) => pod(objs).containers[0] as Pod['containers'][number];
-  const volume = (objs: K8sObject[], name: string) => pod(objs).volumes.find((v) => v.name === name)?.secret?.secretName;
-  const webYml = (objs: K8sObject[]) => (one(objs, 'Secret') as unknown as { stringData: Record<string, string> }).stringData['web.yml'] ?? '';
+  const exporter = container;
+  const volume = (objs: K8sObject[], name: string) => podSpec(objs).volumes.find((v) => v.name === name)?.secret?.secretName;
+  const webYml = (objs: K8sObject[]) => one(objs, 'Secret').stringData['web.yml'] ?? '';
   const webValues = (pkiDir = '/etc/avalanchego-exporter-tls') => ({
     webConfig: {
       config: {
@@ -584,9 +585,9 @@ describe.skipIf(!helm.path)('webConfig: TLS and basic auth on the exporter\'s po
     expect(volume(objs, 'web-config')).toBe(one(objs, 'Secret').metadata.name);
     expect(volume(objs, 'web-tls')).toBe('exporter-tls');
     expect([c.livenessProbe.httpGet.scheme, c.readinessProbe.httpGet.scheme]).toEqual(['HTTPS', 'HTTPS']);
-    const deployment = one(objs, 'Deployment') as unknown as { spec: { template: { metadata: { annotations: Record<string, string> } } } };
-    expect(deployment.spec.template.metadata.annotations['checksum/web-config']).toMatch(/^[0-9a-f]{64}$/);
-    const monitor = one(objs, 'ServiceMonitor') as unknown as { spec: { endpoints: Array<{ scheme?: string; basicAuth?: { username: { name: string } } }> } };
+    const deployment = one(objs, 'Deployment');
+    expect(deployment.spec.template.metadata.annotations?.['checksum/web-config']).toMatch(/^[0-9a-f]{64}$/);
+    const monitor = one(objs, 'ServiceMonitor');
     const ep = monitor.spec.endpoints[0];
     expect([ep?.scheme, ep?.basicAuth?.username.name]).toEqual(['https', 'scrape']);
     const file = join(tmp, 'web-values.yaml');

@@ -46,8 +46,10 @@ export interface RunResult {
 
 export function run(cmd: string, args: string[], opts: { cwd?: string; timeoutMs?: number; input?: string } = {}): RunResult {
   const r = spawnSync(cmd, args, { encoding: 'utf8', timeout: opts.timeoutMs ?? 60_000, cwd: opts.cwd ?? ROOT, input: opts.input });
-  const stdout = r.stdout ?? '';
-  const stderr = r.stderr ?? '';
+  // @types/node types stdout and stderr as string, but both are null when the command could
+  // not be started (ENOENT): the wider type keeps the fallback honest.
+  const stdout = (r.stdout as string | null) ?? '';
+  const stderr = (r.stderr as string | null) ?? '';
   return { code: r.status, stdout, stderr, output: `$ ${cmd} ${args.join(' ')}\n${stdout}${stderr}${r.error ? `\n${String(r.error)}` : ''}` };
 }
 
@@ -56,6 +58,101 @@ export interface K8sObject {
   kind: string;
   metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
   [key: string]: unknown;
+}
+
+// The parts of the rendered objects that the deployment tests read (a small local subset of
+// the Kubernetes and Prometheus Operator types; the tests assert on the fields).
+export interface Probe {
+  httpGet: { path: string; port: string | number; scheme?: string };
+}
+export interface Container {
+  image: string;
+  imagePullPolicy: string;
+  args: string[];
+  ports: Array<{ name: string; containerPort: number; protocol: string }>;
+  env?: Array<{ name: string; value?: string; valueFrom?: unknown }>;
+  envFrom?: unknown[];
+  volumeMounts: Array<{ name: string; mountPath: string; readOnly?: boolean }>;
+  livenessProbe: Probe;
+  readinessProbe: Probe;
+  securityContext?: Record<string, unknown>;
+}
+export interface Volume {
+  name: string;
+  configMap?: { name: string; items: Array<{ key: string; path: string }> };
+  secret?: { secretName: string };
+}
+export interface PodSpec {
+  containers: Container[];
+  volumes: Volume[];
+  securityContext?: Record<string, unknown>;
+  automountServiceAccountToken?: boolean;
+  serviceAccountName?: string;
+  nodeSelector?: Record<string, string>;
+  tolerations?: Array<Record<string, unknown>>;
+  affinity?: { nodeAffinity?: unknown };
+}
+/** A Deployment or a StatefulSet. */
+export interface Workload extends K8sObject {
+  spec: {
+    replicas: number;
+    selector: { matchLabels: Record<string, string> };
+    template: { metadata: { labels: Record<string, string>; annotations?: Record<string, string> }; spec: PodSpec };
+    strategy?: unknown;
+    serviceName?: string;
+    podManagementPolicy?: string;
+  };
+}
+export interface Service extends K8sObject {
+  spec: {
+    type?: string;
+    clusterIP?: string;
+    ports: Array<{ name: string; port: number; targetPort: string | number; protocol: string }>;
+    selector: Record<string, string>;
+  };
+}
+export interface ConfigMap extends K8sObject {
+  data: Record<string, string>;
+}
+export interface Secret extends K8sObject {
+  stringData: Record<string, string>;
+}
+export interface RelabelConfig {
+  action: string;
+  sourceLabels?: string[];
+  targetLabel?: string;
+  regex?: string;
+  replacement?: string;
+}
+export interface ServiceMonitor extends K8sObject {
+  spec: {
+    namespaceSelector: unknown;
+    selector: { matchLabels: Record<string, string> };
+    endpoints: Array<{
+      port: string;
+      path?: string;
+      interval?: string;
+      scrapeTimeout?: string;
+      scheme?: string;
+      basicAuth?: { username: { name: string; key: string }; password: { name: string; key: string } };
+      relabelings?: RelabelConfig[];
+      metricRelabelings?: RelabelConfig[];
+    }>;
+  };
+}
+export interface PrometheusRule extends K8sObject {
+  spec: { groups: unknown[] };
+}
+/** The kinds the chart renders, each with the shape the tests read. */
+export interface RenderedKinds {
+  ConfigMap: ConfigMap;
+  Deployment: Workload;
+  PrometheusRule: PrometheusRule;
+  Secret: Secret;
+  Service: Service;
+  ServiceAccount: K8sObject;
+  ServiceMonitor: ServiceMonitor;
+  StatefulSet: Workload;
 }
 
 /** The documents of a multi-document YAML stream (helm template's output), empty ones dropped. */
