@@ -22,7 +22,7 @@ describe('compareAnswers', () => {
     const a = { status: 200, headers: json, body: '{"checks":{"C":{"duration":1}},"healthy":true}\n' };
     expect(compareAnswers(a, { ...a, status: 503 })).toEqual(['status 200 vs 503']);
     expect(compareAnswers(a, { ...a, headers: { ...json, 'content-type': 'application/json' } })[0]).toMatch(/^content-type/);
-    const { vary: _vary, ...noVary } = json;
+    const noVary = Object.fromEntries(Object.entries(json).filter(([name]) => name !== 'vary'));
     expect(compareAnswers(a, { ...a, headers: noVary })).toEqual(['header vary present vs absent']);
     expect(compareAnswers(a, { ...a, body: '{"checks":{"C":{"duration":"1"}},"healthy":true}\n' })).toEqual([
       'shape $.checks.C.duration: number vs string',

@@ -8,8 +8,8 @@ export interface Answer {
   body: string;
 }
 
-/** `string`, `number`, `boolean`, `null`, an object of shapes, or an array shape. */
-export type Shape = string | { [key: string]: Shape } | { '[]': Shape | 'empty' };
+/** `string`, `number`, `boolean`, `null`, an object of shapes, or an array shape (`'empty'` for an empty array). */
+export type Shape = string | { [key: string]: Shape } | { '[]': Shape };
 
 export function shapeOf(value: unknown): Shape {
   if (value === null) return 'null';
@@ -21,7 +21,7 @@ export function shapeOf(value: unknown): Shape {
   if (typeof value === 'object') {
     const out: { [key: string]: Shape } = {};
     // Wire order is kept: Go writes struct fields in declaration order and map keys sorted.
-    for (const key of Object.keys(value as object)) out[key] = shapeOf((value as Record<string, unknown>)[key]);
+    for (const key of Object.keys(value)) out[key] = shapeOf((value as Record<string, unknown>)[key]);
     return out;
   }
   return typeof value;
@@ -32,8 +32,8 @@ export function diffShapes(a: Shape, b: Shape, path = '$'): string[] {
   if (typeof a === 'string' || typeof b === 'string') {
     return a === b ? [] : [`${path}: ${describe(a)} vs ${describe(b)}`];
   }
-  const aArr = '[]' in a ? (a as { '[]': Shape | 'empty' })['[]'] : undefined;
-  const bArr = '[]' in b ? (b as { '[]': Shape | 'empty' })['[]'] : undefined;
+  const aArr = '[]' in a ? (a as { '[]': Shape })['[]'] : undefined;
+  const bArr = '[]' in b ? (b as { '[]': Shape })['[]'] : undefined;
   if (aArr !== undefined || bArr !== undefined) {
     if (aArr === undefined || bArr === undefined) return [`${path}: ${describe(a)} vs ${describe(b)}`];
     if (aArr === 'empty' || bArr === 'empty') return [];
@@ -104,7 +104,7 @@ export function compareAnswers(a: Answer, b: Answer): string[] {
   const aErr = rpcError(aj.value);
   const bErr = rpcError(bj.value);
   if (aErr && bErr) {
-    if (aErr.code !== bErr.code) out.push(`error.code ${aErr.code} vs ${bErr.code}`);
+    if (aErr.code !== bErr.code) out.push(`error.code ${String(aErr.code)} vs ${String(bErr.code)}`);
     if (maskNumbers(aErr.message) !== maskNumbers(bErr.message)) {
       out.push(`error.message ${JSON.stringify(aErr.message)} vs ${JSON.stringify(bErr.message)}`);
     } else if (maskNumbers(a.body) !== maskNumbers(b.body)) {
@@ -119,7 +119,7 @@ export function compareAnswers(a: Answer, b: Answer): string[] {
 
 function rpcError(value: unknown): { code: unknown; message: string } | undefined {
   if (value && typeof value === 'object' && 'error' in value) {
-    const err = (value as { error: unknown }).error;
+    const err = value.error;
     if (err && typeof err === 'object' && 'message' in err) {
       const e = err as { code?: unknown; message: unknown };
       return { code: e.code, message: String(e.message) };
