@@ -11,6 +11,7 @@ import { healthReport, lastAcceptedIndex } from './queries.js';
 import { INDEX_ENDPOINTS, PRIMARY_NETWORK_ID } from './record.js';
 import { legacyModuleDir, legacyVersions } from './build.js';
 import { waitFor } from './wait.js';
+import { defined } from '../helpers/assert.js';
 
 const NODE = 'real';
 
@@ -46,7 +47,13 @@ function value(samples: Sample[], name: string, labels: Record<string, string> =
   return select(samples, name, { node: NODE, ...labels })[0]?.value;
 }
 
-function printLogsOnFailure(get: () => { exporter: RunningExporter; node: RealNode }): void {
+/** A real node and an exporter polling it. */
+interface Both {
+  node: RealNode;
+  exporter: RunningExporter;
+}
+
+function printLogsOnFailure(get: () => Both): void {
   onTestFailed(async () => {
     const { exporter, node } = get();
     process.stderr.write(`--- exporter output (tail) ---\n${exporter.output().split('\n').slice(-40).join('\n')}\n`);
@@ -54,11 +61,7 @@ function printLogsOnFailure(get: () => { exporter: RunningExporter; node: RealNo
   });
 }
 
-async function startBoth(
-  profile: NodeProfile,
-  extraFlags: string[] = [],
-  moduleDir?: string,
-): Promise<{ node: RealNode; exporter: RunningExporter }> {
+async function startBoth(profile: NodeProfile, extraFlags: string[] = [], moduleDir?: string): Promise<Both> {
   const node = await startRealNode({ profile, extraFlags, ...(moduleDir ? { moduleDir } : {}) });
   try {
     return { node, exporter: await startExporter(exporterConfig(node.url)) };
@@ -104,19 +107,21 @@ async function expectInfoAndPlatform(exporter: RunningExporter, node: RealNode, 
 }
 
 describe('exporter against the real node', () => {
-  let node: RealNode;
-  let exporter: RunningExporter;
+  // Set by beforeAll; undefined when it failed (startBoth stops what it had started).
+  let started: Both | undefined;
+  const both = (): Both => defined(started, 'the node and the exporter');
 
   beforeAll(async () => {
-    ({ node, exporter } = await startBoth('single-node'));
+    started = await startBoth('single-node');
   });
   afterAll(async () => {
-    await exporter?.stop();
-    await node?.stop();
+    await started?.exporter.stop();
+    await started?.node.stop();
   });
-  const logs = () => printLogsOnFailure(() => ({ exporter, node }));
+  const logs = () => printLogsOnFailure(both);
 
   it('reports the node up and healthy, with every check parsed', async () => {
+    const { node, exporter } = both();
     logs();
     // Wait for a poll after every check of the node has run and passed.
     await waitFor(async () => (await healthReport(node.url)).healthy, { timeoutMs: 30_000, what: 'node healthy' });
@@ -149,6 +154,7 @@ describe('exporter against the real node', () => {
   });
 
   it('exposes chain heights and every index endpoint, an empty index as empty', async () => {
+    const { node, exporter } = both();
     logs();
     const samples = await scrapeUntil(
       exporter,
@@ -176,6 +182,7 @@ describe('exporter against the real node', () => {
   });
 
   it('reports the new C height and C/block index on a later poll after transactions', async () => {
+    const { node, exporter } = both();
     logs();
     const before = await exporter.metrics();
     const height0 = value(before, 'avalanchego_chain_last_accepted_height', { chain: 'C' }) ?? 0;
@@ -199,10 +206,12 @@ describe('exporter against the real node', () => {
     expect(acceptedAt).toBeGreaterThan(Date.now() / 1000 - 120);
   });
   it('reports its version and the info and platform states of a lone node', async () => {
+    const { node, exporter } = both();
     logs();
     await expectInfoAndPlatform(exporter, node, node.version);
   });
   it('serves the same node through /probe?target=real, and is ready', async () => {
+    const { exporter } = both();
     logs();
     const probe = await httpRequest(exporter.url, { method: 'GET', path: `/probe?target=${NODE}` });
     expect(probe.status).toBe(200);
@@ -215,18 +224,20 @@ describe('exporter against the real node', () => {
 });
 
 describe('exporter against a real node that never bootstraps', () => {
-  let node: RealNode;
-  let exporter: RunningExporter;
+  // Set by beforeAll; undefined when it failed (startBoth stops what it had started).
+  let started: Both | undefined;
+  const both = (): Both => defined(started, 'the node and the exporter');
 
   beforeAll(async () => {
-    ({ node, exporter } = await startBoth('bootstrapping-validator'));
+    started = await startBoth('bootstrapping-validator');
   });
   afterAll(async () => {
-    await exporter?.stop();
-    await node?.stop();
+    await started?.exporter.stop();
+    await started?.node.stop();
   });
 
   it('reports it up, unhealthy, with the failing checks parsed and the chains bootstrapping', async () => {
+    const { node, exporter } = both();
     printLogsOnFailure(() => ({ exporter, node }));
     const samples = await scrapeUntil(
       exporter,
@@ -273,6 +284,7 @@ describe('exporter against a real node that never bootstraps', () => {
   });
 
   it('reports the P-Chain API answering 503 while bootstrapping as a state, not as a failed poll', async () => {
+    const { node, exporter } = both();
     printLogsOnFailure(() => ({ exporter, node }));
     const res = await httpRequest(node.url, {
       method: 'POST',
@@ -299,19 +311,21 @@ describe('exporter against a real node that never bootstraps', () => {
 });
 
 describe('exporter against a real node with indexing off', () => {
-  let node: RealNode;
-  let exporter: RunningExporter;
+  // Set by beforeAll; undefined when it failed (startBoth stops what it had started).
+  let started: Both | undefined;
+  const both = (): Both => defined(started, 'the node and the exporter');
 
   beforeAll(async () => {
     // The last occurrence of a flag wins: this overrides --index-enabled=true.
-    ({ node, exporter } = await startBoth('single-node', ['--index-enabled=false']));
+    started = await startBoth('single-node', ['--index-enabled=false']);
   });
   afterAll(async () => {
-    await exporter?.stop();
-    await node?.stop();
+    await started?.exporter.stop();
+    await started?.node.stop();
   });
 
   it('reports every index endpoint unavailable (HTTP 404), not as a failed poll', async () => {
+    const { node, exporter } = both();
     printLogsOnFailure(() => ({ exporter, node }));
     const res = await httpRequest(node.url, {
       method: 'POST',
@@ -335,18 +349,20 @@ describe('exporter against a real node with indexing off', () => {
 // Older releases answer in older shapes (no avgAcceptanceTime, disconnectedValidators, bls,
 // futureupgrade or disk percentage on v1.10): the exporter must parse them all the same.
 describe.each(legacyVersions())('exporter against a real AvalancheGo %s', (version) => {
-  let node: RealNode;
-  let exporter: RunningExporter;
+  // Set by beforeAll; undefined when it failed (startBoth stops what it had started).
+  let started: Both | undefined;
+  const both = (): Both => defined(started, 'the node and the exporter');
 
   beforeAll(async () => {
-    ({ node, exporter } = await startBoth('single-node', [], legacyModuleDir(version)));
+    started = await startBoth('single-node', [], legacyModuleDir(version));
   });
   afterAll(async () => {
-    await exporter?.stop();
-    await node?.stop();
+    await started?.exporter.stop();
+    await started?.node.stop();
   });
 
   it('reports it up and healthy, every check parsed, heights and every index endpoint', async () => {
+    const { node, exporter } = both();
     printLogsOnFailure(() => ({ exporter, node }));
     expect(node.version).toBe(version);
     await waitFor(async () => (await healthReport(node.url)).healthy, { timeoutMs: 30_000, what: 'node healthy' });
@@ -372,6 +388,7 @@ describe.each(legacyVersions())('exporter against a real AvalancheGo %s', (versi
     }
   });
   it('reports its version, and the info and platform methods it lacks as unsupported, not as failed polls', async () => {
+    const { node, exporter } = both();
     printLogsOnFailure(() => ({ exporter, node }));
     await expectInfoAndPlatform(exporter, node, version);
   });

@@ -61,10 +61,15 @@ export async function startExporter(config: string): Promise<RunningExporter> {
   if (child.pid === undefined) throw new Error('could not start the exporter');
   const pid = child.pid;
   let output = '';
-  child.stdout?.on('data', (c: Buffer) => (output += c.toString('utf8')));
-  child.stderr?.on('data', (c: Buffer) => (output += c.toString('utf8')));
+  child.stdout.on('data', (c: Buffer) => (output += c.toString('utf8')));
+  child.stderr.on('data', (c: Buffer) => (output += c.toString('utf8')));
   let exited = false;
-  const exit = new Promise<void>((resolve) => child.once('exit', () => ((exited = true), resolve())));
+  const exit = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      exited = true;
+      resolve();
+    }),
+  );
   process.once('exit', () => {
     if (!exited) signal(pid, 'SIGKILL');
   });
