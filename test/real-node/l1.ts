@@ -79,7 +79,7 @@ interface AvalancheJs {
   L1Validator: {
     fromNative(nodeId: string, weight: bigint, balance: bigint, signer: Opaque, remaining: Opaque, deactivation: Opaque): Opaque;
   };
-  addTxSignatures(args: { unsignedTx: UnsignedTx; privateKeys: Uint8Array[] }): Promise<void>;
+  addTxSignatures: (args: { unsignedTx: UnsignedTx; privateKeys: Uint8Array[] }) => Promise<void>;
   secp256k1: {
     getPublicKey(key: Uint8Array): Uint8Array;
     publicKeyBytesToAddress(publicKey: Uint8Array): Uint8Array;

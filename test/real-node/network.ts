@@ -78,7 +78,7 @@ export async function startLocalNetwork(
   } catch (err) {
     const tails = await Promise.all(all.map(async (n) => `--- ${n.nodeId} (${n.url}) ---\n${await n.logTail(15)}`));
     await stop();
-    throw new Error(`${(err as Error).message}\n${tails.join('\n')}`);
+    throw new Error(`${(err as Error).message}\n${tails.join('\n')}`, { cause: err });
   }
   const nonValidator = all.find((n) => n.profile === 'local-non-validator');
   if (!nonValidator) throw new Error('the non-validator did not start');

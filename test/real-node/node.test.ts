@@ -7,23 +7,27 @@ import { startRealNode, type RealNode } from './node.js';
 import { chainHeight, healthReport, lastAcceptedIndex } from './queries.js';
 import { INDEX_ENDPOINTS } from './record.js';
 import { waitFor } from './wait.js';
+import { defined } from '../helpers/assert.js';
 
 describe('real AvalancheGo node', () => {
-  let node: RealNode;
+  // Set by beforeAll; undefined when the node did not start.
+  let started: RealNode | undefined;
+  const theNode = (): RealNode => defined(started, 'the node');
 
   beforeAll(async () => {
-    node = await startRealNode();
+    started = await startRealNode();
   });
   afterAll(async () => {
-    await node?.stop();
+    await started?.stop();
   });
 
   const printLogOnFailure = (): void =>
     onTestFailed(async () => {
-      process.stderr.write(`--- node log tail ---\n${await node.logTail(80)}\n`);
+      process.stderr.write(`--- node log tail ---\n${await theNode().logTail(80)}\n`);
     });
 
   it('is ready, answers on loopback and reports itself healthy', async () => {
+    const node = theNode();
     printLogOnFailure();
     expect(new URL(node.url).hostname).toBe('127.0.0.1');
     const readiness = await httpRequest(node.url, { method: 'GET', path: '/ext/health/readiness' });
@@ -41,6 +45,7 @@ describe('real AvalancheGo node', () => {
   });
 
   it('serves the index API for every endpoint', async () => {
+    const node = theNode();
     printLogOnFailure();
     for (const endpoint of INDEX_ENDPOINTS) {
       expect(await lastAcceptedIndex(node.url, endpoint)).toBeGreaterThanOrEqual(-1);
@@ -48,6 +53,7 @@ describe('real AvalancheGo node', () => {
   });
 
   it('C-Chain transfers advance the C/block index and the C check height', async () => {
+    const node = theNode();
     printLogOnFailure();
     const height0 = await waitFor(() => chainHeight(node.url, 'C'), { timeoutMs: 30_000, what: 'C height' });
     const index0 = await lastAcceptedIndex(node.url, 'C/block');

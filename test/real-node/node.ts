@@ -1,7 +1,7 @@
 // Starts and stops AvalancheGo nodes on 127.0.0.1 (profiles: a ready single node, a genesis
 // validator that never bootstraps, and one genesis validator of a five-node network; see
 // network.ts), always by PID.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess, type SpawnSyncReturns } from 'node:child_process';
 import { createWriteStream, existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -161,7 +161,8 @@ let stakingKeysDir: string | undefined;
  */
 export function localStakingKeysDir(): string {
   if (stakingKeysDir) return stakingKeysDir;
-  const out = spawnSync('go', ['list', '-m', '-f', '{{.Dir}}', 'github.com/ava-labs/avalanchego'], {
+  // stdout and stderr are null when the command could not be started (ENOENT), whatever Node's types say.
+  const out: SpawnSyncReturns<string | null> = spawnSync('go', ['list', '-m', '-f', '{{.Dir}}', 'github.com/ava-labs/avalanchego'], {
     cwd: TOOLS_MODULE_DIR,
     encoding: 'utf8',
   });
@@ -176,7 +177,7 @@ export function localStakingKeysDir(): string {
 
 /** The hard RLIMIT_NOFILE of this process (undefined when unlimited or unknown). */
 function hardFileLimit(): number | undefined {
-  const out = spawnSync('sh', ['-c', 'ulimit -Hn'], { encoding: 'utf8' });
+  const out: SpawnSyncReturns<string | null> = spawnSync('sh', ['-c', 'ulimit -Hn'], { encoding: 'utf8' });
   const n = Number.parseInt(out.stdout?.trim() ?? '', 10);
   return Number.isFinite(n) ? n : undefined;
 }
@@ -219,8 +220,8 @@ async function startOnce(options: StartOptions): Promise<RealNode> {
   log(`starting AvalancheGo ${version}: ${binary} ${flags.join(' ')}`);
   const output = createWriteStream(logFile);
   const child = spawn(binary, flags, { stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout?.pipe(output, { end: false });
-  child.stderr?.pipe(output, { end: false });
+  child.stdout.pipe(output, { end: false });
+  child.stderr.pipe(output, { end: false });
   if (child.pid === undefined) {
     await new Promise((resolve) => child.once('error', resolve));
     throw new Error(`could not start ${binary}`);
@@ -305,7 +306,7 @@ async function startOnce(options: StartOptions): Promise<RealNode> {
   } catch (err) {
     const tail = await logTail(60);
     await stop();
-    throw new Error(`${(err as Error).message}\n--- last lines of ${logFile} ---\n${tail}`);
+    throw new Error(`${(err as Error).message}\n--- last lines of ${logFile} ---\n${tail}`, { cause: err });
   }
 }
 
