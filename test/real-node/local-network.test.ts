@@ -26,6 +26,7 @@ import {
   type ValidatorFacts,
 } from './record.js';
 import { waitFor } from './wait.js';
+import { defined } from '../helpers/assert.js';
 
 const SIMULATOR_MAIN = join(REPO_ROOT, 'dist', 'simulator', 'index.js');
 
@@ -99,13 +100,16 @@ interface L1ValidatorEntry {
 
 describe('a five-node local network of genesis validators', async () => {
   const version = await pinnedVersion();
-  let network: LocalNetwork;
+  // Set by beforeAll; undefined when the network did not start.
+  let started: LocalNetwork | undefined;
+  const theNetwork = (): LocalNetwork => defined(started, 'the local network');
   let setup: SubnetSetup;
   let facts: ValidatorFacts;
   let url: string;
 
   beforeAll(async () => {
-    network = await startLocalNetwork();
+    const network = await startLocalNetwork();
+    started = network;
     const first = network.nodes[0];
     if (!first) throw new Error('no staker1');
     url = first.url;
@@ -127,14 +131,16 @@ describe('a five-node local network of genesis validators', async () => {
     );
   });
   afterAll(async () => {
-    await network?.stop();
+    await started?.stop();
   });
   const logs = (): void =>
     onTestFailed(async () => {
+      const network = theNetwork();
       for (const node of [...network.nodes, network.nonValidator]) process.stderr.write(`--- ${node.url} ---\n${await node.logTail(20)}\n`);
     });
 
   itRecords?.('records the info and platform answers of staker1', async () => {
+    const network = theNetwork();
     const first = network.nodes[0];
     if (!first) throw new Error('no staker1');
     const meta: Omit<LocalNetworkMeta, 'cases'> = {
@@ -165,8 +171,11 @@ describe('a five-node local network of genesis validators', async () => {
   });
 
   it('the recorded answers still match the live network', async () => {
+    const network = theNetwork();
     logs();
-    const { meta, answers } = await readRecording<LocalNetworkMeta>(version, 'local-network');
+    const recording = await readRecording(version, 'local-network');
+    const meta = recording.meta as LocalNetworkMeta;
+    const { answers } = recording;
     // The genesis keys give the same node IDs on every run.
     expect(network.nodes.map((n) => n.nodeId)).toEqual(meta.nodeIds);
     const cases = [...validatorCases(facts), ...nonValidatorCases(network.nonValidator.nodeId)];
@@ -182,6 +191,7 @@ describe('a five-node local network of genesis validators', async () => {
   });
 
   it('staker1 is a connected primary-network validator with its registered BLS key', async () => {
+    const network = theNetwork();
     logs();
     const { nodeID, nodePOP } = await rpcCall<{ nodeID: string; nodePOP: { publicKey: string } }>(url, '/ext/info', 'info.getNodeID');
     const { validators } = await rpcCall<{ validators: PrimaryValidator[] }>(url, '/ext/bc/P', 'platform.getCurrentValidators', {
@@ -207,6 +217,7 @@ describe('a five-node local network of genesis validators', async () => {
   });
 
   it('a node with a key no validator has: info.uptime says so, and no validator entry', async () => {
+    const network = theNetwork();
     logs();
     const { nonValidator } = network;
     const res = await httpRequest(nonValidator.url, rpcRequest('/ext/info', 'info.uptime'));
@@ -252,6 +263,7 @@ describe('a five-node local network of genesis validators', async () => {
     expect(fee.price).toBeGreaterThan(0);
   });
   it('the exporter reports the real validators: uptime, stake end, weight, reward, key, L1 balance, fee, version', async () => {
+    const network = theNetwork();
     logs();
     const [staker1, staker2] = network.nodes;
     if (!staker1 || !staker2) throw new Error('no staker1/staker2');
@@ -360,6 +372,7 @@ describe('a five-node local network of genesis validators', async () => {
   });
 
   it('the simulator answers the info and platform requests like the real validator and non-validator', async () => {
+    const network = theNetwork();
     logs();
     if (!existsSync(SIMULATOR_MAIN)) throw new Error(`${SIMULATOR_MAIN} is missing: run npm run build`);
     const { startSimulator, L1_SUBNET_ID } = (await import(SIMULATOR_MAIN)) as {

@@ -12,7 +12,6 @@ import {
   bootstrappingCases,
   fixturesDir,
   recordBootstrapping,
-  type BootstrappingMeta,
   readRecording,
   recordAll,
   requestCase,
@@ -21,6 +20,7 @@ import {
   STARTUP_PREFIX,
 } from './record.js';
 import { waitFor } from './wait.js';
+import { defined } from '../helpers/assert.js';
 
 const RECORD = process.env.RECORD === '1';
 /** The recording steps exist only with RECORD=1 (not as skipped tests in every other run). */
@@ -33,11 +33,14 @@ const MODULES = [TOOLS_MODULE_DIR, ...legacyVersions().map(legacyModuleDir)];
 
 describe.each(MODULES)('recorded node answers (%s)', async (moduleDir) => {
   const version = await pinnedVersion(moduleDir);
-  let node: RealNode;
+  // Set by beforeAll; undefined when the node did not start.
+  let started: RealNode | undefined;
+  const theNode = (): RealNode => defined(started, 'the node');
   const startup = startupObserver();
 
   beforeAll(async () => {
-    node = await startRealNode({ moduleDir, ...(RECORD ? { onStartupPoll: startup.poll } : {}) });
+    const node = await startRealNode({ moduleDir, ...(RECORD ? { onStartupPoll: startup.poll } : {}) });
+    started = node;
     // Bring the node to the recorded state: TRANSFERS C-Chain blocks, every check run and passing,
     // and the C check reporting the height of the last transfer.
     const { lastBlock } = await sendCChainTransfers(node.url, TRANSFERS);
@@ -55,10 +58,11 @@ describe.each(MODULES)('recorded node answers (%s)', async (moduleDir) => {
     });
   });
   afterAll(async () => {
-    await node?.stop();
+    await started?.stop();
   });
 
   itRecords?.('records every case', async () => {
+    const node = theNode();
     const { dir, cases } = await recordAll(
       node.url,
       {
@@ -78,6 +82,7 @@ describe.each(MODULES)('recorded node answers (%s)', async (moduleDir) => {
   });
 
   it('the recorded answers still match the live node', async () => {
+    const node = theNode();
     onTestFailed(async () => {
       process.stderr.write(`--- node log tail ---\n${await node.logTail(60)}\n`);
     });
@@ -100,16 +105,19 @@ describe.each(MODULES)('recorded node answers (%s)', async (moduleDir) => {
 
 describe('recorded answers of a bootstrapping validator', async () => {
   const version = await pinnedVersion();
-  let node: RealNode;
+  // Set by beforeAll; undefined when the node did not start.
+  let started: RealNode | undefined;
+  const theNode = (): RealNode => defined(started, 'the node');
 
   beforeAll(async () => {
-    node = await startRealNode({ profile: 'bootstrapping-validator' });
+    started = await startRealNode({ profile: 'bootstrapping-validator' });
   });
   afterAll(async () => {
-    await node?.stop();
+    await started?.stop();
   });
 
   itRecords?.('records every case', async () => {
+    const node = theNode();
     const { dir, cases } = await recordBootstrapping(node.url, {
       version,
       nodeId: node.nodeId,
@@ -119,10 +127,11 @@ describe('recorded answers of a bootstrapping validator', async () => {
   });
 
   it('the recorded answers still match the live node', async () => {
+    const node = theNode();
     onTestFailed(async () => {
       process.stderr.write(`--- node log tail ---\n${await node.logTail(60)}\n`);
     });
-    const { meta, answers } = await readRecording<BootstrappingMeta>(version, 'bootstrapping-validator');
+    const { meta, answers } = await readRecording(version, 'bootstrapping-validator');
     // The genesis key gives the same node ID on every run.
     expect(node.nodeId).toBe(meta.nodeId);
     const cases = bootstrappingCases();

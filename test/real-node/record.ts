@@ -314,7 +314,8 @@ export function nonValidatorCases(nodeId: string): RecordingCase[] {
 
 export async function requestCase(url: string, c: RecordingCase): Promise<RecordedAnswer> {
   const res: RawResponse = await httpRequest(url, c.request);
-  const { date: _date, ...headers } = res.headers;
+  // The date changes on every answer: not recorded.
+  const headers = Object.fromEntries(Object.entries(res.headers).filter(([name]) => name !== 'date'));
   return { request: c.request, status: res.status, headers, body: res.body };
 }
 
@@ -460,12 +461,19 @@ export async function recordProfile(
   return { dir, cases };
 }
 
-export async function readRecording<M = RecordingMeta>(
-  version: string,
-  profile: RecordingProfile = 'single-node',
-): Promise<{ meta: M; answers: Map<string, RecordedAnswer> }> {
+export interface Recording<M> {
+  /** `_meta.json`: what recordAll, recordBootstrapping or recordProfile wrote. */
+  meta: M;
+  answers: Map<string, RecordedAnswer>;
+}
+
+/** A profile's recording: its metadata and its answers by case name. */
+export async function readRecording(version: string, profile?: 'single-node'): Promise<Recording<RecordingMeta>>;
+export async function readRecording(version: string, profile: 'bootstrapping-validator'): Promise<Recording<BootstrappingMeta>>;
+export async function readRecording(version: string, profile: RecordingProfile): Promise<Recording<unknown>>;
+export async function readRecording(version: string, profile: RecordingProfile = 'single-node'): Promise<Recording<unknown>> {
   const dir = fixturesDir(version, profile);
-  const meta = JSON.parse(await readFile(join(dir, '_meta.json'), 'utf8')) as M;
+  const meta = JSON.parse(await readFile(join(dir, '_meta.json'), 'utf8')) as unknown;
   const answers = new Map<string, RecordedAnswer>();
   for (const file of (await readdir(dir)).sort()) {
     if (!file.endsWith('.json') || file.startsWith('_')) continue;

@@ -24,6 +24,7 @@ import {
   type RecordingCase,
 } from './record.js';
 import { waitFor } from './wait.js';
+import { defined } from '../helpers/assert.js';
 
 const SIMULATOR_MAIN = join(REPO_ROOT, 'dist', 'simulator', 'index.js');
 const SIMULATOR_CHAINS = join(REPO_ROOT, 'dist', 'simulator', 'chain.js');
@@ -68,14 +69,15 @@ const OLD_VERSION_DIFFERENCES: Array<{ difference: RegExp; reason: string }> = [
 ];
 
 describe('simulator versus the real node', () => {
-  let node: RealNode;
+  // Set by beforeAll; undefined when it failed before starting them (afterAll stops what was started).
+  let realNode: RealNode | undefined;
   /** A simulated mainnet node with complete indexes: compared where the real index holds containers. */
-  let simFull: RunningSimulator;
+  let fullSim: RunningSimulator | undefined;
   /**
    * Indexing started with the simulator and time nearly frozen (timeScale 0.001: a C block every
    * ~33 minutes), so its indexes stay empty: compared where the real index is empty.
    */
-  let simFresh: RunningSimulator;
+  let freshSim: RunningSimulator | undefined;
   let simCChainId: string;
   let startSimulator: (o: SimulatorOptions) => Promise<RunningSimulator>;
 
@@ -87,11 +89,12 @@ describe('simulator versus the real node', () => {
     // The simulator has no info API; its chain IDs are mainnet's, from its chain table.
     const { CHAINS } = (await import(SIMULATOR_CHAINS)) as { CHAINS: Record<'C', { chainId: string }> };
     simCChainId = CHAINS.C.chainId;
-    node = await startRealNode();
+    const node = await startRealNode();
+    realNode = node;
     await sendCChainTransfers(node.url, 3);
     await waitFor(async () => (await healthReport(node.url)).healthy, { timeoutMs: 30_000, what: 'node healthy' });
-    simFull = await startSimulator({ nodes: 1, scenario: 'healthy', checkFrequencyMs: 2_000 });
-    simFresh = await startSimulator({
+    fullSim = await startSimulator({ nodes: 1, scenario: 'healthy', checkFrequencyMs: 2_000 });
+    freshSim = await startSimulator({
       nodes: 1,
       scenario: 'healthy',
       checkFrequencyMs: 2_000,
@@ -99,14 +102,14 @@ describe('simulator versus the real node', () => {
       timeScale: 0.001,
     });
     // Let the simulators' health workers run once, as the real node's has.
-    for (const sim of [simFull, simFresh]) {
+    for (const sim of [fullSim, freshSim]) {
       await waitFor(async () => (await healthReport(urlOf(sim))).healthy, { timeoutMs: 30_000, what: 'simulator healthy' });
     }
   });
   afterAll(async () => {
-    await simFull?.close();
-    await simFresh?.close();
-    await node?.stop();
+    await fullSim?.close();
+    await freshSim?.close();
+    await realNode?.stop();
   });
 
   const urlOf = (sim: RunningSimulator): string => {
@@ -116,6 +119,9 @@ describe('simulator versus the real node', () => {
   };
 
   it('answers the recorded requests like the real node', async () => {
+    const node = defined(realNode, 'the real node');
+    const simFull = defined(fullSim, 'the simulator with complete indexes');
+    const simFresh = defined(freshSim, 'the simulator with empty indexes');
     const realFacts = await readNodeFacts(node.url);
     const fullFacts = await readNodeFacts(urlOf(simFull), simCChainId);
     const freshFacts = await readNodeFacts(urlOf(simFresh), simCChainId);
