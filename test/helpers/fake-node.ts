@@ -4,6 +4,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { readFileSync } from 'node:fs';
+import { defined, errorText } from './assert.js';
 
 export interface Route {
   status?: number;
@@ -57,7 +58,7 @@ export async function startFakeNode(routes: Record<string, Route> = {}): Promise
     req.setEncoding('utf8');
     req.on('data', (c: string) => (body += c));
     req.on('end', () => {
-      const path = (req.url ?? '/').split('?')[0]!;
+      const path = defined((req.url ?? '/').split('?')[0], 'the request path');
       requests.push({ path, body, headers: req.headers, at: Date.now() });
       const route = map.get(path);
       const answer = () => {
@@ -125,7 +126,7 @@ export async function waitFor<T>(probe: () => Promise<T | undefined | false> | T
     } catch (err) {
       last = err;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${errorText(last)}` : ''}`);
     await new Promise((r) => setTimeout(r, 25));
   }
 }

@@ -22,8 +22,8 @@ export class ProcessGroup {
       p.output.push(b.toString('utf8'));
       if (p.output.length > 400) p.output.splice(0, 100);
     };
-    child.stdout?.on('data', keep);
-    child.stderr?.on('data', keep);
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
     this.procs.push(p);
     return p;
   }

@@ -3,6 +3,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RULES_DIR } from '../rules/lib.js';
+import { defined, errorText } from './assert.js';
 import { freePort } from './net.js';
 import type { ProcessGroup } from './processes.js';
 
@@ -36,13 +37,13 @@ export async function waitFor<T>(group: ProcessGroup, what: string, timeoutMs: n
         throw new Error(`${p.name} exited (${p.child.exitCode}) while waiting for ${what}\n${group.logs()}`);
     }
     if (Date.now() > deadline)
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}\n${group.logs()}`);
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${errorText(last)})` : ''}\n${group.logs()}`);
     await new Promise((r) => setTimeout(r, 500));
   }
 }
 
 function scaleDuration(value: number, unit: string, speedup: number): string {
-  const seconds = value * ({ s: 1, m: 60, h: 3600, d: 86400 } as Record<string, number>)[unit]!;
+  const seconds = value * defined(({ s: 1, m: 60, h: 3600, d: 86400 } as Record<string, number>)[unit], `the duration unit ${unit}`);
   return `${Math.max(2, Math.round(seconds / speedup))}s`;
 }
 
@@ -111,7 +112,7 @@ export class TestPrometheus {
   }
 
   async query(expr: string): Promise<{ status: string; error?: string; data?: { resultType: string; result: Sample[] | [number, string] } }> {
-    const res = await fetch(`${this.url}/api/v1/query?${new URLSearchParams({ query: expr })}`);
+    const res = await fetch(`${this.url}/api/v1/query?${new URLSearchParams({ query: expr }).toString()}`);
     return (await res.json()) as { status: string; error?: string; data?: { resultType: string; result: Sample[] } };
   }
 
