@@ -5,12 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeNode, waitFor, type FakeNode } from '../helpers/fake-node.js';
+import { defined } from '../helpers/assert.js';
 import { sample } from '../helpers/exporter.js';
 import { freePort } from '../helpers/net.js';
 
 const MAIN = 'dist/main.js';
 let dir: string;
-let node: FakeNode;
+let node: FakeNode | undefined;
 let child: ChildProcess | undefined;
 
 beforeAll(async () => {
@@ -22,9 +23,10 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 afterEach(async () => {
-  if (child && child.exitCode === null && child.signalCode === null) {
-    child.kill('SIGKILL');
-    await new Promise((r) => child!.once('exit', r));
+  const running = child;
+  if (running && running.exitCode === null && running.signalCode === null) {
+    running.kill('SIGKILL');
+    await new Promise((r) => running.once('exit', r));
   }
   child = undefined;
 });
@@ -37,24 +39,28 @@ function writeConfig(name: string, targets: string[]): string {
   const file = join(dir, name);
   writeFileSync(
     file,
-    `defaults:\n  interval: 500ms\n  timeout: 250ms\n  index: { endpoints: [] }\n  info: { enabled: false }\n  platform: { enabled: false }\ntargets:\n${targets.map((t) => `  - name: ${t}\n    url: ${node.url}\n`).join('')}`,
+    `defaults:\n  interval: 500ms\n  timeout: 250ms\n  index: { endpoints: [] }\n  info: { enabled: false }\n  platform: { enabled: false }\ntargets:\n${targets.map((t) => `  - name: ${t}\n    url: ${defined(node, 'the fake node').url}\n`).join('')}`,
   );
   return file;
 }
 
-async function startExporterProcess(args: string[]): Promise<{ url: string; stderr: () => string }> {
+async function startExporterProcess(args: string[]): Promise<{ proc: ChildProcess; url: string; stderr: () => string }> {
   const port = await freePort();
   let stderr = '';
-  child = spawn(process.execPath, [MAIN, `--web.listen-address=127.0.0.1:${port}`, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  const proc = spawn(process.execPath, [MAIN, `--web.listen-address=127.0.0.1:${port}`, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  child = proc;
+  proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const url = `http://127.0.0.1:${port}`;
   await waitFor(async () => (await fetch(`${url}/-/ready`)).status === 200, 'exporter ready', 15_000);
-  return { url, stderr: () => stderr };
+  return { proc, url, stderr: () => stderr };
 }
 
 function exited(p: ChildProcess, timeoutMs = 10_000): Promise<number | null> {
   return new Promise((resolve, reject) => {
-    if (p.exitCode !== null) return resolve(p.exitCode);
+    if (p.exitCode !== null) {
+      resolve(p.exitCode);
+      return;
+    }
     const t = setTimeout(() => reject(new Error('process did not exit in time')), timeoutMs);
     p.once('exit', (code) => {
       clearTimeout(t);
@@ -101,12 +107,12 @@ describe('CLI', () => {
 
   it('serves metrics, reloads on SIGHUP and POST /-/reload (keeping the last good config), stops on SIGTERM with exit 0', async () => {
     const file = writeConfig('c.yaml', ['a']);
-    const { url, stderr } = await startExporterProcess([`--config.file=${file}`]);
+    const { proc, url, stderr } = await startExporterProcess([`--config.file=${file}`]);
     let text = await (await fetch(`${url}/metrics`)).text();
     expect(sample(text, 'avalanchego_up{node="a"}')).toBe(1);
 
     writeConfig('c.yaml', ['a', 'b']);
-    child!.kill('SIGHUP');
+    proc.kill('SIGHUP');
     await waitFor(async () => sample(await (await fetch(`${url}/metrics`)).text(), 'avalanchego_up{node="b"}') === 1, 'target b after SIGHUP');
 
     writeFileSync(file, 'targets: [}');
@@ -123,8 +129,8 @@ describe('CLI', () => {
     expect(sample(text, 'avalanchego_exporter_config_last_reload_successful')).toBe(1);
     expect(text).not.toContain('node="a"');
 
-    child!.kill('SIGTERM');
-    expect(await exited(child!)).toBe(0);
+    proc.kill('SIGTERM');
+    expect(await exited(proc)).toBe(0);
     expect(stderr()).toContain('"msg":"stopped"');
   });
 
@@ -136,9 +142,9 @@ describe('CLI', () => {
       `defaults:\n  interval: 300ms\n  timeout: 250ms\n  index: { endpoints: [] }\n  info: { enabled: false }\n  platform: { enabled: false }\ntargets:\n  - name: s\n    url: ${slow.url}\n`,
     );
     try {
-      await startExporterProcess([`--config.file=${file}`]);
-      child!.kill('SIGINT');
-      expect(await exited(child!)).toBe(0);
+      const { proc } = await startExporterProcess([`--config.file=${file}`]);
+      proc.kill('SIGINT');
+      expect(await exited(proc)).toBe(0);
     } finally {
       await slow.close();
     }

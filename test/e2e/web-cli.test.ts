@@ -1,12 +1,13 @@
 // The built CLI with the web flags: a refused web config, a port that cannot be
 // bound (exit 1, one line, no poll), HTTPS with basic auth from the flag, and a
 // SIGTERM that does not wait for half-open client connections.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { defined } from '../helpers/assert.js';
 import { startFakeNode, waitFor, type FakeNode } from '../helpers/fake-node.js';
 import { sample } from '../helpers/exporter.js';
 import { get } from '../helpers/https.js';
@@ -16,7 +17,7 @@ import { bcryptHash, makePki, type TestPki } from '../helpers/tls.js';
 
 const MAIN = 'dist/main.js';
 let dir: string;
-let node: FakeNode;
+let node: FakeNode | undefined;
 let pki: TestPki;
 const procs = new ProcessGroup(process.cwd());
 const sockets: Socket[] = [];
@@ -46,7 +47,10 @@ function run(args: string[]) {
 
 function exited(child: ChildProcess, timeoutMs = 10_000): Promise<number | null> {
   return new Promise((resolve, reject) => {
-    if (child.exitCode !== null) return resolve(child.exitCode);
+    if (child.exitCode !== null) {
+      resolve(child.exitCode);
+      return;
+    }
     const t = setTimeout(() => reject(new Error(`process did not exit within ${timeoutMs} ms`)), timeoutMs);
     child.once('exit', (code) => {
       clearTimeout(t);
@@ -72,34 +76,31 @@ describe('web flags', () => {
   it.each([
     [
       'in use',
-      async (held: Server) => `127.0.0.1:${(held.address() as { port: number }).port}`,
+      (held: Server) => `127.0.0.1:${(held.address() as { port: number }).port}`,
       /^avalanchego-exporter: cannot listen on 127\.0\.0\.1:\d+: the address is already in use/,
     ],
     [
       'not on this machine',
-      async () => '192.0.2.1:10650',
+      () => '192.0.2.1:10650',
       /^avalanchego-exporter: cannot listen on 192\.0\.2\.1:10650: the address is not one of this machine's/,
     ],
     [
       'a host name that does not resolve',
-      async () => 'nonexistent.invalid:10650',
+      () => 'nonexistent.invalid:10650',
       /^avalanchego-exporter: cannot listen on nonexistent\.invalid:10650: the host name does not resolve/,
     ],
   ])('a port that cannot be bound (%s) ends the process with exit 1 and one line, before any poll', async (_name, address, expected) => {
     const held = createServer();
     await new Promise<void>((resolve) => held.listen(0, '127.0.0.1', resolve));
     try {
-      const before = node.requests.length;
-      const p = procs.start('exporter', process.execPath, [
-        MAIN,
-        `--web.listen-address=${await address(held)}`,
-        `--config.file=${join(dir, 'c.yaml')}`,
-      ]);
+      const fake = defined(node, 'the fake node');
+      const before = fake.requests.length;
+      const p = procs.start('exporter', process.execPath, [MAIN, `--web.listen-address=${address(held)}`, `--config.file=${join(dir, 'c.yaml')}`]);
       expect(await exited(p.child, 15_000)).toBe(1);
       const out = p.output.join('');
       expect(out.trim().split('\n')).toHaveLength(1);
       expect(out).toMatch(expected);
-      expect(node.requests.length).toBe(before);
+      expect(fake.requests.length).toBe(before);
     } finally {
       held.close();
     }
@@ -136,7 +137,7 @@ describe('web flags', () => {
       sockets.push(s);
     }
     await waitFor(() => sockets.every((s) => !s.connecting), 'half-open clients connected', 5_000);
-    process.kill(p.child.pid!, 'SIGTERM');
+    process.kill(defined(p.child.pid, 'the PID of the exporter'), 'SIGTERM');
     // Well under Kubernetes' 30 s grace: the exporter does not wait for these clients.
     expect(await exited(p.child, 8_000)).toBe(0);
     expect(p.output.join('')).toContain('"msg":"stopped"');

@@ -7,12 +7,13 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadWebConfigFile, parseWebConfigText } from '../../src/web/config.js';
 import { WebGuard } from '../../src/web/guard.js';
 import { startTestExporter, waitForPolls, sample, type TestExporter } from '../helpers/exporter.js';
+import { defined } from '../helpers/assert.js';
 import { startFakeNode, type FakeNode } from '../helpers/fake-node.js';
 import { get } from '../helpers/https.js';
 import { bcryptHash, makePki, type TestPki } from '../helpers/tls.js';
 
 let pki: TestPki;
-let node: FakeNode;
+let node: FakeNode | undefined;
 let exporter: TestExporter | undefined;
 
 const CONFIG = (url: string) => `defaults:\n  interval: 1s\n  timeout: 500ms\n  index: { endpoints: [] }\ntargets:\n  - name: a\n    url: ${url}\n`;
@@ -38,7 +39,7 @@ function webFile(name: string, text: string): string {
 
 async function start(webText: string, file = 'web.yml'): Promise<{ url: string; path: string }> {
   const path = webFile(file, webText);
-  exporter = await startTestExporter(CONFIG(node.url), {
+  exporter = await startTestExporter(CONFIG(defined(node, 'the fake node').url), {
     exporter: { webConfig: loadWebConfigFile(path), loadWebConfig: () => loadWebConfigFile(path) },
   });
   await waitForPolls(exporter);
@@ -130,7 +131,7 @@ describe('web config: TLS and basic auth', () => {
         '  client_allowed_sans: [grafana]',
       ].join('\n'),
     );
-    await exporter!.reload();
+    await defined(exporter, 'the exporter').reload();
     await expect(get(`${url}/metrics`, client)).rejects.toThrow();
   });
 
@@ -198,7 +199,7 @@ describe('web config: the verified-password cache', () => {
     expect(guard.bcryptRuns).toBe(5);
   });
 
-  it('rate_limit: burst requests pass, the next gets 429', async () => {
+  it('rate_limit: burst requests pass, the next gets 429', () => {
     let now = 0;
     const guard = new WebGuard(parseWebConfigText('rate_limit:\n  interval: 1s\n  burst: 2\n', 'web.yml', '.'), () => now);
     const verdicts: number[] = [];
