@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { fixtureText, startFakeNode, waitFor, type FakeNode, type Route } from '../helpers/fake-node.js';
 import { sample, startTestExporter, waitForPolls, type TestExporter } from '../helpers/exporter.js';
 import { freePort } from '../helpers/net.js';
+import { defined } from '../helpers/assert.js';
 
 let node: FakeNode | undefined;
 let exporter: TestExporter | undefined;
@@ -85,14 +86,14 @@ describe('health poll failures', () => {
 
     node.routes.set('/ext/health', { status: 503, body: 'down for maintenance' });
     const failed = await waitFor(async () => {
-      const t = await exporter!.metrics();
+      const t = await defined(exporter, 'the exporter').metrics();
       return sample(t, 'avalanchego_up{node="n"}') === 0 ? t : undefined;
     }, 'up 0');
     expect(failed).not.toMatch(/avalanchego_(healthy|health_check_passing|chain_last_accepted_height)\{/);
     expect(sample(failed, 'avalanchego_exporter_last_success_timestamp_seconds{node="n",source="health"}')).toBeGreaterThan(0);
 
     node.routes.set('/ext/health', { fixture: 'health/healthy-v1.14.2.json' });
-    await waitFor(async () => sample(await exporter!.metrics(), 'avalanchego_healthy{node="n"}') === 1, 'recovery');
+    await waitFor(async () => sample(await defined(exporter, 'the exporter').metrics(), 'avalanchego_healthy{node="n"}') === 1, 'recovery');
     expect(exporter.logs.some((l) => l.msg === 'poll recovered')).toBe(true);
   });
 
@@ -169,7 +170,10 @@ describe('index poll', () => {
       ),
     );
     await waitForPolls(exporter);
-    const healthReq = node.requests.find((r) => r.path === '/ext/health')!;
+    const healthReq = defined(
+      node.requests.find((r) => r.path === '/ext/health'),
+      'the health request',
+    );
     expect(JSON.parse(healthReq.body)).toMatchObject({
       jsonrpc: '2.0',
       method: 'health.health',
@@ -178,14 +182,17 @@ describe('index poll', () => {
     expect(healthReq.headers['content-type']).toBe('application/json');
     expect(healthReq.headers['x-team']).toBe('infra');
     expect(healthReq.headers.authorization).toBe(`Basic ${Buffer.from('mon:pw').toString('base64')}`);
-    const indexReq = node.requests.find((r) => r.path === '/ext/index/C/block')!;
+    const indexReq = defined(
+      node.requests.find((r) => r.path === '/ext/index/C/block'),
+      'the index request',
+    );
     expect(JSON.parse(indexReq.body)).toMatchObject({ method: 'index.getLastAccepted', params: { encoding: 'hex' } });
   });
 
   it('a base URL with a path prefix is kept', async () => {
     const body = fixtureText('health/healthy-v1.14.2.json');
     node = await startFakeNode({ '/nodes/a/ext/health': { body } });
-    exporter = await startTestExporter(config(`${'PLACEHOLDER'}/nodes/a/`, '    index: { endpoints: [] }').replace('PLACEHOLDER', node.url));
+    exporter = await startTestExporter(config('PLACEHOLDER/nodes/a/', '    index: { endpoints: [] }').replace('PLACEHOLDER', node.url));
     await waitForPolls(exporter);
     expect(sample(await exporter.metrics(), 'avalanchego_up{node="n"}')).toBe(1);
   });
@@ -195,7 +202,7 @@ describe("the exporter's own HTTP endpoints", () => {
   it('answers bad requests with clear 4xx messages', async () => {
     node = await startFakeNode({ '/ext/health': { fixture: 'health/healthy-v1.14.2.json' } });
     exporter = await startTestExporter(config(node.url, '    index: { endpoints: [] }'));
-    const get = (path: string, init?: RequestInit) => fetch(`${exporter!.url}${path}`, init);
+    const get = (path: string, init?: RequestInit) => fetch(`${defined(exporter, 'the exporter').url}${path}`, init);
     let res = await get('/probe');
     expect(res.status).toBe(400);
     expect(await res.text()).toContain('missing parameter "target"');

@@ -8,12 +8,14 @@ import { classifyError } from '../../src/rpc/errors.js';
 import { CONNECTIONS_PER_NODE, Dispatchers, NodeClient } from '../../src/rpc/client.js';
 import { Limiter } from '../../src/rpc/limiter.js';
 import { parseConfigText } from '../../src/config/load.js';
+import { defined } from '../helpers/assert.js';
 import { startFakeNode, type FakeNode } from '../helpers/fake-node.js';
 import { sample, startTestExporter, waitForPolls, type TestExporter } from '../helpers/exporter.js';
 
-let a: FakeNode;
-let b: FakeNode;
-let exporter: TestExporter;
+// Set by beforeAll; undefined when it failed part-way (afterAll closes what was started).
+let a: FakeNode | undefined;
+let b: FakeNode | undefined;
+let exporter: TestExporter | undefined;
 
 beforeAll(async () => {
   const routes = {
@@ -46,7 +48,7 @@ afterAll(async () => {
 const shape = (text: string): string => text.replace(/ [^ \n]+$/gm, '');
 
 async function scrape(headers: Record<string, string> = {}, method: 'GET' | 'HEAD' = 'GET') {
-  const res = await request(`${exporter.url}/metrics`, { method, headers });
+  const res = await request(`${defined(exporter, 'the exporter').url}/metrics`, { method, headers });
   return { status: res.statusCode, headers: res.headers, body: Buffer.from(await res.body.arrayBuffer()) };
 }
 
@@ -56,7 +58,7 @@ describe('/metrics at fleet scale', () => {
     expect(plain.status).toBe(200);
     expect(plain.headers['content-encoding']).toBeUndefined();
     const text = plain.body.toString();
-    const nodes = exporter.scheduler.render().toString();
+    const nodes = defined(exporter, 'the exporter').scheduler.render().toString();
     expect(shape(text).endsWith(shape(nodes))).toBe(true);
     expect(text.indexOf('avalanchego_exporter_poll_start_delay_seconds_count')).toBeLessThan(text.indexOf('avalanchego_up{'));
   });
@@ -66,7 +68,7 @@ describe('/metrics at fleet scale', () => {
     expect(gz.headers['content-encoding']).toBe('gzip');
     expect(gz.headers.vary).toBe('Accept-Encoding');
     const text = gunzipSync(gz.body).toString();
-    expect(shape(text).endsWith(shape(exporter.scheduler.render().toString()))).toBe(true);
+    expect(shape(text).endsWith(shape(defined(exporter, 'the exporter').scheduler.render().toString()))).toBe(true);
     expect(gz.body.length).toBeLessThan(text.length / 3);
     const refused = await scrape({ 'accept-encoding': 'gzip;q=0, identity' });
     expect(refused.headers['content-encoding']).toBeUndefined();
@@ -80,7 +82,7 @@ describe('/metrics at fleet scale', () => {
   });
 
   it('counts every poll start in avalanchego_exporter_poll_start_delay_seconds (no node label)', async () => {
-    const text = await exporter.metrics();
+    const text = await defined(exporter, 'the exporter').metrics();
     // Two nodes, two sources each, at least one poll each.
     expect(sample(text, 'avalanchego_exporter_poll_start_delay_seconds_count')).toBeGreaterThanOrEqual(4);
     expect(text).toMatch(/^avalanchego_exporter_poll_start_delay_seconds_bucket\{le="0\.005"\} \d+$/m);
@@ -107,17 +109,22 @@ describe('socket budget', () => {
   it('a connection past the budget fails at once with reason connect and a message that says what to do', async () => {
     const dispatchers = new Dispatchers({ maxConnections: 1 });
     const limiter = new Limiter(10);
-    const config = parseConfigText(`targets:\n  - { name: a, url: '${a.url}' }\n  - { name: b, url: '${b.url}' }\n`, 'test.yaml', {});
+    const config = parseConfigText(
+      `targets:\n  - { name: a, url: '${defined(a, 'fake node a').url}' }\n  - { name: b, url: '${defined(b, 'fake node b').url}' }\n`,
+      'test.yaml',
+      {},
+    );
     dispatchers.setLayout(config.targets.map((t) => t.url));
-    const [ta, tb] = config.targets;
+    const ta = defined(config.targets[0], 'target a');
+    const tb = defined(config.targets[1], 'target b');
     const signal = AbortSignal.timeout(2000);
     try {
       // The first node's keep-alive connection takes the whole budget.
-      const first = await new NodeClient(ta!, dispatchers, limiter).rpc('/ext/health', 'health.health', {}, signal);
+      const first = await new NodeClient(ta, dispatchers, limiter).rpc('/ext/health', 'health.health', {}, signal);
       expect(first.status).toBe(200);
       expect(dispatchers.openConnections).toBe(1);
-      const err = await new NodeClient(tb!, dispatchers, limiter).rpc('/ext/health', 'health.health', {}, signal).catch((e: unknown) => e);
-      const failure = classifyError(err, { url: tb!.url, timeoutMs: 2000 });
+      const err = await new NodeClient(tb, dispatchers, limiter).rpc('/ext/health', 'health.health', {}, signal).catch((e: unknown) => e);
+      const failure = classifyError(err, { url: tb.url, timeoutMs: 2000 });
       expect(failure.reason).toBe('connect');
       expect(failure.message).toMatch(/1 connections open to nodes, its budget \(1/);
       expect(failure.message).toMatch(/ulimit -n/);
@@ -128,18 +135,24 @@ describe('socket budget', () => {
 
   it('sends the same request body every poll, built once, with an id the answer must echo', async () => {
     const dispatchers = new Dispatchers();
-    const config = parseConfigText(`targets:\n  - { name: a, url: '${a.url}' }\n`, 'test.yaml', {});
-    const client = new NodeClient(config.targets[0]!, dispatchers, new Limiter(4));
-    const before = a.requests.length;
+    const nodeA = defined(a, 'fake node a');
+    const config = parseConfigText(`targets:\n  - { name: a, url: '${nodeA.url}' }\n`, 'test.yaml', {});
+    const client = new NodeClient(defined(config.targets[0], 'target a'), dispatchers, new Limiter(4));
+    const before = nodeA.requests.length;
     const one = await client.rpc('/ext/health', 'health.health', {}, AbortSignal.timeout(2000));
     const two = await client.rpc('/ext/health', 'health.health', {}, AbortSignal.timeout(2000));
     const other = await client.rpc('/ext/index/C/block', 'index.getLastAccepted', { encoding: 'hex' }, AbortSignal.timeout(2000));
     await dispatchers.close();
     expect(one.id).toBe(two.id);
     expect(other.id).not.toBe(one.id);
-    const sent = a.requests.slice(before).map((r) => r.body);
+    const sent = nodeA.requests.slice(before).map((r) => r.body);
     expect(sent[0]).toBe(sent[1]);
-    expect(JSON.parse(sent[0]!)).toEqual({ jsonrpc: '2.0', id: one.id, method: 'health.health', params: {} });
-    expect(JSON.parse(sent[2]!)).toEqual({ jsonrpc: '2.0', id: other.id, method: 'index.getLastAccepted', params: { encoding: 'hex' } });
+    expect(JSON.parse(defined(sent[0], 'the first request body'))).toEqual({ jsonrpc: '2.0', id: one.id, method: 'health.health', params: {} });
+    expect(JSON.parse(defined(sent[2], 'the third request body'))).toEqual({
+      jsonrpc: '2.0',
+      id: other.id,
+      method: 'index.getLastAccepted',
+      params: { encoding: 'hex' },
+    });
   });
 });

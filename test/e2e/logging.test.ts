@@ -3,12 +3,15 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { defined } from '../helpers/assert.js';
 import { startFakeNode, type FakeNode } from '../helpers/fake-node.js';
 import { startTestExporter, waitForPolls, type TestExporter } from '../helpers/exporter.js';
 
-const SECRETS = ['s3cret-bearer-token', 'hunter2-password'];
-let node: FakeNode;
-let exporter: TestExporter;
+const TOKEN = 's3cret-bearer-token';
+const PASSWORD = 'hunter2-password';
+const SECRETS = [TOKEN, PASSWORD];
+let node: FakeNode | undefined;
+let exporter: TestExporter | undefined;
 const dir = mkdtempSync(join(tmpdir(), 'avaxexp-log-'));
 
 afterAll(async () => {
@@ -47,7 +50,7 @@ describe('logging', () => {
       ],
       { stdio: 'ignore' },
     );
-    SECRETS.push(readFileSync(key, 'utf8').split('\n')[1]!);
+    SECRETS.push(defined(readFileSync(key, 'utf8').split('\n')[1], "the first line of the key's body"));
     exporter = await startTestExporter(
       `
 defaults:
@@ -60,12 +63,12 @@ targets:
     url: ${node.url}
     index: { endpoints: [C/block] }
     headers: { Authorization: "Bearer \${TOKEN}" }
-    basic_auth: { username: mon, password: ${SECRETS[1]} }
+    basic_auth: { username: mon, password: ${PASSWORD} }
   - name: tls
     url: https://127.0.0.1:1
     tls: { cert_file: ${cert}, key_file: ${key}, insecure_skip_verify: true }
 `,
-      { env: { TOKEN: SECRETS[0]! }, level: 'debug' },
+      { env: { TOKEN }, level: 'debug' },
     );
     await waitForPolls(exporter, 2, 20_000);
     const raw = exporter.rawLogs();
