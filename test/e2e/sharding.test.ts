@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IN_CI, ROOT, findTool } from '../rules/lib.js';
+import { defined } from '../helpers/assert.js';
 import { ProcessGroup, type Proc } from '../helpers/processes.js';
 import { freePort } from '../helpers/net.js';
 import { TestPrometheus, waitFor } from '../helpers/prometheus.js';
@@ -69,7 +70,8 @@ describe('sharded polling with a real Prometheus', () => {
     async function ownersInPrometheus(): Promise<Map<string, string[]>> {
       const owners = new Map<string, string[]>();
       for (const s of await prom.vector(`avalanchego_up{job="${JOB}"}`)) {
-        owners.set(s.metric['node']!, [...(owners.get(s.metric['node']!) ?? []), s.metric['instance']!]);
+        const node = defined(s.metric['node'], 'the node label');
+        owners.set(node, [...(owners.get(node) ?? []), defined(s.metric['instance'], 'the instance label')]);
       }
       return owners;
     }
@@ -116,7 +118,7 @@ describe('sharded polling with a real Prometheus', () => {
 
     it('each replica reports its shard, the shard count, and only the targets it owns', async () => {
       const byInstance = async (metric: string) =>
-        new Map((await prom.vector(`${metric}{job="${JOB}"}`)).map((s) => [s.metric['instance']!, Number(s.value[1])]));
+        new Map((await prom.vector(`${metric}{job="${JOB}"}`)).map((s) => [defined(s.metric['instance'], 'the instance label'), Number(s.value[1])]));
       const metrics = ['avalanchego_exporter_shard_index', 'avalanchego_exporter_shard_count', 'avalanchego_exporter_targets'];
       await until('shard metrics of every replica', 30_000, async () => {
         for (const m of metrics) if ((await byInstance(m)).size !== SHARDS) return undefined;
@@ -132,18 +134,24 @@ describe('sharded polling with a real Prometheus', () => {
         expect(count.get(instance)).toBe(SHARDS);
         const owned = Array.from({ length: NODES }, (_, n) => `node-${n}`).filter((n) => shardOf(n, SHARDS) === i).length;
         expect(targets.get(instance)).toBe(owned);
-        total += targets.get(instance)!;
+        total += defined(targets.get(instance), `avalanchego_exporter_targets of ${instance}`);
       }
       expect(total).toBe(NODES);
       // The landing page lists the owned nodes and says which shard this is.
       const page = await (await fetch(`http://127.0.0.1:${ports[0]}/`)).text();
       expect(page).toContain(`shard 0 of ${SHARDS}`);
-      const other = Array.from({ length: NODES }, (_, n) => `node-${n}`).find((n) => shardOf(n, SHARDS) !== 0)!;
+      const other = defined(
+        Array.from({ length: NODES }, (_, n) => `node-${n}`).find((n) => shardOf(n, SHARDS) !== 0),
+        'a node of another shard',
+      );
       expect(page).not.toContain(`>${other}<`);
     });
 
     it('/probe of a target another shard owns answers 421 and names the owner; its owner serves it', async () => {
-      const node = Array.from({ length: NODES }, (_, n) => `node-${n}`).find((n) => shardOf(n, SHARDS) === 1)!;
+      const node = defined(
+        Array.from({ length: NODES }, (_, n) => `node-${n}`).find((n) => shardOf(n, SHARDS) === 1),
+        'a node of shard 1',
+      );
       const misrouted = await fetch(`http://127.0.0.1:${ports[0]}/probe?target=${node}`);
       expect(misrouted.status).toBe(421);
       expect(misrouted.headers.get('x-shard-owner')).toBe('1');
@@ -159,7 +167,7 @@ describe('sharded polling with a real Prometheus', () => {
 
     it('a shard killed by PID fires AvalancheGoExporterShardsMissing, which resolves when it is back', async () => {
       expect(await prom.firing('AvalancheGoExporterShardsMissing')).toBeUndefined();
-      await group.stop(exporters[2]!);
+      await group.stop(defined(exporters[2], 'the exporter of shard 2'));
       try {
         const alert = await prom.waitFor('AvalancheGoExporterShardsMissing firing', 90_000, () => prom.firing('AvalancheGoExporterShardsMissing'));
         expect(alert.labels['job']).toBe(JOB);
@@ -175,7 +183,7 @@ describe('sharded polling with a real Prometheus', () => {
     it('a reload that adds targets moves no existing target to another replica', async () => {
       const before = await ownersInPrometheus();
       writeConfig(NODES + ADDED);
-      for (const p of exporters) process.kill(p.child.pid!, 'SIGHUP');
+      for (const p of exporters) process.kill(defined(p.child.pid, `the PID of ${p.name}`), 'SIGHUP');
       await until(`all ${NODES + ADDED} nodes in Prometheus`, 60_000, async () =>
         (await ownersInPrometheus()).size === NODES + ADDED ? true : undefined,
       );

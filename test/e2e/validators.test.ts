@@ -3,19 +3,23 @@
 // series; scenario switches show up in /metrics. Waits have deadlines.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { L1_SUBNET_ID, PRIMARY_NETWORK_ID, startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { defined } from '../helpers/assert.js';
 import { waitFor } from '../helpers/fake-node.js';
 import { sample, startTestExporter, type TestExporter } from '../helpers/exporter.js';
 
-let sim: RunningSimulator;
-let exporter: TestExporter;
+// Set by beforeAll; undefined when it failed part-way (afterAll closes what was started).
+let simulator: RunningSimulator | undefined;
+let testExporter: TestExporter | undefined;
+const sim = (): RunningSimulator => defined(simulator, 'the simulator');
+const exporter = (): TestExporter => defined(testExporter, 'the exporter');
 
 /** node-0 validates the primary network and the L1; node-1 only tracks the L1; node-2 runs v1.10.19; node-3 bootstraps. */
 const SCENARIOS = ['healthy', 'healthy', 'old-version', 'bootstrapping'] as const;
 
 beforeAll(async () => {
-  sim = await startSimulator({
+  simulator = await startSimulator({
     nodes: SCENARIOS.length,
-    scenario: (i) => SCENARIOS[i]!,
+    scenario: (i) => defined(SCENARIOS[i], `the scenario of node ${i}`),
     timeScale: 60,
     checkFrequencyMs: 200,
     trackL1: (i) => i < 2,
@@ -23,7 +27,7 @@ beforeAll(async () => {
     validator: (i) => i !== 1,
     timings: { l1DrainSeconds: 30 },
   });
-  exporter = await startTestExporter(`
+  testExporter = await startTestExporter(`
 defaults:
   interval: 2s
   timeout: 1500ms
@@ -31,10 +35,10 @@ defaults:
   info: { interval: 2s }
   platform: { interval: 2s, subnets: [${L1_SUBNET_ID}] }
 targets:
-${sim.nodes.map((n, i) => `  - name: n${i}\n    url: ${n.baseUrl}\n`).join('')}`);
+${simulator.nodes.map((n, i) => `  - name: n${i}\n    url: ${n.baseUrl}\n`).join('')}`);
   await waitFor(
     async () => {
-      const text = await exporter.metrics();
+      const text = await exporter().metrics();
       return [0, 1, 2, 3].every(
         (i) =>
           sample(text, `avalanchego_exporter_poll_success{node="n${i}",source="platform"}`) === 1 &&
@@ -47,8 +51,8 @@ ${sim.nodes.map((n, i) => `  - name: n${i}\n    url: ${n.baseUrl}\n`).join('')}`
 }, 30_000);
 
 afterAll(async () => {
-  await exporter?.close();
-  await sim?.close();
+  await testExporter?.close();
+  await simulator?.close();
 });
 
 const primary = (node: string) => `{node="${node}",subnet="${PRIMARY_NETWORK_ID}"}`;
@@ -56,8 +60,8 @@ const l1 = (node: string) => `{node="${node}",subnet="${L1_SUBNET_ID}"}`;
 
 describe('info and platform sources against the simulator', () => {
   it('a primary-network and L1 validator: identity, uptime, stake, balance, fee price', async () => {
-    const text = await exporter.metrics();
-    const id = sim.nodes[0]!.nodeId;
+    const text = await exporter().metrics();
+    const id = defined(sim().nodes[0], 'node-0').nodeId;
     expect(sample(text, `avalanchego_node_info{node="n0",node_id="${id}",version="1.14.2",network_id="1"}`)).toBe(1);
     // One node_info series per node: health leaves it to the info source.
     expect(text.match(/^avalanchego_node_info\{node="n0",/gm)).toHaveLength(1);
@@ -72,10 +76,10 @@ describe('info and platform sources against the simulator', () => {
     expect(sample(text, `avalanchego_validator${l1('n0')}`)).toBe(1);
     expect(sample(text, `avalanchego_validator_registered_key_match${l1('n0')}`)).toBe(1);
     expect(sample(text, `avalanchego_l1_validator_active${l1('n0')}`)).toBe(1);
-    const price = sample(text, 'avalanchego_validator_fee_price_navax_per_second{node="n0"}')!;
+    const price = defined(sample(text, 'avalanchego_validator_fee_price_navax_per_second{node="n0"}'), 'the fee price of n0');
     expect(price).toBe(512);
     // 45 days of fees: well above the 30-day ticket.
-    expect(sample(text, `avalanchego_l1_validator_balance_navax${l1('n0')}`)! / price).toBeGreaterThan(30 * 86_400);
+    expect(defined(sample(text, `avalanchego_l1_validator_balance_navax${l1('n0')}`), 'the L1 balance of n0') / price).toBeGreaterThan(30 * 86_400);
     // Peers: bounded per minor version, most on 1.14; none newer than 1.14.2.
     expect(sample(text, 'avalanchego_network_peers_by_version{node="n0",version="1.14"}')).toBeGreaterThan(1000);
     expect(sample(text, 'avalanchego_network_peers_newer_version_ratio{node="n0"}')).toBe(0);
@@ -85,7 +89,7 @@ describe('info and platform sources against the simulator', () => {
   });
 
   it('a non-validator: validator 0 on both subnets, info.uptime not_validator, and no poll failure', async () => {
-    const text = await exporter.metrics();
+    const text = await exporter().metrics();
     expect(sample(text, `avalanchego_validator${primary('n1')}`)).toBe(0);
     expect(sample(text, `avalanchego_validator${l1('n1')}`)).toBe(0);
     expect(text).not.toContain('avalanchego_uptime_weighted_average_ratio{node="n1"}');
@@ -98,7 +102,7 @@ describe('info and platform sources against the simulator', () => {
   });
 
   it('v1.10.19: the methods it lacks are states (unsupported), its validator entry is served', async () => {
-    const text = await exporter.metrics();
+    const text = await exporter().metrics();
     expect(sample(text, 'avalanchego_info_method_state{node="n2",method="info.upgrades",state="unsupported"}')).toBe(1);
     expect(sample(text, 'avalanchego_platform_method_state{node="n2",method="platform.getValidatorFeeState",state="unsupported"}')).toBe(1);
     expect(sample(text, 'avalanchego_node_version_number{node="n2"}')).toBe(1010019);
@@ -108,34 +112,34 @@ describe('info and platform sources against the simulator', () => {
   });
 
   it('a bootstrapping node: the P-Chain state not_bootstrapped, no validator series, the poll succeeds', async () => {
-    const text = await exporter.metrics();
+    const text = await exporter().metrics();
     expect(sample(text, 'avalanchego_platform_method_state{node="n3",method="platform.getCurrentValidators",state="not_bootstrapped"}')).toBe(1);
     expect(text).not.toContain('avalanchego_validator{node="n3"');
     expect(sample(text, 'avalanchego_exporter_poll_success{node="n3",source="platform"}')).toBe(1);
   });
 
   it('scenario switches reach the series: the L1 balance drains to inactive, a changed node ID is no validator; recovery', async () => {
-    sim.setScenario('node-0', 'l1-balance-draining');
+    sim().setScenario('node-0', 'l1-balance-draining');
     await waitFor(
-      async () => sample(await exporter.metrics(), `avalanchego_l1_validator_active${l1('n0')}`) === 0,
+      async () => sample(await exporter().metrics(), `avalanchego_l1_validator_active${l1('n0')}`) === 0,
       'the L1 validator to go inactive',
       15_000,
     );
-    expect(sample(await exporter.metrics(), `avalanchego_l1_validator_balance_navax${l1('n0')}`)).toBe(0);
-    sim.setScenario('node-0', 'node-id-changed');
-    const changed = sim.nodes[0]!.nodeId;
+    expect(sample(await exporter().metrics(), `avalanchego_l1_validator_balance_navax${l1('n0')}`)).toBe(0);
+    sim().setScenario('node-0', 'node-id-changed');
+    const changed = defined(sim().nodes[0], 'node-0').nodeId;
     await waitFor(
-      async () => sample(await exporter.metrics(), `avalanchego_validator${primary('n0')}`) === 0,
+      async () => sample(await exporter().metrics(), `avalanchego_validator${primary('n0')}`) === 0,
       'the new node ID to be no validator',
       15_000,
     );
-    const text = await exporter.metrics();
+    const text = await exporter().metrics();
     expect(text).toContain(`avalanchego_node_info{node="n0",node_id="${changed}",version="1.14.2",network_id="1"} 1`);
     expect(sample(text, 'avalanchego_info_method_state{node="n0",method="info.uptime",state="not_validator"}')).toBe(1);
-    sim.setScenario('node-0', 'healthy');
-    await waitFor(async () => sample(await exporter.metrics(), `avalanchego_validator${primary('n0')}`) === 1, 'a validator again', 15_000);
+    sim().setScenario('node-0', 'healthy');
+    await waitFor(async () => sample(await exporter().metrics(), `avalanchego_validator${primary('n0')}`) === 1, 'a validator again', 15_000);
     await waitFor(
-      async () => sample(await exporter.metrics(), `avalanchego_l1_validator_active${l1('n0')}`) === 1,
+      async () => sample(await exporter().metrics(), `avalanchego_l1_validator_active${l1('n0')}`) === 1,
       'the topped-up L1 validator',
       15_000,
     );
