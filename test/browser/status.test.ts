@@ -12,6 +12,7 @@ import { IN_CI, ROOT } from '../rules/lib.js';
 import { startFakeNode, waitFor, type FakeNode } from '../helpers/fake-node.js';
 import { startTestExporter, waitForPolls, type TestExporter } from '../helpers/exporter.js';
 import { freePort } from '../helpers/net.js';
+import { defined } from '../helpers/assert.js';
 import { DEMO_SCENARIOS } from '../../src/demo.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -36,15 +37,16 @@ describe('status pages in Chromium', () => {
   });
 
   describe.skipIf(!existsSync(CHROMIUM))('Debian Chromium', () => {
-    let browser: Browser;
-    let demo: ChildProcess;
+    // Set by beforeAll; undefined when it failed part-way (afterAll stops what was started).
+    let browser: Browser | undefined;
+    let demo: ChildProcess | undefined;
     let demoUrl = '';
-    let hostile: FakeNode;
-    let exporter: TestExporter;
+    let hostile: FakeNode | undefined;
+    let exporter: TestExporter | undefined;
     const dialogs: string[] = [];
 
     async function open(url: string): Promise<Page> {
-      const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+      const page = await defined(browser, 'the browser').newPage({ viewport: { width: 1400, height: 900 } });
       page.on('dialog', (d) => {
         dialogs.push(d.message());
         void d.dismiss();
@@ -93,9 +95,10 @@ describe('status pages in Chromium', () => {
       await browser?.close();
       await exporter?.close();
       await hostile?.close();
-      if (demo?.pid !== undefined && demo.exitCode === null && demo.signalCode === null) {
-        const exited = new Promise((r) => demo.once('exit', r));
-        process.kill(demo.pid, 'SIGTERM');
+      const child = demo;
+      if (child?.pid !== undefined && child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        process.kill(child.pid, 'SIGTERM');
         await exited;
       }
     }, 30_000);
@@ -127,7 +130,7 @@ describe('status pages in Chromium', () => {
 
     it('shows a check name and an error text that carry HTML as text: nothing is injected, nothing runs', async () => {
       for (const path of ['/', '/node/hostile']) {
-        const page = await open(`${exporter.url}${path}`);
+        const page = await open(`${defined(exporter, 'the exporter').url}${path}`);
         const text = await page.locator('body').innerText();
         expect(text).toContain('<img src=x onerror="window.__pwned=1">');
         expect(text).toContain('<script>window.__pwned=2</script><b>not bold</b>');

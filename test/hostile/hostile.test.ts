@@ -11,6 +11,7 @@ import { REASONS } from '../../src/rpc/errors.js';
 import { loadWebConfigFile } from '../../src/web/config.js';
 import { startTestExporter, waitForPolls, sample, type TestExporter } from '../helpers/exporter.js';
 import { fixtureText, startFakeNode, waitFor, type FakeNode, type Route } from '../helpers/fake-node.js';
+import { defined } from '../helpers/assert.js';
 import { get } from '../helpers/https.js';
 import { promtoolCheckMetrics } from '../helpers/promtool.js';
 import { startSimulator } from '../../src/simulator/index.js';
@@ -36,11 +37,6 @@ async function rawNode(bytes: string): Promise<{ url: string; close(): Promise<v
 
 const HEALTHY = JSON.parse(fixtureText('health/healthy-v1.14.2.json')) as { result: { checks: Record<string, unknown>; healthy: boolean } };
 const health = (checks: Record<string, unknown>, healthy = true) => JSON.stringify({ jsonrpc: '2.0', result: { checks, healthy }, id: 1 });
-const nested = (depth: number): unknown => {
-  let v: unknown = 1;
-  for (let i = 0; i < depth; i++) v = { a: v };
-  return v;
-};
 const nestedText = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
 const indexAnswer = (index: string) =>
   JSON.stringify({
@@ -99,7 +95,7 @@ const NODE_CASES: NodeCase[] = [
     },
     up: 1,
     check(metrics) {
-      const longest = Math.max(...[...metrics.matchAll(/check="([^"]*)"/g)].map((m) => m[1]!.length));
+      const longest = Math.max(...[...metrics.matchAll(/check="([^"]*)"/g)].map((m) => defined(m[1], 'a check label').length));
       expect(longest).toBeLessThanOrEqual(256);
       expect(metrics).toContain(`check="${'x'.repeat(255)}…"`);
     },
@@ -229,7 +225,7 @@ describe('hostile nodes', () => {
 });
 
 describe('hostile clients and files', () => {
-  let node: FakeNode;
+  let node: FakeNode | undefined;
   beforeAll(async () => {
     node = await startFakeNode({ '/ext/health': { fixture: 'health/healthy-v1.14.2.json' } });
   });
@@ -306,19 +302,20 @@ describe('hostile clients and files', () => {
     ],
     [
       'a web config that is /dev/zero or a FIFO is refused, not read forever',
-      async () => {
+      () => {
         expect(() => loadWebConfigFile('/dev/zero')).toThrow(/it is a device/);
+        return Promise.resolve();
       },
     ],
   ];
 
   it.each(CLIENT_CASES)('%s', async (_name, attack) => {
     const rssBefore = process.memoryUsage().rss;
-    exporter = await startTestExporter(config(node.url, {}), { exporter: { maxConnections: 50 } });
+    exporter = await startTestExporter(config(defined(node, 'the fake node').url, {}), { exporter: { maxConnections: 50 } });
     await waitForPolls(exporter);
     const port = Number(new URL(exporter.url).port);
     await attack(port, exporter.url);
-    await waitFor(async () => (await get(`${exporter!.url}/-/healthy`)).status === 200, 'exporter still answering');
+    await waitFor(async () => (await get(`${defined(exporter, 'the exporter').url}/-/healthy`)).status === 200, 'exporter still answering');
     await assertSound(exporter, { up: 1 }, rssBefore);
   });
 });
