@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { ROOT, alertRules, findTool } from './lib.js';
 import { L1_SUBNET_ID } from '../../src/simulator/index.js';
+import { defined } from '../helpers/assert.js';
 import { ProcessGroup } from '../helpers/processes.js';
 import { freePort } from '../helpers/net.js';
 import { buildIfStale } from '../helpers/build.js';
@@ -37,6 +38,11 @@ export const alertmanagerTool = (): { path: string | undefined; version: string 
 // Compressed copies of the configuration
 
 const SECONDS: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600, d: 86400 };
+/** The length in seconds of a duration unit matched by a regular expression's group. */
+function unitSeconds(unit: string | undefined): number {
+  const u = defined(unit, 'a duration unit');
+  return defined(SECONDS[u], `the length of the duration unit "${u}"`);
+}
 
 /**
  * The rule files with time compressed: every `for:`, `keep_firing_for:`, range and offset divided by `speedup`
@@ -55,7 +61,7 @@ export function compressRules(text: string, speedup: number): string {
 function compressDuration(d: string, speedup: number): string {
   const m = /^(\d+)(ms|s|m|h|d)$/.exec(d);
   if (!m) throw new Error(`unexpected Alertmanager duration "${d}"`);
-  return `${Math.max(100, Math.round((Number(m[1]) * SECONDS[m[2]!]! * 1000) / speedup))}ms`;
+  return `${Math.max(100, Math.round((Number(m[1]) * unitSeconds(m[2]) * 1000) / speedup))}ms`;
 }
 
 interface AmRoute {
@@ -89,7 +95,7 @@ export function compressAlertmanager(text: string, speedup: number, webhookBase:
 export function forSeconds(alertname: string, severity: string): number {
   const r = alertRules().find((a) => a.alert === alertname && a.labels?.['severity'] === severity);
   const m = /^(\d+)([smhd])$/.exec(r?.for ?? '0s');
-  return m ? Number(m[1]) * SECONDS[m[2]!]! : 0;
+  return m ? Number(m[1]) * unitSeconds(m[2]) : 0;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -220,7 +226,8 @@ export async function runDetection(opts: RunOptions): Promise<RunResult> {
         res.writeHead(200).end();
       });
     });
-    await new Promise<void>((resolve) => hook!.listen(hookPort, '127.0.0.1', resolve));
+    const server = hook;
+    await new Promise<void>((resolve) => server.listen(hookPort, '127.0.0.1', resolve));
 
     const names = opts.nodes.map((_, i) => `node-${i}`);
     group.start('simulator', process.execPath, [
@@ -299,7 +306,7 @@ export async function runDetection(opts: RunOptions): Promise<RunResult> {
         timers.push(
           setTimeout(
             () => {
-              switchTo(names[i]!, scenario).catch((err: unknown) => switchErrors.push(String(err)));
+              switchTo(defined(names[i], `the name of node ${i}`), scenario).catch((err: unknown) => switchErrors.push(String(err)));
             },
             (at * 1000) / speedup,
           ),
@@ -375,7 +382,7 @@ export async function runDetection(opts: RunOptions): Promise<RunResult> {
       versions: { prometheus: promTool.version, alertmanager: am.version },
       stats,
       nodes: opts.nodes.map((plan, i) => ({
-        node: names[i]!,
+        node: defined(names[i], `the name of node ${i}`),
         plan,
         alerts: all.filter((a) => a.node === names[i]).sort((a, b) => a.activeAt - b.activeAt),
         notifications: notifications.filter((n) => n.alerts.some((a) => a.node === names[i])),
@@ -384,7 +391,8 @@ export async function runDetection(opts: RunOptions): Promise<RunResult> {
   } finally {
     for (const t of timers) clearTimeout(t);
     await group.stopAll();
-    if (hook) await new Promise<void>((resolve) => hook!.close(() => resolve()));
+    const server = hook;
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
     rmSync(dir, { recursive: true, force: true });
   }
 }
@@ -444,6 +452,6 @@ export function summarize(n: NodeResult, scrapeSeconds: number): Summary {
     latency: first && rec ? first.at - rec.activeAt : undefined,
     latencyTarget: firstAlert ? forSeconds(firstAlert.alertname, firstAlert.severity) + 2 * scrapeSeconds : undefined,
     resolvedAfter: recovery === undefined || fired.length === 0 ? undefined : Math.max(...resolvedTimes) - recovery,
-    resolvedNotificationAfter: resolvedNotes.length ? Math.max(...resolvedNotes) - recovery! : undefined,
+    resolvedNotificationAfter: recovery !== undefined && resolvedNotes.length ? Math.max(...resolvedNotes) - recovery : undefined,
   };
 }

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { IN_CI, ROOT, findTool, run } from './lib.js';
 import { AM_CONFIG, alertmanagerTool } from './detection-harness.js';
+import { defined } from '../helpers/assert.js';
 import { ProcessGroup } from '../helpers/processes.js';
 import { freePort } from '../helpers/net.js';
 
@@ -205,7 +206,7 @@ describe('inhibit rules', () => {
       dir = mkdtempSync(join(tmpdir(), 'avalanchego-inhibit-'));
       const port = await freePort();
       url = `http://127.0.0.1:${port}`;
-      group.start('alertmanager', am.path!, [
+      group.start('alertmanager', defined(am.path, 'the alertmanager binary'), [
         `--config.file=${AM_CONFIG}`,
         `--storage.path=${dir}`,
         `--web.listen-address=127.0.0.1:${port}`,

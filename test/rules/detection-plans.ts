@@ -3,6 +3,7 @@
 // report's text. The harness that runs them is detection-harness.ts.
 import { SCENARIOS } from '../../src/simulator/index.js';
 import { SOURCES } from '../../src/sources/registry.js';
+import { defined } from '../helpers/assert.js';
 import { POLL_INTERVAL_S, type NodePlan, type RunResult, type Summary } from './detection-harness.js';
 
 export interface Fault {
@@ -189,8 +190,8 @@ export function meets(f: Fault, s: Summary): { ok: boolean; why: string } {
     };
   if (s.pages !== f.expect.pages) misses.push(`${s.pages} pages, expected ${f.expect.pages}`);
   if (s.tickets !== f.expect.tickets) misses.push(`${s.tickets} tickets, expected ${f.expect.tickets}`);
-  if (f.expect.alert && !s.notified.some((n) => n.startsWith(f.expect.alert!.replace(/^AvalancheGo/, ''))))
-    misses.push(`not notified by ${f.expect.alert}`);
+  const { alert } = f.expect;
+  if (alert && !s.notified.some((n) => n.startsWith(alert.replace(/^AvalancheGo/, '')))) misses.push(`not notified by ${alert}`);
   const target = s.latencyTarget === undefined ? undefined : s.latencyTarget + (f.expect.pages ? 0 : TICKET_GROUP_WAIT);
   if (s.latency !== undefined && target !== undefined && s.latency > target)
     misses.push(`notified ${fmt(s.latency)} after the condition held, target ${fmt(target)}`);
@@ -212,7 +213,10 @@ export function renderReport(r: {
   const { faultRun, blipRun, harness } = r;
   const k = faultRun.speedup;
   const lines: string[] = [];
-  const rows = r.faults.map((f, i) => ({ f, s: harness.summarize(faultRun.nodes[i]!, faultRun.scrapeSeconds) }));
+  const rows = r.faults.map((f, i) => ({
+    f,
+    s: harness.summarize(defined(faultRun.nodes[i], `the result of the node of ${f.scenario}`), faultRun.scrapeSeconds),
+  }));
   const blocked = rows.filter(({ f }) => missingSources(f).length > 0);
   const missed = rows.filter(({ f, s }) => !meets(f, s).ok && missingSources(f).length === 0);
   lines.push(
@@ -269,7 +273,7 @@ export function renderReport(r: {
     const m = meets(f, s);
     const expected =
       f.expect.pages || f.expect.tickets
-        ? `${f.expect.pages ? `1 page` : '1 ticket'}: ${f.expect.alert!.replace(/^AvalancheGo/, '')} (${f.why})`
+        ? `${f.expect.pages ? `1 page` : '1 ticket'}: ${defined(f.expect.alert, `the alert of ${f.scenario}`).replace(/^AvalancheGo/, '')} (${f.why})`
         : `nothing (${f.why})`;
     const target = s.latencyTarget === undefined ? undefined : s.latencyTarget + (f.expect.pages ? 0 : TICKET_GROUP_WAIT);
     lines.push(

@@ -8,6 +8,7 @@ import { IN_CI, findTool } from './lib.js';
 import { alertmanagerTool, runDetection, summarize, type RunResult, type Summary } from './detection-harness.js';
 import { FAULTS, faultFleet, meets, unplanned } from './detection-plans.js';
 import { SCENARIOS } from '../../src/simulator/index.js';
+import { defined } from '../helpers/assert.js';
 
 const prometheus = findTool('prometheus', ['--version']);
 const am = alertmanagerTool();
@@ -37,6 +38,7 @@ describe('detection', () => {
     const faults = FAULTS.filter((f) => PICK.includes(f.scenario));
     let result: RunResult;
     const by = new Map<string, Summary>();
+    const summary = (scenario: string): Summary => defined(by.get(scenario), `the summary of ${scenario}`);
 
     beforeAll(async () => {
       result = await runDetection({
@@ -45,43 +47,43 @@ describe('detection', () => {
         durationSeconds: HOLD + RECOVERY,
         seed: 'avalanchego-detection-test',
       });
-      faults.forEach((f, i) => by.set(f.scenario, summarize(result.nodes[i]!, result.scrapeSeconds)));
+      faults.forEach((f, i) => by.set(f.scenario, summarize(defined(result.nodes[i], `the result of ${f.scenario}`), result.scrapeSeconds)));
     }, 240_000);
 
     it('each fault pages exactly once, with its root-cause alert, within for: plus two scrape intervals', () => {
       for (const f of faults) {
-        const s = by.get(f.scenario)!;
+        const s = summary(f.scenario);
         expect({ scenario: f.scenario, ...meets(f, s) }).toEqual({ scenario: f.scenario, ok: true, why: '' });
       }
-      expect(by.get('stalled-chain')!.notified).toEqual(['ChainStalled (critical) → pager']);
-      expect(by.get('down')!.notified).toEqual(['NodeDown (critical) → pager']);
+      expect(summary('stalled-chain').notified).toEqual(['ChainStalled (critical) → pager']);
+      expect(summary('down').notified).toEqual(['NodeDown (critical) → pager']);
     });
 
     it('every other alert that fired for a faulty node was held back by an inhibition', () => {
       for (const f of faults) {
-        const n = result.nodes[faults.indexOf(f)]!;
+        const n = defined(result.nodes[faults.indexOf(f)], `the result of ${f.scenario}`);
         const notified = new Set(n.notifications.flatMap((x) => x.alerts.map((a) => `${a.alertname}/${a.severity}`)));
         const silent = n.alerts.filter((a) => a.firingAt !== undefined && !notified.has(`${a.alertname}/${a.severity}`));
         expect(silent.filter((a) => !a.inhibited).map((a) => `${f.scenario}: ${a.alertname} (${a.severity})`)).toEqual([]);
       }
       // The stall's symptoms never fire; the node's failing chain check does, and is inhibited.
-      expect(by.get('stalled-chain')!.fired).not.toContain('TooManyProcessingBlocks (critical)');
-      expect(by.get('stalled-chain')!.inhibited.some((x) => x.startsWith('NodeUnhealthy (critical) by ChainStalled'))).toBe(true);
+      expect(summary('stalled-chain').fired).not.toContain('TooManyProcessingBlocks (critical)');
+      expect(summary('stalled-chain').inhibited.some((x) => x.startsWith('NodeUnhealthy (critical) by ChainStalled'))).toBe(true);
     });
 
     it('a bootstrapping node and a healthy one raise nothing at all', () => {
       for (const s of ['bootstrapping', 'healthy']) {
-        expect({ s, fired: by.get(s)!.fired, notifications: by.get(s)!.notifications }).toEqual({ s, fired: [], notifications: 0 });
+        expect({ s, fired: summary(s).fired, notifications: summary(s).notifications }).toEqual({ s, fired: [], notifications: 0 });
       }
       // The spare healthy node of the fleet too.
-      expect(result.nodes.at(-1)!.notifications).toEqual([]);
+      expect(defined(result.nodes.at(-1), 'the spare healthy node').notifications).toEqual([]);
     });
 
     it('after recovery every alert resolves and Alertmanager sends the resolved page', () => {
       for (const s of ['stalled-chain', 'down']) {
-        const sum = by.get(s)!;
+        const sum = summary(s);
         expect(sum.resolvedAfter, s).toBeDefined();
-        expect(sum.resolvedAfter!, s).toBeLessThan(4 * 60);
+        expect(defined(sum.resolvedAfter, `the resolution time of ${s}`), s).toBeLessThan(4 * 60);
         expect(sum.resolvedNotificationAfter, s).toBeDefined();
       }
     });
