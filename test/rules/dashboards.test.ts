@@ -45,7 +45,7 @@ const VALID_UNITS = new Set([
   'string',
 ]);
 const DS_REF = { type: 'prometheus', uid: '${datasource}' };
-const perNodeMetrics = new Set(CATALOG.map((m) => m.name as string));
+const perNodeMetrics = new Set(CATALOG.map((m) => m.name));
 
 const dataPanels = (d: Dashboard): Panel[] => allPanels(d).filter((p) => p.type !== 'row');
 
@@ -53,7 +53,7 @@ describe.each(dashboards.map(({ path, dashboard }) => [basename(path), dashboard
   it('has a stable uid, a title and a description, and no import-time placeholders', () => {
     expect(EXPECTED_UIDS).toContain(d.uid);
     expect(d.title).toMatch(/^AvalancheGo \/ /);
-    expect(String(d['description'] ?? '')).not.toBe('');
+    expect(d.description ?? '').not.toBe('');
     expect(d).not.toHaveProperty('__inputs');
     expect(d).not.toHaveProperty('__requires');
     expect(d).not.toHaveProperty('id');
@@ -68,7 +68,7 @@ describe.each(dashboards.map(({ path, dashboard }) => [basename(path), dashboard
       const v = vars.find((x) => x.name === name);
       expect(v, `${name} variable`).toMatchObject({
         type: 'query',
-        label: name[0]?.toUpperCase() + name.slice(1),
+        label: name.charAt(0).toUpperCase() + name.slice(1),
         datasource: DS_REF,
         multi: true,
         includeAll: true,

@@ -71,7 +71,7 @@ const ABSENT_HERE = new Map<string, string>([
   ['avalanchego_exporter_series_dropped', 'served only when a node reports more than the per-node limits allow'],
   ['avalanchego_exporter_poll_start_delay_seconds_bucket', 'served by the scheduler that measures poll-start delay (issue 10)'],
 ]);
-const SOURCE_OF = new Map<string, string>([...CATALOG, ...GLOBAL_CATALOG].map((m) => [m.name as string, m.source as string]));
+const SOURCE_OF = new Map<string, string>([...CATALOG, ...GLOBAL_CATALOG].map((m) => [m.name, m.source as string]));
 /** The recording rules' inputs, so that a recorded series inherits the reasons of what it reads. */
 const RECORDED_FROM = new Map<string, string[]>(
   recordingRules().map((r) => [
@@ -115,7 +115,7 @@ describe('end to end with a real Prometheus', () => {
     );
   });
 
-  describe.skipIf(!prometheus.path)(`${prometheus.version}`, () => {
+  describe.skipIf(!prometheus.path)(prometheus.version, () => {
     let dir = '';
 
     beforeAll(async () => {

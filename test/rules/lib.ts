@@ -1,6 +1,6 @@
 // Shared readers for the alerting tests: rule files, promtool test files, dashboards,
 // and a small PromQL inspector on top of @prometheus-io/lezer-promql.
-import { spawnSync } from 'node:child_process';
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -106,6 +106,7 @@ export interface Dashboard {
   title: string;
   panels: Panel[];
   templating: { list: TemplateVar[] };
+  description?: string;
   [key: string]: unknown;
 }
 
@@ -246,7 +247,8 @@ export function findTool(cmd: string, versionArgs: string[] = ['--version']): { 
 }
 
 export function run(cmd: string, args: string[], timeoutMs = 60_000): { code: number | null; output: string; stdout: string } {
-  const r = spawnSync(cmd, args, { encoding: 'utf8', timeout: timeoutMs, cwd: ROOT });
+  // stdout and stderr are null when the command could not be started (ENOENT), whatever Node's types say.
+  const r: SpawnSyncReturns<string | null> = spawnSync(cmd, args, { encoding: 'utf8', timeout: timeoutMs, cwd: ROOT });
   const output = `$ ${cmd} ${args.join(' ')}\n${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? `\n${String(r.error)}` : ''}`;
   return { code: r.status, output, stdout: r.stdout ?? '' };
 }

@@ -37,7 +37,7 @@ const catalogLabels = new Map<string, readonly string[]>(
   }),
 );
 /** The catalog name a series name belongs to (a histogram's series map to the histogram). */
-const HISTOGRAMS = new Set([...CATALOG, ...GLOBAL_CATALOG].filter((m) => (m.type as string) === 'histogram').map((m) => m.name as string));
+const HISTOGRAMS = new Set([...CATALOG, ...GLOBAL_CATALOG].filter((m) => (m.type as string) === 'histogram').map((m) => m.name));
 const familyOf = (series: string): string => {
   const base = series.replace(/_(bucket|sum|count)$/, '');
   return HISTOGRAMS.has(base) ? base : series;

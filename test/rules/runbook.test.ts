@@ -56,7 +56,7 @@ describe.each(alerts.map((a) => [`${a.alert} (${a.labels?.severity})`, a] as [st
     if (perNode) expect(d).toContain('{{ $labels.node }}');
     else if (a.alert !== 'AvalancheGoExporterAbsent') expect(d).toMatch(/\{\{ \$labels\.(instance|job) \}\}/);
     if (selectorLabels('chain') && a.alert !== 'AvalancheGoNodeUnhealthy') expect(d).toContain('{{ $labels.chain }}');
-    if (/check="/.test(a.expr) === false && /health_check_/.test(a.expr) && a.alert !== 'AvalancheGoNodeUnhealthy') {
+    if (!/check="/.test(a.expr) && /health_check_/.test(a.expr) && a.alert !== 'AvalancheGoNodeUnhealthy') {
       expect(d).toContain('{{ $labels.check }}');
     }
   });
