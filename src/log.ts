@@ -40,3 +40,26 @@ export function createLogger(options: { level: LogLevel; format: LogFormat; dest
   }
   return pino(base, options.destination ?? pino.destination({ dest: 2, sync: false }));
 }
+
+/**
+ * A child logger made on its first use: the exporter keeps one per node and source (tens of thousands in a large
+ * fleet), and most of them never log (a healthy node logs nothing), while a pino child costs about half a KiB of
+ * heap (its own prototype, bindings string and level methods). Behaves as `parent.child(bindings)`.
+ */
+export function lazyChild(parent: Logger, bindings: Record<string, unknown>): Logger {
+  let real: Logger | undefined;
+  const get = (): Logger => (real ??= parent.child(bindings));
+  return new Proxy(Object.create(null) as Logger, {
+    get(_target, prop) {
+      const logger = get();
+      const value: unknown = Reflect.get(logger, prop, logger);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(logger) : value;
+    },
+    set(_target, prop, value) {
+      return Reflect.set(get(), prop, value);
+    },
+    has(_target, prop) {
+      return Reflect.has(get(), prop);
+    },
+  });
+}

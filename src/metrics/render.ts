@@ -14,8 +14,9 @@ export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 /**
  * One source's sample lines for one node: every line in one buffer, family by
  * family in catalog order; family i is `bytes[ends[i - 1] … ends[i])` (from 0
- * for the first). One allocation per poll, outside Node's pooled slabs (a small
- * pooled Buffer keeps its whole 8 KiB slab alive as long as it lives).
+ * for the first), and the lines end at `ends[ends.length - 1]` (the buffer may
+ * be longer: it is reused by the next poll). Allocated outside Node's pooled
+ * slabs (a small pooled Buffer keeps its whole 8 KiB slab alive as long as it lives).
  */
 export interface LineBlock {
   readonly bytes: Buffer;
@@ -106,18 +107,30 @@ export class LinesBuilder {
     this.families[i] = `${this.families[i] ?? ''}${metric}{${labelText}} ${formatValue(value)}\n`;
   }
 
-  build(): LineBlock {
-    const ends = new Uint32Array(FAMILIES);
+  /**
+   * The lines as one block. With `reuse` (the block this source served until now), the new lines are written
+   * into its buffer and offsets in place when they fit, so a steady fleet allocates no new block a poll: the
+   * text stays in one allocation per node and source instead of a new one each poll left for the garbage
+   * collector. A scrape under way may then copy some of a node's families from this poll and some from the
+   * last (each family whole); a buffer is grown with some slack when the lines no longer fit.
+   */
+  build(reuse?: LineBlock): LineBlock {
+    const families = this.families;
     let size = 0;
     for (let i = 0; i < FAMILIES; i++) {
-      const text = this.families[i];
+      const text = families[i];
       if (text) size += Buffer.byteLength(text);
-      ends[i] = size;
     }
-    const bytes = Buffer.allocUnsafeSlow(size);
+    const fits = reuse !== undefined && reuse.bytes.length >= size;
+    const bytes = fits ? reuse.bytes : Buffer.allocUnsafeSlow(size + (size >>> 4));
+    const ends = fits ? reuse.ends : new Uint32Array(FAMILIES);
     let at = 0;
-    for (const text of this.families) if (text) at += bytes.write(text, at);
-    return { bytes, ends };
+    for (let i = 0; i < FAMILIES; i++) {
+      const text = families[i];
+      if (text) at += bytes.write(text, at);
+      ends[i] = at;
+    }
+    return fits ? reuse : { bytes, ends };
   }
 }
 
@@ -129,7 +142,11 @@ export const CHUNK_BYTES = 256 * 1024;
  * in chunks of about `chunkBytes` (a new buffer each: the caller may still be
  * writing the previous one). Copies byte ranges of the nodes' blocks, no
  * allocation per node. Pass the fleet's lines as they are when the scrape
- * starts: blocks are never changed, a poll swaps in new ones.
+ * starts. A poll that ends between two chunks may rewrite a block in place
+ * (LinesBuilder.build): each family is copied whole from the block as it is
+ * when the family is reached, so a series present before and after that poll
+ * is never missing from the scrape; a family that was empty at the start is
+ * left out for that node until the next scrape.
  */
 export function* renderChunks(list: ReadonlyArray<NodeLines>, chunkBytes = CHUNK_BYTES): Generator<Buffer, void, undefined> {
   // One pass over the blocks lists, for each family, the blocks that have samples of it (in

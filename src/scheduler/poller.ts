@@ -6,6 +6,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
+import { lazyChild } from '../log.js';
 import type { TargetConfig } from '../config/schema.js';
 import type { Limiter } from '../rpc/limiter.js';
 import { NodeClient, type Dispatchers } from '../rpc/client.js';
@@ -118,7 +119,7 @@ export class NodePoller implements NodeSnapshots {
     this.loops = deps.sources
       .filter((source) => source.enabled(target))
       .map((source) => {
-        const log = logger.child({ source: source.name });
+        const log = lazyChild(logger, { source: source.name });
         return { source, intervalMs: source.intervalMs(target), log, watcher: source.watch?.(log), polls: 0, recent: [] };
       });
   }
@@ -341,7 +342,7 @@ export class NodePoller implements NodeSnapshots {
     } else if (loop.truncated) log.info('series back under the limits');
     loop.truncated = b.dropped > 0;
     addPollStats(b, source.name, stats);
-    loop.lines = b.build();
+    loop.lines = b.build(loop.lines);
     loop.polls++;
     this.lines = this.loops.flatMap((l) => (l.lines ? [l.lines] : []));
     if (!error) log.debug({ durationSeconds }, 'poll ok');

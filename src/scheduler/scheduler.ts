@@ -1,6 +1,7 @@
 // The fleet: one NodePoller per configured target, reconciled on reload.
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../clock.js';
+import { lazyChild } from '../log.js';
 import type { Config, TargetConfig } from '../config/schema.js';
 import type { Dispatchers } from '../rpc/client.js';
 import { Limiter } from '../rpc/limiter.js';
@@ -95,7 +96,7 @@ export class Scheduler implements FleetView {
           sources: this.sources,
           ...(this.deps.onPollStart ? { onPollStart: this.deps.onPollStart } : {}),
         },
-        this.deps.logger.child({ node: target.name }),
+        lazyChild(this.deps.logger, { node: target.name }),
       );
       // Secrets in the target (headers, basicAuth, tls.key) are redacted by the logger.
       this.deps.logger.debug({ node: target.name, target }, 'target configured');
@@ -131,9 +132,9 @@ export class Scheduler implements FleetView {
   }
 
   /**
-   * Every node's series in chunks, rendered as they are pulled: the nodes' lines
-   * as they are now (a poll that ends during the scrape swaps in new lines, not
-   * these), so the scrape is one consistent view however long it is streamed.
+   * Every node's series in chunks, rendered as they are pulled from the nodes'
+   * lines (a poll that ends during the scrape may update a node's families in
+   * place: see renderChunks).
    */
   renderChunks(): Iterable<Buffer> {
     return renderChunks(Array.from(this.pollers.values(), (p) => p.nodeLines));
