@@ -9,6 +9,7 @@ import { SHARD_COUNT_ENV, ShardFlagError, resolveShard, type ShardSpec } from '.
 import { DEFAULT_MAX_CONNECTIONS } from './server/http.js';
 import { loadWebConfigFile, type WebConfig } from './web/config.js';
 import { LOG_FORMATS, LOG_LEVELS, createLogger, type LogFormat, type LogLevel } from './log.js';
+import { DEFAULT_HEAP_GROWING_PERCENT, setHeapGrowingPercent } from './runtime.js';
 import { VERSION } from './version.js';
 
 export const DEFAULT_LISTEN_ADDRESS = ':10650';
@@ -35,6 +36,10 @@ Flags:
                                Prometheus exporter-toolkit format (see the README). Re-read on reload.
   --web.max-connections=N      Connections served at once (default ${DEFAULT_MAX_CONNECTIONS}); past it the
                                connection idle longest is closed.
+  --runtime.heap-growing-percent=N
+                               How far the JavaScript heap may grow past what it holds live
+                               before a full garbage collection (default ${DEFAULT_HEAP_GROWING_PERCENT}); 0 leaves it to
+                               V8, which lets a large fleet's heap grow to several times its size.
   --log.level=LEVEL            ${LOG_LEVELS.join(', ')} (default info).
   --log.format=FORMAT          ${LOG_FORMATS.join(' or ')} (default json).
   --version                    Print the version and exit.
@@ -74,6 +79,7 @@ export async function main(argv: string[]): Promise<number> {
         'shard.from-pod-name': { type: 'boolean' },
         'web.config.file': { type: 'string' },
         'web.max-connections': { type: 'string', default: String(DEFAULT_MAX_CONNECTIONS) },
+        'runtime.heap-growing-percent': { type: 'string', default: String(DEFAULT_HEAP_GROWING_PERCENT) },
         'log.level': { type: 'string', default: 'info' },
         'log.format': { type: 'string', default: 'json' },
         version: { type: 'boolean' },
@@ -113,6 +119,10 @@ export async function main(argv: string[]): Promise<number> {
   if (!Number.isInteger(maxConnections) || maxConnections < 1)
     return fail(`--web.max-connections="${values['web.max-connections']}" is not a whole number of at least 1`);
 
+  const heapGrowing = Number(values['runtime.heap-growing-percent']);
+  if (!Number.isInteger(heapGrowing) || heapGrowing < 0 || heapGrowing > 1000)
+    return fail(`--runtime.heap-growing-percent="${values['runtime.heap-growing-percent']}" is not a whole number from 0 to 1000`);
+
   const file = values['config.file'];
   const load = (): Config => (file ? loadConfigFile(file) : defaultConfig());
   let config: Config;
@@ -150,6 +160,7 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
 
+  setHeapGrowingPercent(heapGrowing);
   const logger = createLogger({ level, format });
   let exporter;
   try {

@@ -70,6 +70,24 @@ function exited(p: ChildProcess, timeoutMs = 10_000): Promise<number | null> {
 }
 
 describe('CLI', () => {
+  it('--runtime.heap-growing-percent takes a whole number from 0 to 1000 (exit 2 otherwise) and the exporter runs with it', async () => {
+    for (const bad of ['-1', '1001', '12.5', 'lots']) {
+      const r = run([`--runtime.heap-growing-percent=${bad}`]);
+      expect(r.status, bad).toBe(2);
+      expect(r.stderr).toContain(`--runtime.heap-growing-percent="${bad}" is not a whole number from 0 to 1000`);
+    }
+    expect(run(['--help']).stdout).toContain('--runtime.heap-growing-percent=N');
+    for (const good of ['0', '25']) {
+      const { proc, url } = await startExporterProcess([
+        `--config.file=${writeConfig(`heap-${good}.yaml`, ['a'])}`,
+        `--runtime.heap-growing-percent=${good}`,
+      ]);
+      expect(sample(await (await fetch(`${url}/metrics`)).text(), 'avalanchego_up{node="a"}')).toBe(1);
+      proc.kill('SIGTERM');
+      expect(await exited(proc)).toBe(0);
+    }
+  });
+
   it('--version and --help', () => {
     expect(run(['--version']).stdout).toMatch(/^avalanchego-exporter \d+\.\d+\.\d+ \(Node\.js v\d+/);
     const help = run(['--help']);

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 
 /** Bottom to top: a module may import its own layer or a lower one. */
 const LAYERS: ReadonlyArray<readonly string[]> = [
-  ['util/', 'clock.ts', 'log.ts', 'version.ts', 'shard.ts'],
+  ['util/', 'clock.ts', 'log.ts', 'version.ts', 'shard.ts', 'runtime.ts'],
   ['config/'],
   // The two edges over the config: toward the nodes, and the exporter's own web server (TLS, auth).
   ['rpc/', 'web/'],
