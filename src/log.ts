@@ -41,25 +41,48 @@ export function createLogger(options: { level: LogLevel; format: LogFormat; dest
   return pino(base, options.destination ?? pino.destination({ dest: 2, sync: false }));
 }
 
+/** What a lazy child holds until it is used: its parent, its bindings, and the child once made. */
+interface LazyChildState {
+  readonly parent: Logger;
+  readonly bindings: Record<string, unknown>;
+  real?: Logger;
+}
+
+const LEVEL_METHODS = new Set<PropertyKey>(['trace', 'debug', 'info', 'warn', 'error', 'fatal']);
+const noop = (): void => undefined;
+
+function realChild(state: LazyChildState): Logger {
+  return (state.real ??= state.parent.child(state.bindings));
+}
+
+/** One handler for every lazy child (no closures per child): the state is the proxy's target. */
+const LAZY_CHILD: ProxyHandler<LazyChildState> = {
+  get(state, prop) {
+    // A call at a level the parent does not log is a no-op, as it is on a pino child of the same level:
+    // `log.debug(…)` after every poll makes no child at the default level.
+    if (state.real === undefined && typeof prop === 'string') {
+      if (LEVEL_METHODS.has(prop) && !state.parent.isLevelEnabled(prop)) return noop;
+      // Asked of a lazy parent by its lazy children: answered by the parent's own parent, still without a child.
+      if (prop === 'isLevelEnabled') return (level: string) => state.parent.isLevelEnabled(level);
+    }
+    const logger = realChild(state);
+    const value: unknown = Reflect.get(logger, prop, logger);
+    return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(logger) : value;
+  },
+  set(state, prop, value) {
+    return Reflect.set(realChild(state), prop, value);
+  },
+  has(state, prop) {
+    return Reflect.has(realChild(state), prop);
+  },
+};
+
 /**
  * A child logger made on its first use: the exporter keeps one per node and source (tens of thousands in a large
- * fleet), and most of them never log (a healthy node logs nothing), while a pino child costs about half a KiB of
- * heap (its own prototype, bindings string and level methods). Behaves as `parent.child(bindings)`.
+ * fleet), and most of them never log (a healthy node logs nothing at the default level), while a pino child costs
+ * about half a KiB of heap (its own prototype, bindings string and level methods). Behaves as `parent.child(bindings)`.
  */
 export function lazyChild(parent: Logger, bindings: Record<string, unknown>): Logger {
-  let real: Logger | undefined;
-  const get = (): Logger => (real ??= parent.child(bindings));
-  return new Proxy(Object.create(null) as Logger, {
-    get(_target, prop) {
-      const logger = get();
-      const value: unknown = Reflect.get(logger, prop, logger);
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(logger) : value;
-    },
-    set(_target, prop, value) {
-      return Reflect.set(get(), prop, value);
-    },
-    has(_target, prop) {
-      return Reflect.has(get(), prop);
-    },
-  });
+  const state: LazyChildState = { parent, bindings };
+  return new Proxy(state, LAZY_CHILD) as unknown as Logger;
 }

@@ -65,7 +65,7 @@ describe('line blocks reused by the next poll', () => {
 });
 
 describe('lazyChild', () => {
-  function capture(): { lines: () => Array<Record<string, unknown>>; logger: pino.Logger } {
+  function capture(level = 'debug'): { lines: () => Array<Record<string, unknown>>; logger: pino.Logger } {
     const out: string[] = [];
     const dest = new Writable({
       write(chunk: Buffer, _enc, done) {
@@ -74,7 +74,7 @@ describe('lazyChild', () => {
       },
     });
     return {
-      logger: pino({ level: 'debug', base: null }, dest),
+      logger: pino({ level, base: null }, dest),
       lines: () =>
         out
           .join('')
@@ -112,5 +112,28 @@ describe('lazyChild', () => {
     lazy.debug('first');
     lazy.debug('second');
     expect(children).toBe(1);
+  });
+
+  it('a call at a level the parent does not log makes no child, even through a lazy parent', () => {
+    const { logger, lines } = capture('info');
+    let children = 0;
+    const counting = new Proxy(logger, {
+      get(target, prop, receiver) {
+        if (prop === 'child') children++;
+        return Reflect.get(target, prop, receiver) as unknown;
+      },
+    });
+    const node = lazyChild(counting, { node: 'n3' });
+    const source = lazyChild(node, { source: 'index' });
+    source.debug('poll ok');
+    node.debug('poll ok');
+    expect(source.isLevelEnabled('debug')).toBe(false);
+    expect(children).toBe(0);
+    expect(lines()).toEqual([]);
+    source.warn('poll failed');
+    // Now both are made: the node's child and the source's (a pino child's prototype is its parent, so the
+    // source's child() is counted through the node's too).
+    expect(children).toBe(2);
+    expect(lines()).toEqual([expect.objectContaining({ level: 40, node: 'n3', source: 'index', msg: 'poll failed' })]);
   });
 });
