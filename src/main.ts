@@ -38,8 +38,9 @@ Flags:
                                connection idle longest is closed.
   --runtime.heap-growing-percent=N
                                How far the JavaScript heap may grow past what it holds live
-                               before a full garbage collection (default ${DEFAULT_HEAP_GROWING_PERCENT}); 0 leaves it to
-                               V8, which lets a large fleet's heap grow to several times its size.
+                               before a full garbage collection; 0 (the default) leaves it to V8,
+                               which lets a large fleet's heap grow to several times its live
+                               size. A value such as 40 trades CPU for memory (see the README).
   --log.level=LEVEL            ${LOG_LEVELS.join(', ')} (default info).
   --log.format=FORMAT          ${LOG_FORMATS.join(' or ')} (default json).
   --version                    Print the version and exit.

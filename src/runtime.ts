@@ -3,14 +3,16 @@
 // so at fleet scale most of what V8 promotes to its old generation dies there,
 // and V8's own growing factor (dynamic, up to 4×) lets that old generation grow
 // to several times the live state before a full collection reclaims it. A fixed,
-// smaller factor trades a few more full collections (each bounded by the live
-// state, incremental and mostly concurrent) for a resident size close to the live
-// state: measured at 4,000 nodes, RSS 446 → 265 MiB at the same CPU a request
-// (bench/RESULTS.md).
+// smaller factor trades more full collections for a resident size closer to the
+// live state. Measured on the 2-core development machine (bench/RESULTS.md): at
+// 4,000 nodes, 40 % took RSS from 446 to 265 MiB at the same CPU a request; at
+// 10,000 nodes from 736 to 463 MiB, but at 1.4 × the CPU (23 full collections in
+// 40 s instead of 3). So V8's own factor stays the default, and this is the knob
+// for memory-bound deployments.
 import { setFlagsFromString } from 'node:v8';
 
 /** The default of --runtime.heap-growing-percent. */
-export const DEFAULT_HEAP_GROWING_PERCENT = 40;
+export const DEFAULT_HEAP_GROWING_PERCENT = 0;
 
 /**
  * Sets V8's heap growing factor to 1 + percent/100 (its --heap-growing-percent), read at every full
