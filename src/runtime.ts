@@ -15,10 +15,10 @@ import { setFlagsFromString } from 'node:v8';
 export const DEFAULT_HEAP_GROWING_PERCENT = 0;
 
 /**
- * Sets V8's heap growing factor to 1 + percent/100 (its --heap-growing-percent), read at every full
- * collection; 0 leaves V8's dynamic factor. Call once, before the fleet's state is built.
+ * Sets V8's heap growing factor to 1 + percent/100 (its --heap-growing-percent, a whole number ≥ 0 as the
+ * flag's check in main.ts guarantees), read at every full collection; 0 leaves V8's dynamic factor. Call
+ * once, before the fleet's state is built.
  */
 export function setHeapGrowingPercent(percent: number): void {
-  if (!Number.isInteger(percent) || percent < 0) throw new RangeError(`heap growing percent must be a whole number ≥ 0, got ${percent}`);
   setFlagsFromString(`--heap-growing-percent=${percent}`);
 }

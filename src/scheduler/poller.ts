@@ -342,9 +342,13 @@ export class NodePoller implements NodeSnapshots {
     } else if (loop.truncated) log.info('series back under the limits');
     loop.truncated = b.dropped > 0;
     addPollStats(b, source.name, stats);
-    loop.lines = b.build(loop.lines);
+    const block = b.build(loop.lines);
+    // A block rewritten in place is already in the node's list: the list changes only with a new block.
+    if (block !== loop.lines) {
+      loop.lines = block;
+      this.lines = this.loops.flatMap((l) => (l.lines ? [l.lines] : []));
+    }
     loop.polls++;
-    this.lines = this.loops.flatMap((l) => (l.lines ? [l.lines] : []));
     if (!error) log.debug({ durationSeconds }, 'poll ok');
   }
 

@@ -1,6 +1,6 @@
 // Shared helpers of the deployment tests (Helm chart, Compose stack): finding the external
 // tools, running them, and reading the YAML they print.
-import { spawnSync } from 'node:child_process';
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
@@ -45,11 +45,10 @@ export interface RunResult {
 }
 
 export function run(cmd: string, args: string[], opts: { cwd?: string; timeoutMs?: number; input?: string } = {}): RunResult {
-  const r = spawnSync(cmd, args, { encoding: 'utf8', timeout: opts.timeoutMs ?? 60_000, cwd: opts.cwd ?? ROOT, input: opts.input });
-  // @types/node types stdout and stderr as string, but both are null when the command could
-  // not be started (ENOENT): the wider type keeps the fallback honest.
-  const stdout = (r.stdout as string | null) ?? '';
-  const stderr = (r.stderr as string | null) ?? '';
+  // stdout and stderr are null when the command could not be started (ENOENT), whatever Node's types say.
+  const r: SpawnSyncReturns<string | null> = spawnSync(cmd, args, { encoding: 'utf8', timeout: opts.timeoutMs ?? 60_000, cwd: opts.cwd ?? ROOT, input: opts.input });
+  const stdout = r.stdout ?? '';
+  const stderr = r.stderr ?? '';
   return { code: r.status, stdout, stderr, output: `$ ${cmd} ${args.join(' ')}\n${stdout}${stderr}${r.error ? `\n${String(r.error)}` : ''}` };
 }
 

@@ -48,18 +48,21 @@ export async function result(url: string, method: string, params?: unknown): Pro
   return parsed.result;
 }
 
+/** A parsed JSON body, checked to be an object (its callers type it, the tests assert the rest). */
+function objectBody(body: string, what: string): unknown {
+  const parsed: unknown = JSON.parse(body);
+  jsonObject(parsed, what);
+  return parsed;
+}
+
 /** A JSON-RPC reply body: the `result` as `method` answers it, or the error. */
 export function envelope<M extends keyof RpcResults>(body: string, _method: M): RpcEnvelope<RpcResults[M]> {
-  const parsed: unknown = JSON.parse(body);
-  jsonObject(parsed, 'a JSON-RPC reply');
-  return parsed as RpcEnvelope<RpcResults[M]>;
+  return objectBody(body, 'a JSON-RPC reply') as RpcEnvelope<RpcResults[M]>;
 }
 
 /** A JSON body of the simulator's control API (/sim/…), as `kind` describes it. */
 export function control<K extends keyof ControlReplies>(body: string, _kind: K): ControlReplies[K] {
-  const parsed: unknown = JSON.parse(body);
-  jsonObject(parsed, 'a control API reply');
-  return parsed as ControlReplies[K];
+  return objectBody(body, 'a control API reply') as ControlReplies[K];
 }
 
 /** The exact error envelope a node writes for a -32000 service error. */
