@@ -26,6 +26,24 @@ export interface LineBlock {
 /** A node's lines: one block per source that has polled. */
 export type NodeLines = ReadonlyArray<LineBlock>;
 
+/**
+ * A block as LinesBuilder keeps it between polls, to update it in place: for
+ * each series, in the order the source added them, its value and where its
+ * value text is, and which series it is (family and label set).
+ */
+interface Block extends LineBlock {
+  /** Series in the block. */
+  count: number;
+  /** The value of each series (add order). */
+  readonly values: Float64Array;
+  /**
+   * Three integers a series (add order): its key (label-set id × FAMILY_SLOTS + family, or
+   * UNCACHED when its labels have no id), where its value text starts × 32 + the text's
+   * length, and the series at this position in the block (block order: by family, then add order).
+   */
+  readonly ints: Uint32Array;
+}
+
 function escapeHelp(text: string): string {
   return text.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
 }
@@ -47,9 +65,111 @@ export interface SeriesLimits {
   maxLabelLength: number;
 }
 
+/** A node's `node="…"` label, escaped and measured once (the poller keeps one a node). */
+export class NodeLabel {
+  readonly text: string;
+  readonly bytes: number;
+  constructor(readonly node: string) {
+    this.text = `node="${escapeLabelValue(node)}"`;
+    this.bytes = Buffer.byteLength(this.text);
+  }
+}
+
+// The text after the node label, up to the value (`,check="network"} ` or `} `), is the same for
+// every node that reports that label set: each distinct set gets an id and its escaped text once,
+// found again through a trie of label names and values (no string is built to look it up).
+// Label values come from the nodes (check and chain names), so the table is capped: past the cap a
+// label set's text is built at every poll, as for a value the series limits cut.
+// A series' key is its label set's id × FAMILY_SLOTS + its family (an exact integer: ids stay under MAX_LABEL_SETS).
+const FAMILY_SLOTS = 2 ** Math.ceil(Math.log2(FAMILIES + 1));
+const UNCACHED = 0xffffffff;
+const MAX_LABEL_SETS = 100_000;
+
+interface LabelTrie {
+  id: number;
+  next?: Map<string, LabelTrie>;
+}
+const LABEL_ROOT: LabelTrie = { id: 0 };
+let trieNodes = 1;
+const LABEL_TEXT: string[] = ['} '];
+const LABEL_BYTES: number[] = [2];
+
+function labelText(labels: Record<string, string>, maxLength: number | undefined): { text: string; cut: boolean } {
+  let text = '';
+  let cut = false;
+  for (const key in labels) {
+    let v = labels[key];
+    if (v === undefined) continue;
+    if (maxLength !== undefined && v.length > maxLength) {
+      v = `${v.slice(0, maxLength - 1)}…`;
+      cut = true;
+    }
+    text += `,${key}="${escapeLabelValue(v)}"`;
+  }
+  return { text: `${text}} `, cut };
+}
+
+/** The id of a label set none of whose values the limit cuts, or UNCACHED (a cut value, or the table is full). */
+function labelSetId(labels: Record<string, string>, maxLength: number | undefined): number {
+  let node = LABEL_ROOT;
+  for (const key in labels) {
+    const v = labels[key];
+    if (v === undefined) continue;
+    if (maxLength !== undefined && v.length > maxLength) return UNCACHED;
+    const byKey = step(node, key);
+    if (!byKey) return UNCACHED;
+    const byValue = step(byKey, v);
+    if (!byValue) return UNCACHED;
+    node = byValue;
+  }
+  if (node.id < 0) {
+    if (LABEL_TEXT.length >= MAX_LABEL_SETS) return UNCACHED;
+    const text = labelText(labels, undefined).text;
+    node.id = LABEL_TEXT.length;
+    LABEL_TEXT.push(text);
+    LABEL_BYTES.push(Buffer.byteLength(text));
+  }
+  return node.id;
+}
+
+function step(node: LabelTrie, part: string): LabelTrie | undefined {
+  let next = node.next?.get(part);
+  if (!next) {
+    if (trieNodes >= 4 * MAX_LABEL_SETS) return undefined;
+    trieNodes++;
+    next = { id: -1 };
+    (node.next ??= new Map()).set(part, next);
+  }
+  return next;
+}
+
+/** `metric{` of each family. */
+const OPENS: string[] = CATALOG.map((m) => `${m.name}{`);
+
+/** What a builder collects before build(); recycled, since a builder lives for one poll. */
+interface Scratch {
+  n: number;
+  keys: Uint32Array;
+  families: Uint16Array;
+  values: Float64Array;
+  /** The label text of a series whose labels have no id (else undefined). */
+  texts: Array<string | undefined>;
+  /** Value texts, filled by build(). */
+  formatted: Array<string | undefined>;
+}
+const SPARE: Scratch[] = [];
+function scratch(): Scratch {
+  return SPARE.pop() ?? { n: 0, keys: new Uint32Array(128), families: new Uint16Array(128), values: new Float64Array(128), texts: [], formatted: [] };
+}
+
+/** A copy of a block's old text while it is rewritten with shifted values (grown as needed). */
+let shiftCopy = Buffer.allocUnsafeSlow(64 * 1024);
+
+const sameValue = (a: number, b: number): boolean => a === b || (a !== a && b !== b);
+
 export class LinesBuilder {
-  private readonly families: string[] = new Array<string>(FAMILIES).fill('');
-  private readonly nodeLabel: string;
+  private readonly label: NodeLabel;
+  private s: Scratch | undefined = scratch();
   private series = 0;
   /** Series added while the limits applied (the source's own data series). */
   get limitedSeries(): number {
@@ -61,10 +181,10 @@ export class LinesBuilder {
   private cut: Set<string> | undefined;
 
   constructor(
-    node: string,
+    node: string | NodeLabel,
     private limits?: SeriesLimits,
   ) {
-    this.nodeLabel = `node="${escapeLabelValue(node)}"`;
+    this.label = typeof node === 'string' ? new NodeLabel(node) : node;
   }
 
   /** From here on no limit applies (the exporter's own poll metrics). */
@@ -79,59 +199,208 @@ export class LinesBuilder {
       this.dropped++;
       return;
     }
-    const i = FAMILY_INDEX.get(metric);
-    if (i === undefined) throw new Error(`${metric} is not in the metric catalog: declare it in src/metrics/catalog.ts`);
-    let labelText = this.nodeLabel;
-    let wasCut = false;
+    const family = FAMILY_INDEX.get(metric);
+    if (family === undefined) throw new Error(`${metric} is not in the metric catalog: declare it in src/metrics/catalog.ts`);
+    const s = this.s;
+    if (!s) throw new Error('LinesBuilder.add after build()');
+    let key = family;
+    let text: string | undefined;
     if (labels) {
-      for (const key in labels) {
-        let v = labels[key];
-        if (v === undefined) continue;
-        if (limits && v.length > limits.maxLabelLength) {
-          v = `${v.slice(0, limits.maxLabelLength - 1)}…`;
-          wasCut = true;
+      const id = labelSetId(labels, limits?.maxLabelLength);
+      if (id === UNCACHED) {
+        const built = labelText(labels, limits?.maxLabelLength);
+        if (built.cut) {
+          const seen = `${metric}{${built.text}`;
+          this.cut ??= new Set();
+          if (this.cut.has(seen)) {
+            this.dropped++;
+            return;
+          }
+          this.cut.add(seen);
         }
-        labelText += `,${key}="${escapeLabelValue(v)}"`;
-      }
-    }
-    if (wasCut) {
-      const id = `${metric}{${labelText}}`;
-      this.cut ??= new Set();
-      if (this.cut.has(id)) {
-        this.dropped++;
-        return;
-      }
-      this.cut.add(id);
+        key = UNCACHED;
+        text = built.text;
+      } else key = id * FAMILY_SLOTS + family;
     }
     this.series++;
-    this.families[i] = `${this.families[i] ?? ''}${metric}{${labelText}} ${formatValue(value)}\n`;
+    const n = s.n;
+    if (n === s.keys.length) grow(s);
+    s.keys[n] = key;
+    s.families[n] = family;
+    s.values[n] = value;
+    s.texts[n] = text;
+    s.n = n + 1;
   }
 
   /**
-   * The lines as one block. With `reuse` (the block this source served until now), the new lines are written
-   * into its buffer and offsets in place when they fit, so a steady fleet allocates no new block a poll: the
-   * text stays in one allocation per node and source instead of a new one each poll left for the garbage
-   * collector. A scrape under way may then copy some of a node's families from this poll and some from the
-   * last (each family whole); a buffer is grown with some slack when the lines no longer fit.
+   * The lines as one block. With `reuse` (the block this source served until now), the block is updated in
+   * place: when the poll added the same series in the same order, only the values that changed are written
+   * (their texts shifted within the buffer when a length changed), so a steady poll builds no line text;
+   * otherwise the lines are rewritten into its buffer when they fit. A scrape under way may then copy some
+   * of a node's families from this poll and some from the last (each family whole); a buffer is grown with
+   * some slack when the lines no longer fit.
    */
   build(reuse?: LineBlock): LineBlock {
-    const families = this.families;
-    let size = 0;
-    for (let i = 0; i < FAMILIES; i++) {
-      const text = families[i];
-      if (text) size += Buffer.byteLength(text);
+    const s = this.s;
+    if (!s) throw new Error('LinesBuilder.build called twice');
+    this.s = undefined;
+    try {
+      const old = reuse as Block | undefined;
+      if (old && sameSeries(old, s) && update(old, s)) return old;
+      return rebuild(old, s, this.label);
+    } finally {
+      s.n = 0;
+      s.texts.length = 0;
+      s.formatted.length = 0;
+      if (SPARE.length < 8) SPARE.push(s);
     }
-    const fits = reuse !== undefined && reuse.bytes.length >= size;
-    const bytes = fits ? reuse.bytes : Buffer.allocUnsafeSlow(size + (size >>> 4));
-    const ends = fits ? reuse.ends : new Uint32Array(FAMILIES);
-    let at = 0;
-    for (let i = 0; i < FAMILIES; i++) {
-      const text = families[i];
-      if (text) at += bytes.write(text, at);
-      ends[i] = at;
-    }
-    return fits ? reuse : { bytes, ends };
   }
+}
+
+function grow(s: Scratch): void {
+  const keys = new Uint32Array(s.keys.length * 2);
+  keys.set(s.keys);
+  const families = new Uint16Array(s.keys.length * 2);
+  families.set(s.families);
+  s.families = families;
+  const values = new Float64Array(s.values.length * 2);
+  values.set(s.values);
+  s.keys = keys;
+  s.values = values;
+}
+
+/** The poll added the same series, in the same order, as the block holds (and none without a label-set id). */
+function sameSeries(block: Block, s: Scratch): boolean {
+  if (block.count !== s.n) return false;
+  const ints = block.ints;
+  const keys = s.keys;
+  for (let k = 0; k < s.n; k++) {
+    const key = keys[k] as number;
+    if (key === UNCACHED || ints[k * 3] !== key) return false;
+  }
+  return true;
+}
+
+/** Writes the values that changed into the block; false when the lines no longer fit its buffer. */
+function update(block: Block, s: Scratch): boolean {
+  const { values, ints, bytes, ends } = block;
+  const n = s.n;
+  const formatted = s.formatted;
+  let changed = 0;
+  let delta = 0;
+  let shifted = false;
+  for (let k = 0; k < n; k++) {
+    const v = s.values[k] as number;
+    if (sameValue(v, values[k] as number)) {
+      formatted[k] = undefined;
+      continue;
+    }
+    const text = formatValue(v);
+    formatted[k] = text;
+    const diff = text.length - ((ints[k * 3 + 1] as number) % 32);
+    if (diff !== 0) shifted = true;
+    delta += diff;
+    changed++;
+  }
+  if (changed === 0) return true;
+  const oldEnd = ends[FAMILIES - 1] as number;
+  if (oldEnd + delta > bytes.length) return false;
+  if (!shifted) {
+    // Every changed value keeps its length: overwrite in place.
+    for (let k = 0; k < n; k++) {
+      const text = formatted[k];
+      if (text === undefined) continue;
+      bytes.write(text, Math.floor((ints[k * 3 + 1] as number) / 32), 'latin1');
+      values[k] = s.values[k] as number;
+    }
+    return true;
+  }
+  // Lengths changed: rewrite from a copy of the old text, segment by segment, in block order.
+  if (shiftCopy.length < oldEnd) shiftCopy = Buffer.allocUnsafeSlow(Math.max(oldEnd, shiftCopy.length * 2));
+  bytes.copy(shiftCopy, 0, 0, oldEnd);
+  let src = 0;
+  let dst = 0;
+  let j = 0;
+  for (let family = 0; family < FAMILIES; family++) {
+    for (; j < n; j++) {
+      const k = ints[j * 3 + 2] as number;
+      if ((ints[k * 3] as number) % FAMILY_SLOTS !== family) break;
+      const packed = ints[k * 3 + 1] as number;
+      const at = Math.floor(packed / 32);
+      const text = formatted[k];
+      if (text === undefined) {
+        ints[k * 3 + 1] = packed + (dst - src) * 32;
+        continue;
+      }
+      shiftCopy.copy(bytes, dst, src, at);
+      dst += at - src;
+      ints[k * 3 + 1] = dst * 32 + text.length;
+      dst += bytes.write(text, dst, 'latin1');
+      src = at + (packed % 32);
+      values[k] = s.values[k] as number;
+    }
+    ends[family] = (ends[family] as number) + (dst - src);
+  }
+  shiftCopy.copy(bytes, dst, src, oldEnd);
+  return true;
+}
+
+/** Writes every line anew: into `reuse` when they fit, else into a new block with 1/16 slack. */
+function rebuild(reuse: Block | undefined, s: Scratch, label: NodeLabel): Block {
+  const n = s.n;
+  const { keys, families, texts, formatted } = s;
+  // Block order: by family (catalog order), then in the order added.
+  const perFamily = new Uint32Array(FAMILIES + 1);
+  let size = 0;
+  for (let k = 0; k < n; k++) {
+    const key = keys[k] as number;
+    const family = families[k] as number;
+    const text = formatValue(s.values[k] as number);
+    formatted[k] = text;
+    const labelBytes = key === UNCACHED ? Buffer.byteLength(texts[k] as string) : (LABEL_BYTES[Math.floor(key / FAMILY_SLOTS)] as number);
+    perFamily[family + 1] = (perFamily[family + 1] as number) + 1;
+    size += (OPENS[family] as string).length + label.bytes + labelBytes + text.length + 1;
+  }
+  for (let f = 1; f <= FAMILIES; f++) perFamily[f] = (perFamily[f] as number) + (perFamily[f - 1] as number);
+  const fits = reuse !== undefined && reuse.bytes.length >= size && reuse.values.length >= n;
+  const block: Block = fits
+    ? reuse
+    : {
+        bytes: Buffer.allocUnsafeSlow(size + (size >>> 4)),
+        ends: new Uint32Array(FAMILIES),
+        count: 0,
+        values: new Float64Array(n + (n >>> 3)),
+        ints: new Uint32Array((n + (n >>> 3)) * 3),
+      };
+  const { bytes, ends, values, ints } = block;
+  // Positions in block order: perFamily[f] is the next free slot of family f.
+  for (let k = 0; k < n; k++) {
+    const family = families[k] as number;
+    const slot = perFamily[family] as number;
+    perFamily[family] = slot + 1;
+    ints[slot * 3 + 2] = k;
+  }
+  let at = 0;
+  let j = 0;
+  for (let family = 0; family < FAMILIES; family++) {
+    for (; j < n; j++) {
+      const k = ints[j * 3 + 2] as number;
+      if (families[k] !== family) break;
+      const key = keys[k] as number;
+      at += bytes.write(OPENS[family] as string, at, 'latin1');
+      at += bytes.write(label.text, at, 'utf8');
+      at += bytes.write(key === UNCACHED ? (texts[k] as string) : (LABEL_TEXT[Math.floor(key / FAMILY_SLOTS)] as string), at, 'utf8');
+      const text = formatted[k] as string;
+      ints[k * 3] = key;
+      ints[k * 3 + 1] = at * 32 + text.length;
+      values[k] = s.values[k] as number;
+      at += bytes.write(text, at, 'latin1');
+      bytes[at++] = 0x0a;
+    }
+    ends[family] = at;
+  }
+  block.count = n;
+  return block;
 }
 
 /** Chunks of a scrape: large enough to write efficiently, small enough to yield to polls between them. */

@@ -11,7 +11,7 @@ import type { TargetConfig } from '../config/schema.js';
 import type { Limiter } from '../rpc/limiter.js';
 import { NodeClient, type Dispatchers } from '../rpc/client.js';
 import { classifyError, type PollError, type Reason } from '../rpc/errors.js';
-import { LinesBuilder, type LineBlock, type NodeLines } from '../metrics/render.js';
+import { LinesBuilder, NodeLabel, type LineBlock, type NodeLines } from '../metrics/render.js';
 import { addPollStats, type SourceStats } from '../metrics/samples.js';
 import { health, type CheckSnapshot, type ChainSnapshot } from '../sources/health.js';
 import { indexApi, type EndpointSnapshot } from '../sources/index-api.js';
@@ -104,6 +104,7 @@ interface SourceLoop {
 export class NodePoller implements NodeSnapshots {
   private readonly loops: SourceLoop[];
   private readonly client: NodeClient;
+  private readonly label: NodeLabel;
   private stopped = false;
   private lines: NodeLines = [];
   /** The node's state as the status page names it, and since when this process sees it. */
@@ -116,6 +117,7 @@ export class NodePoller implements NodeSnapshots {
     private readonly logger: Logger,
   ) {
     this.client = new NodeClient(target, deps.dispatchers, deps.limiter);
+    this.label = new NodeLabel(target.name);
     this.loops = deps.sources
       .filter((source) => source.enabled(target))
       .map((source) => {
@@ -328,7 +330,7 @@ export class NodePoller implements NodeSnapshots {
     // One budget per node, shared by its sources: a source gets what the others' last polls left.
     let others = 0;
     for (const l of this.loops) if (l !== loop) others += l.dataSeries ?? 0;
-    const b = new LinesBuilder(this.target.name, { maxSeries: Math.max(0, limits.maxSeriesPerNode - others), maxLabelLength: limits.maxLabelLength });
+    const b = new LinesBuilder(this.label, { maxSeries: Math.max(0, limits.maxSeriesPerNode - others), maxLabelLength: limits.maxLabelLength });
     source.samples(b, snapshot);
     loop.dataSeries = b.limitedSeries;
     b.unlimited();

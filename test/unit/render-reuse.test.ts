@@ -59,3 +59,97 @@ describe('line blocks reused by the next poll', () => {
     }
   });
 });
+
+/** A small deterministic generator (mulberry32), so a failure is reproducible. */
+function random(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe('a block updated in place by polls with the same series', () => {
+  // Values whose texts change length (0 ↔ 1764031156.123457 ↔ 1e-7 …) and the special ones.
+  const values = [0, 1, 7, 12345, 1764031156.123457, 1764031156.5, 0.000012345, 1e-7, -3.5, 2 ** 53, NaN, Infinity, -Infinity, 0.1];
+  function fresh(node: string, sample: (b: LinesBuilder) => void): string {
+    const b = new LinesBuilder(node);
+    sample(b);
+    return renderNodes([[b.build()]]).toString();
+  }
+
+  it('serves, after every poll, exactly the bytes of a block built afresh from that poll', () => {
+    const next = random(42);
+    const pick = (): number => values[Math.floor(next() * values.length)] ?? 0;
+    let block: LineBlock | undefined;
+    let sameBlockPolls = 0;
+    for (let poll = 0; poll < 400; poll++) {
+      // Mostly the same series with new values; now and then a series more or less (a new layout).
+      const checks = poll % 50 < 45 ? 6 : 7;
+      const vs = Array.from({ length: checks * 3 + 2 }, pick);
+      const sample = (b: LinesBuilder): void => {
+        b.add('avalanchego_up', vs[0]);
+        for (let i = 0; i < checks; i++) {
+          const labels = { check: `check-${i}` };
+          b.add('avalanchego_health_check_passing', vs[1 + i * 3], labels);
+          b.add('avalanchego_health_check_duration_seconds', vs[2 + i * 3], labels);
+          b.add('avalanchego_health_check_timestamp_seconds', vs[3 + i * 3], labels);
+        }
+        b.add('avalanchego_network_connected_peers', vs.at(-1));
+      };
+      const b = new LinesBuilder('node "ü"');
+      sample(b);
+      const built = b.build(block);
+      if (built === block) sameBlockPolls++;
+      block = built;
+      expect(renderNodes([[block]]).toString()).toBe(fresh('node "ü"', sample));
+    }
+    // The blocks were reused, not rebuilt every time (the slack absorbs most growth).
+    expect(sameBlockPolls).toBeGreaterThan(300);
+  });
+
+  it('a value that no longer fits the buffer moves the lines to a larger block', () => {
+    const sample = (v: number) => (b: LinesBuilder) => {
+      for (let i = 0; i < 3; i++) b.add('avalanchego_health_check_passing', v, { check: `c${i}` });
+    };
+    const first = new LinesBuilder('n');
+    sample(0)(first);
+    const small = first.build();
+    const b = new LinesBuilder('n');
+    sample(-1.2345678901234e-300)(b);
+    const big = b.build(small);
+    expect(big).not.toBe(small);
+    expect(renderNodes([[big]]).toString()).toBe(fresh('n', sample(-1.2345678901234e-300)));
+    // The old block is left as it was, for a scrape that still holds it.
+    expect(renderNodes([[small]]).toString()).toBe(fresh('n', sample(0)));
+  });
+
+  it('a label cut by the limits, or a changed label set, rebuilds the lines', () => {
+    const long = 'x'.repeat(50);
+    const sample = (check: string, v: number) => (b: LinesBuilder) => {
+      b.add('avalanchego_health_check_passing', v, { check });
+      b.add('avalanchego_health_check_passing', v, { check: `${check}-2` });
+    };
+    const limits = { maxSeries: 100, maxLabelLength: 10 };
+    let block: LineBlock | undefined;
+    for (const [check, v] of [
+      [long, 1],
+      [long, 0],
+      ['short', 0],
+      ['other', 12],
+    ] as const) {
+      const b = new LinesBuilder('n', limits);
+      sample(check, v)(b);
+      block = b.build(block);
+      const f = new LinesBuilder('n', limits);
+      sample(check, v)(f);
+      expect(renderNodes([[block]]).toString()).toBe(renderNodes([[f.build()]]).toString());
+    }
+    // The two cut labels are the same text: the second is dropped, as before.
+    const b = new LinesBuilder('n', limits);
+    sample(long, 1)(b);
+    expect(b.dropped).toBe(1);
+  });
+});
