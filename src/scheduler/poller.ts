@@ -16,6 +16,7 @@ import { addPollStats, type SourceStats } from '../metrics/samples.js';
 import { health, type CheckSnapshot, type ChainSnapshot } from '../sources/health.js';
 import { indexApi, type EndpointSnapshot } from '../sources/index-api.js';
 import type { NodeSnapshots, PollContext, Source, StateWatcher } from '../sources/source.js';
+import { polls, type Due } from './due.js';
 
 /** A short summary of a node's state, for the landing page and logs. */
 export interface NodeSummary {
@@ -77,13 +78,12 @@ export interface PollerDeps {
   sources: ReadonlyArray<Source<unknown>>;
 }
 
-/** One source of one node: its schedule, what it serves and its poll statistics. */
-interface SourceLoop {
+/** One source of one node: its schedule (its entry in the poll timetable), what it serves and its poll statistics. */
+interface SourceLoop extends Due {
   readonly source: Source<unknown>;
   readonly intervalMs: number;
   readonly log: Logger;
   readonly watcher: StateWatcher<unknown> | undefined;
-  timer?: NodeJS.Timeout;
   running?: Promise<void>;
   polls: number;
   /** What the source serves now (undefined after a poll that failed without data). */
@@ -122,7 +122,18 @@ export class NodePoller implements NodeSnapshots {
       .filter((source) => source.enabled(target))
       .map((source) => {
         const log = lazyChild(logger, { source: source.name });
-        return { source, intervalMs: source.intervalMs(target), log, watcher: source.watch?.(log), polls: 0, recent: [] };
+        const loop: SourceLoop = {
+          source,
+          intervalMs: source.intervalMs(target),
+          log,
+          watcher: source.watch?.(log),
+          polls: 0,
+          recent: [],
+          due: 0,
+          slot: -1,
+          fire: () => this.begin(loop),
+        };
+        return loop;
       });
   }
 
@@ -135,7 +146,7 @@ export class NodePoller implements NodeSnapshots {
   /** Stops the loops and waits for the polls under way (each is bounded by its deadline). */
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const loop of this.loops) clearTimeout(loop.timer);
+    for (const loop of this.loops) polls.remove(loop);
     await Promise.all(this.loops.flatMap((loop) => (loop.running ? [loop.running] : [])));
   }
 
@@ -200,7 +211,7 @@ export class NodePoller implements NodeSnapshots {
         polls: l.polls,
         ...(l.stats ? { success: l.stats.success } : {}),
         ...(l.stats?.lastSuccessSeconds !== undefined ? { lastSuccessSeconds: l.stats.lastSuccessSeconds } : {}),
-        recent: [...l.recent],
+        recent: l.recent.map((r) => ({ ...r })),
       })),
     };
   }
@@ -275,18 +286,20 @@ export class NodePoller implements NodeSnapshots {
   /** Schedules the loop's next poll, due `delayMs` from now; its start is compared with that due time. */
   private schedule(loop: SourceLoop, delayMs: number): void {
     if (this.stopped) return;
-    const due = performance.now() + delayMs;
-    loop.timer = setTimeout(() => {
-      const started = performance.now();
-      this.deps.onPollStart?.(Math.max(0, started - due) / 1000);
-      loop.running = this.runPoll(loop).finally(() => {
-        loop.running = undefined;
-        // Keep the cadence: the next poll is due one interval after this one started. A late start moves the
-        // schedule instead of bunching polls to catch up, so an overloaded process slows down, and says so.
-        const jitter = Math.random() * loop.intervalMs * 0.01;
-        this.schedule(loop, Math.max(0, loop.intervalMs - (performance.now() - started)) + jitter);
-      });
-    }, delayMs);
+    polls.add(loop, delayMs);
+  }
+
+  /** The loop's poll is due: it starts, and when it ends the next one is scheduled. */
+  private begin(loop: SourceLoop): void {
+    const started = performance.now();
+    this.deps.onPollStart?.(Math.max(0, started - loop.due) / 1000);
+    loop.running = this.runPoll(loop).finally(() => {
+      loop.running = undefined;
+      // Keep the cadence: the next poll is due one interval after this one started. A late start moves the
+      // schedule instead of bunching polls to catch up, so an overloaded process slows down, and says so.
+      const jitter = Math.random() * loop.intervalMs * 0.01;
+      this.schedule(loop, Math.max(0, loop.intervalMs - (performance.now() - started)) + jitter);
+    });
   }
 
   /**
@@ -314,14 +327,21 @@ export class NodePoller implements NodeSnapshots {
     const error = failure ? classifyError(failure.error, { url: this.target.url, timeoutMs: this.target.timeoutMs }) : undefined;
     const stats = this.record(loop, durationSeconds, error);
     const nowSeconds = this.deps.clock.now() / 1000;
-    loop.recent.push({
-      source: source.name,
-      startedSeconds: nowSeconds - durationSeconds,
-      durationSeconds,
-      ...(error ? { reason: error.reason, error: truncate(error.message, 500) } : {}),
-    });
-    if (loop.recent.length > RECENT_POLLS) loop.recent.shift();
+    // The ring's oldest record is rewritten once it is full (no new object a poll).
+    const record: PollRecord =
+      loop.recent.length >= RECENT_POLLS ? (loop.recent.shift() as PollRecord) : { source: source.name, startedSeconds: 0, durationSeconds: 0 };
+    record.startedSeconds = nowSeconds - durationSeconds;
+    record.durationSeconds = durationSeconds;
+    if (error) {
+      record.reason = error.reason;
+      record.error = truncate(error.message, 500);
+    } else if (record.reason !== undefined) {
+      delete record.error;
+      delete record.reason;
+    }
+    loop.recent.push(record);
     loop.lastEndSeconds = nowSeconds;
+    if (snapshot !== undefined && loop.snapshot !== undefined && source.reuse) snapshot = source.reuse(loop.snapshot, snapshot);
     loop.snapshot = snapshot;
     if (source === health)
       this.noteState(snapshot === undefined ? 'down' : (snapshot as { healthy: boolean }).healthy ? 'healthy' : 'unhealthy', nowSeconds);

@@ -86,9 +86,63 @@ export const health: Source<HealthSnapshot> = {
     if (info.enabled(ctx.target)) snapshot.nodeInfoByInfoSource = true;
     return snapshot;
   },
+  reuse: reuseHealth,
   samples: addHealthLines,
   watch: watchChecks,
 };
+
+/**
+ * `next`'s values in `previous`'s objects when the node reports the same checks and chains, in the same
+ * order, as at the last poll (the steady case); else `next`. Fields `next` lacks become undefined.
+ */
+export function reuseHealth(previous: HealthSnapshot, next: HealthSnapshot): HealthSnapshot {
+  const { checks, chains } = previous;
+  if (checks.length !== next.checks.length || chains.length !== next.chains.length) return next;
+  for (let i = 0; i < checks.length; i++) if ((checks[i] as CheckSnapshot).name !== (next.checks[i] as CheckSnapshot).name) return next;
+  for (let i = 0; i < chains.length; i++) if ((chains[i] as ChainSnapshot).chain !== (next.chains[i] as ChainSnapshot).chain) return next;
+  // A node ID seen before is kept (the header's string is new at every answer).
+  if (next.nodeId !== previous.nodeId) previous.nodeId = next.nodeId;
+  previous.nodeInfoByInfoSource = next.nodeInfoByInfoSource;
+  previous.healthy = next.healthy;
+  for (let i = 0; i < checks.length; i++) {
+    const to = checks[i] as CheckSnapshot;
+    const from = next.checks[i] as CheckSnapshot;
+    to.passing = from.passing;
+    to.contiguousFailures = from.contiguousFailures;
+    to.durationSeconds = from.durationSeconds;
+    to.timestampSeconds = from.timestampSeconds;
+    to.firstFailureSeconds = from.firstFailureSeconds;
+    if (to.error !== from.error) to.error = from.error;
+    to.unparsed = from.unparsed;
+  }
+  for (let i = 0; i < chains.length; i++) Object.assign(chains[i] as ChainSnapshot, blankChain, next.chains[i]);
+  Object.assign(previous.network, blankNetwork, next.network);
+  Object.assign(previous.router, blankRouter, next.router);
+  Object.assign(previous.disk, blankDisk, next.disk);
+  Object.assign(previous.futureUpgrade, blankUpgrade, next.futureUpgrade);
+  previous.bootstrappingSubnets = next.bootstrappingSubnets;
+  return previous;
+}
+
+// Every optional field of a part, undefined: assigned first, so a field the new report lacks is cleared.
+const blankChain: Omit<ChainSnapshot, 'chain' | 'bootstrapping'> = {
+  lastAcceptedHeight: undefined,
+  processingBlocks: undefined,
+  longestProcessingBlockSeconds: undefined,
+  avgAcceptanceTimeSeconds: undefined,
+  connectedStakeRatio: undefined,
+  disconnectedValidators: undefined,
+};
+const blankNetwork: HealthSnapshot['network'] = {
+  connectedPeers: undefined,
+  sendFailRatio: undefined,
+  timeSinceLastMsgReceivedSeconds: undefined,
+  timeSinceLastMsgSentSeconds: undefined,
+  ingressConnections: undefined,
+};
+const blankRouter: HealthSnapshot['router'] = { outstandingRequests: undefined, longestRunningRequestSeconds: undefined };
+const blankDisk: HealthSnapshot['disk'] = { availableBytes: undefined, availableRatio: undefined };
+const blankUpgrade: HealthSnapshot['futureUpgrade'] = { secondsUntil: undefined, stakeRatio: undefined };
 
 /** Pure: the answer to health.health → snapshot (the report and the `node-id` header). */
 export function parseHealthReply(reply: RpcReply): HealthSnapshot {

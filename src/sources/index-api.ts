@@ -45,9 +45,27 @@ export const indexApi: Source<IndexSnapshot> = {
     return { endpoints };
   },
   failure: (snapshot) => snapshot.endpoints.find((e) => e.state === 'failed')?.error,
+  reuse: reuseIndex,
   samples: addIndexLines,
   watch: watchIndexing,
 };
+
+/** `next`'s values in `previous`'s objects when it has the same endpoints (an endpoint still `ok` keeps its object); else `next`. */
+export function reuseIndex(previous: IndexSnapshot, next: IndexSnapshot): IndexSnapshot {
+  const kept = previous.endpoints;
+  const fresh = next.endpoints;
+  if (kept.length !== fresh.length) return next;
+  for (let i = 0; i < kept.length; i++) if ((kept[i] as EndpointSnapshot).endpoint !== (fresh[i] as EndpointSnapshot).endpoint) return next;
+  for (let i = 0; i < kept.length; i++) {
+    const k = kept[i] as EndpointSnapshot;
+    const f = fresh[i] as EndpointSnapshot;
+    if (k.state === 'ok' && f.state === 'ok') {
+      k.lastIndex = f.lastIndex;
+      k.timestampSeconds = f.timestampSeconds;
+    } else kept[i] = f;
+  }
+  return previous;
+}
 
 /** Pure: the answer of one endpoint → its state. Throws (rpc/errors.ts types) when it is neither an index's answer nor a known state. */
 export function parseIndexReply(endpoint: IndexEndpoint, reply: RpcReply): EndpointSnapshot {

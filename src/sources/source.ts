@@ -37,6 +37,15 @@ export interface Source<S> {
   failure?(snapshot: S): unknown;
 
   /**
+   * Optional, for a source polled at every interval of every node: `next` with the objects of `previous`
+   * (the snapshot the source served until this poll) when both have the same shape, `next`'s values copied
+   * into them; else `next`. A snapshot lives until the next poll, so a new one each poll is garbage the
+   * collector must promote and then compact; an updated one is not. Nothing may hold a snapshot across polls
+   * expecting it unchanged (watchers keep what they compare).
+   */
+  reuse?(previous: S, next: S): S;
+
+  /**
    * The source's sample lines for the node, built once when a poll ends.
    * `snapshot` is undefined after a poll that failed without data: a source
    * then adds what says so (health: avalanchego_up 0) and no data series.
