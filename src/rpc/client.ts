@@ -202,10 +202,15 @@ export class Dispatchers {
 
 let nextRequestId = 1;
 
-/** A JSON-RPC request as sent: its body built once per node, method and params, with its own id. */
+/**
+ * A request as sent, made once per node, path, method and params and kept: its body, URL and undici options
+ * are the same bytes and objects at every poll (frozen: undici reads them, nothing may change them).
+ */
 interface PreparedCall {
   readonly id: number;
-  readonly body: Buffer;
+  readonly method: string;
+  readonly url: string;
+  readonly options: Readonly<Dispatcher.DispatchOptions>;
 }
 
 /**
@@ -235,6 +240,7 @@ export class NodeClient {
       const token = Buffer.from(`${target.basicAuth.username}:${target.basicAuth.password}`).toString('base64');
       this.headers.authorization = `Basic ${token}`;
     }
+    Object.freeze(this.headers);
   }
 
   /**
@@ -242,137 +248,167 @@ export class NodeClient {
    * with RequestFailed (no answer) or InvalidResponseError (a body over MAX_BODY_BYTES).
    */
   async post(path: string, body: unknown, signal: AbortSignal): Promise<HttpReply> {
-    return this.send(path, Buffer.from(JSON.stringify(body)), signal);
+    return this.send(this.call(path, '', 0, Buffer.from(JSON.stringify(body))), signal);
   }
 
   /** A JSON-RPC 2.0 request; decode the reply with rpc/jsonrpc.ts. */
-  async rpc(path: string, method: string, params: object, signal: AbortSignal): Promise<RpcReply> {
-    const call = this.prepare(path, method, params);
-    const reply = await this.send(path, call.body, signal);
-    return { ...reply, method, id: call.id };
+  rpc(path: string, method: string, params: object, signal: AbortSignal): Promise<RpcReply> {
+    return this.send(this.prepare(path, method, params), signal);
   }
 
-  /** The request's body, built on its first use and kept: the same bytes every poll. */
+  /** The request, made on its first use and kept: the same bytes every poll. */
   private prepare(path: string, method: string, params: object): PreparedCall {
     const paramsJson = JSON.stringify(params);
     const key = `${path} ${method} ${paramsJson}`;
     let call = this.calls.get(key);
     if (!call) {
       const id = nextRequestId++;
-      call = { id, body: Buffer.from(`{"jsonrpc":"2.0","id":${id},"method":${JSON.stringify(method)},"params":${paramsJson}}`) };
+      call = this.call(path, method, id, Buffer.from(`{"jsonrpc":"2.0","id":${id},"method":${JSON.stringify(method)},"params":${paramsJson}}`));
       this.calls.set(key, call);
     }
     return call;
   }
 
-  private async send(path: string, body: Buffer, signal: AbortSignal): Promise<HttpReply> {
-    const url = `${this.target.url}${path}`;
-    let release = this.limiter.tryAcquire();
-    if (!release) {
-      try {
-        release = await this.limiter.acquire(signal);
-      } catch (err) {
-        throw new RequestFailed(url, 'slot', signal.aborted, err);
-      }
-    }
-    try {
-      // The slot is given back when undici is done with the request, not when the deadline rejects it:
-      // a request aborted while it waits for a connection still holds its place in the pool's queue,
-      // and the cap on requests in flight must count it (else queues and connections grow past the cap).
-      const answer = await exchange(
-        this.dispatcher,
-        { origin: this.origin, path: `${this.basePath}${path}`, method: 'POST', headers: this.headers, body },
-        signal,
-        url,
-        release,
-      );
-      return { url, ...answer };
-    } catch (err) {
-      if (err instanceof InvalidResponseError) throw err;
-      throw new RequestFailed(url, 'exchange', signal.aborted, err);
-    }
+  private call(path: string, method: string, id: number, body: Buffer): PreparedCall {
+    const options = Object.freeze({ origin: this.origin, path: `${this.basePath}${path}`, method: 'POST' as const, headers: this.headers, body });
+    return Object.freeze({ id, method, url: `${this.target.url}${path}`, options });
+  }
+
+  private send(call: PreparedCall, signal: AbortSignal): Promise<RpcReply> {
+    if (this.limiter.take()) return exchange(this.dispatcher, call, signal, this.limiter, undefined);
+    // Every slot is taken: wait for one under the deadline.
+    return this.limiter.acquire(signal).then(
+      (release) => exchange(this.dispatcher, call, signal, undefined, release),
+      (err: unknown) => {
+        throw new RequestFailed(call.url, 'slot', signal.aborted, err);
+      },
+    );
   }
 }
 
 type Controller = Parameters<NonNullable<Dispatcher.DispatchHandler['onRequestStart']>>[0];
 
-/**
- * One exchange through undici's dispatcher API, without the body stream its
- * request() API makes for every answer: the chunks are collected as they come,
- * up to MAX_BODY_BYTES. The deadline aborts it wherever it is (waiting for a
- * connection, or mid-body). `finished` is called once undici is done with the
- * request (answered, failed, or aborted), which may be after the promise settles.
- */
 /** A rejection reason as an Error (an AbortSignal's reason is a DOMException, which is one). */
 function asError(reason: unknown): Error {
   return reason instanceof Error ? reason : new Error(String(reason));
 }
 
+const NO_HEADERS: IncomingHttpHeaders = Object.freeze({});
+
+/**
+ * One exchange through undici's dispatcher API, without the body stream its
+ * request() API makes for every answer: the chunks are collected as they come,
+ * up to MAX_BODY_BYTES. The deadline aborts it wherever it is (waiting for a
+ * connection, or mid-body). The request's slot is given back once undici is
+ * done with the request (answered, failed, or aborted), which may be after the
+ * promise settles: a request aborted while it waits for a connection still
+ * holds its place in the pool's queue, and the cap on requests in flight must
+ * count it (else queues and connections grow past the cap).
+ *
+ * One object is the handler, the abort listener (handleEvent) and the state:
+ * no closure a request.
+ */
+class Exchange implements Dispatcher.DispatchHandler {
+  private controller: Controller | undefined = undefined;
+  private failed = false;
+  private done = false;
+  private status = 0;
+  private headers: IncomingHttpHeaders = NO_HEADERS;
+  private first: Buffer | undefined = undefined;
+  private more: Buffer[] | undefined = undefined;
+  private size = 0;
+
+  constructor(
+    private readonly call: PreparedCall,
+    private readonly signal: AbortSignal,
+    private readonly limiter: Limiter | undefined,
+    private readonly release: (() => void) | undefined,
+    private readonly resolve: (reply: RpcReply) => void,
+    private readonly reject: (err: unknown) => void,
+  ) {}
+
+  /** The deadline (the signal's abort event). */
+  handleEvent(): void {
+    this.fail(this.signal.reason);
+  }
+
+  /** undici is done with the request: its slot is free. */
+  finished(): void {
+    if (this.done) return;
+    this.done = true;
+    if (this.limiter) this.limiter.release();
+    else this.release?.();
+  }
+
+  fail(err: unknown): void {
+    if (this.failed) return;
+    this.failed = true;
+    this.signal.removeEventListener('abort', this);
+    this.first = undefined;
+    this.more = undefined;
+    const error = asError(err);
+    this.controller?.abort(error);
+    this.reject(error instanceof InvalidResponseError ? error : new RequestFailed(this.call.url, 'exchange', this.signal.aborted, error));
+  }
+
+  onRequestStart(c: Controller): void {
+    this.controller = c;
+    // The deadline passed while the request waited for a connection.
+    if (this.failed) c.abort(asError(this.signal.reason));
+  }
+
+  onResponseStart(_c: Controller, statusCode: number, headers: IncomingHttpHeaders): void {
+    this.status = statusCode;
+    this.headers = headers;
+  }
+
+  onResponseData(_c: Controller, chunk: Buffer): void {
+    if (this.failed) return;
+    this.size += chunk.length;
+    if (this.size > MAX_BODY_BYTES) this.fail(new InvalidResponseError(`the answer from ${this.call.url} is larger than ${MAX_BODY_BYTES} bytes`));
+    else if (this.first === undefined) this.first = chunk;
+    else (this.more ??= [this.first]).push(chunk);
+  }
+
+  onResponseEnd(): void {
+    this.finished();
+    if (this.failed) return;
+    this.failed = true;
+    this.signal.removeEventListener('abort', this);
+    const body = this.more ? Buffer.concat(this.more, this.size).toString('utf8') : (this.first?.toString('utf8') ?? '');
+    this.first = undefined;
+    this.more = undefined;
+    const { call } = this;
+    this.resolve({ url: call.url, status: this.status, headers: this.headers, body, method: call.method, id: call.id });
+  }
+
+  onResponseError(_c: Controller, err: Error): void {
+    this.finished();
+    this.fail(err);
+  }
+}
+
+/** Sends `call` holding a slot (given back to `limiter`, or by `release` for a slot waited for). */
 function exchange(
   dispatcher: Dispatcher,
-  options: Dispatcher.DispatchOptions,
+  call: PreparedCall,
   signal: AbortSignal,
-  url: string,
-  finished: () => void,
-): Promise<Omit<HttpReply, 'url'>> {
+  limiter: Limiter | undefined,
+  release: (() => void) | undefined,
+): Promise<RpcReply> {
   return new Promise((resolve, reject) => {
+    const x = new Exchange(call, signal, limiter, release, resolve, reject);
     if (signal.aborted) {
-      finished();
-      reject(asError(signal.reason));
+      x.finished();
+      x.fail(signal.reason);
       return;
     }
-    let controller: Controller | undefined;
-    let failed = false;
-    let status = 0;
-    let headers: IncomingHttpHeaders = {};
-    let chunks: Buffer[] = [];
-    let size = 0;
-    const fail = (err: unknown): void => {
-      if (failed) return;
-      failed = true;
-      signal.removeEventListener('abort', onAbort);
-      chunks = [];
-      const error = asError(err);
-      controller?.abort(error);
-      reject(error);
-    };
-    const onAbort = (): void => fail(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    const handler: Dispatcher.DispatchHandler = {
-      onRequestStart(c) {
-        controller = c;
-        // The deadline passed while the request waited for a connection.
-        if (failed) c.abort(asError(signal.reason));
-      },
-      onResponseStart(_c, statusCode, responseHeaders) {
-        status = statusCode;
-        headers = responseHeaders;
-      },
-      onResponseData(_c, chunk) {
-        if (failed) return;
-        size += chunk.length;
-        if (size > MAX_BODY_BYTES) fail(new InvalidResponseError(`the answer from ${url} is larger than ${MAX_BODY_BYTES} bytes`));
-        else chunks.push(chunk);
-      },
-      onResponseEnd() {
-        finished();
-        if (failed) return;
-        failed = true;
-        signal.removeEventListener('abort', onAbort);
-        const [only] = chunks;
-        const body = chunks.length === 1 && only ? only.toString('utf8') : Buffer.concat(chunks, size).toString('utf8');
-        resolve({ status, headers, body });
-      },
-      onResponseError(_c, err) {
-        finished();
-        fail(err);
-      },
-    };
+    signal.addEventListener('abort', x, { once: true });
     try {
-      dispatcher.dispatch(options, handler);
+      dispatcher.dispatch(call.options, x);
     } catch (err) {
-      finished();
-      fail(err);
+      x.finished();
+      x.fail(err);
     }
   });
 }

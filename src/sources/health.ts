@@ -414,6 +414,18 @@ function watchChecks(log: Logger): StateWatcher<HealthSnapshot> {
   return {
     observe(snapshot) {
       if (!snapshot) return;
+      // The same checks failing as at the last poll (the steady case): nothing to log, nothing to keep anew.
+      let count = 0;
+      let same = true;
+      for (const c of snapshot.checks) {
+        if (c.passing) continue;
+        count++;
+        if (!failing.has(c.name)) {
+          same = false;
+          break;
+        }
+      }
+      if (same && count === failing.size) return;
       const now = new Map(snapshot.checks.filter((c) => !c.passing).map((c) => [c.name, c.error]));
       for (const [check, error] of now) {
         if (!failing.has(check)) log.warn({ check, error }, 'health check failing');

@@ -67,8 +67,6 @@ function fraction(value: bigint, digits: number): string {
   return frac ? `${whole}.${frac}` : `${whole}`;
 }
 
-const RFC3339_RE = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
-
 /** Days from 1970-01-01 to the proleptic Gregorian date (Howard Hinnant's algorithm). */
 function daysFromCivil(year: number, month: number, day: number): number {
   const y = month <= 2 ? year - 1 : year;
@@ -106,21 +104,75 @@ export interface ParsedTime {
  * Returns undefined when the text is not such a time.
  */
 export function parseRfc3339(text: string): ParsedTime | undefined {
-  const m = RFC3339_RE.exec(text);
-  if (!m) return undefined;
-  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
-  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) return undefined;
-  let offsetMinutes = 0;
-  if (m[9]) {
-    const oh = Number(m[10]);
-    const om = Number(m[11]);
-    if (oh > 23 || om > 59) return undefined;
-    offsetMinutes = (m[9] === '-' ? -1 : 1) * (oh * 60 + om);
+  // Read character by character, not by a regular expression: it runs for every check of every node at
+  // every poll, and a match allocates an array and a string a field.
+  const n = text.length;
+  if (n < 20) return undefined;
+  const year = digits(text, 0, 4);
+  const month = digits(text, 5, 2);
+  const day = digits(text, 8, 2);
+  const hour = digits(text, 11, 2);
+  const minute = digits(text, 14, 2);
+  const second = digits(text, 17, 2);
+  const t = text.charCodeAt(10);
+  if (
+    year < 0 ||
+    month < 0 ||
+    day < 0 ||
+    hour < 0 ||
+    minute < 0 ||
+    second < 0 ||
+    text.charCodeAt(4) !== 0x2d /* - */ ||
+    text.charCodeAt(7) !== 0x2d ||
+    (t !== 0x54 /* T */ && t !== 0x74) /* t */ ||
+    text.charCodeAt(13) !== 0x3a /* : */ ||
+    text.charCodeAt(16) !== 0x3a
+  )
+    return undefined;
+  let i = 19;
+  let frac = 0;
+  if (text.charCodeAt(i) === 0x2e /* . */) {
+    let value = 0;
+    let scale = 1;
+    i++;
+    const start = i;
+    for (; i < n && i - start < 10; i++) {
+      const d = text.charCodeAt(i) - 0x30;
+      if (!(d >= 0 && d <= 9)) break;
+      value = value * 10 + d;
+      scale *= 10;
+    }
+    const count = i - start;
+    if (count < 1 || count > 9) return undefined;
+    // An exact integer over an exact power of ten: the same double as Number("0.<digits>").
+    frac = value / scale;
   }
-  const frac = m[7] ? Number(`0.${m[7]}`) : 0;
+  let offsetMinutes = 0;
+  const z = text.charCodeAt(i);
+  if (z === 0x5a /* Z */ || z === 0x7a /* z */) {
+    if (i + 1 !== n) return undefined;
+  } else if (z === 0x2b /* + */ || z === 0x2d /* - */) {
+    if (i + 6 !== n || text.charCodeAt(i + 3) !== 0x3a) return undefined;
+    const oh = digits(text, i + 1, 2);
+    const om = digits(text, i + 4, 2);
+    if (oh < 0 || om < 0 || oh > 23 || om > 59) return undefined;
+    offsetMinutes = (z === 0x2d ? -1 : 1) * (oh * 60 + om);
+  } else return undefined;
+  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) return undefined;
   const whole = daysFromCivil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second - offsetMinutes * 60;
   const zero = year === 1 && month === 1 && day === 1 && hour === 0 && minute === 0 && second === 0 && frac === 0 && offsetMinutes === 0;
   return { seconds: whole + frac, zero };
+}
+
+/** The number written by `count` ASCII digits at `at`, or -1 when one of them is not a digit. */
+function digits(text: string, at: number, count: number): number {
+  let value = 0;
+  for (let i = at; i < at + count; i++) {
+    const d = text.charCodeAt(i) - 0x30;
+    if (!(d >= 0 && d <= 9)) return -1;
+    value = value * 10 + d;
+  }
+  return value;
 }
 
 export const GO_ZERO_TIME = '0001-01-01T00:00:00Z';
