@@ -162,9 +162,6 @@ function scratch(): Scratch {
   return SPARE.pop() ?? { n: 0, keys: new Uint32Array(128), families: new Uint16Array(128), values: new Float64Array(128), texts: [], formatted: [] };
 }
 
-/** A copy of a block's old text while it is rewritten with shifted values (grown as needed). */
-let shiftCopy = Buffer.allocUnsafeSlow(64 * 1024);
-
 const sameValue = (a: number, b: number): boolean => a === b || (a !== a && b !== b);
 
 export class LinesBuilder {
@@ -315,33 +312,56 @@ function update(block: Block, s: Scratch): boolean {
     }
     return true;
   }
-  // Lengths changed: rewrite from a copy of the old text, segment by segment, in block order.
-  if (shiftCopy.length < oldEnd) shiftCopy = Buffer.allocUnsafeSlow(Math.max(oldEnd, shiftCopy.length * 2));
-  bytes.copy(shiftCopy, 0, 0, oldEnd);
-  let src = 0;
-  let dst = 0;
+  // Lengths changed. The text between two changed values (a segment) moves by the sum of the length changes
+  // before it; segments keep their order and never overlap, so they move within the buffer (copyWithin, no
+  // copy of the block and no allocation): those moving left first to last, then those moving right last to
+  // first, each into room no segment still to move occupies. Then the new values are written into the gaps.
+  let shift = 0;
+  let previousEnd = -1;
+  for (let j = 0; j < n; j++) {
+    const k = ints[j * 3 + 2] as number;
+    const text = formatted[k];
+    if (text === undefined) continue;
+    const packed = ints[k * 3 + 1] as number;
+    const at = Math.floor(packed / 32);
+    if (previousEnd >= 0 && shift < 0) bytes.copyWithin(previousEnd + shift, previousEnd, at);
+    shift += text.length - (packed % 32);
+    previousEnd = at + (packed % 32);
+  }
+  if (shift < 0) bytes.copyWithin(previousEnd + shift, previousEnd, oldEnd);
+  shift = delta;
+  let nextStart = oldEnd;
+  for (let j = n - 1; j >= 0; j--) {
+    const k = ints[j * 3 + 2] as number;
+    const text = formatted[k];
+    if (text === undefined) continue;
+    const packed = ints[k * 3 + 1] as number;
+    const at = Math.floor(packed / 32);
+    const end = at + (packed % 32);
+    if (shift > 0) bytes.copyWithin(end + shift, end, nextStart);
+    shift -= text.length - (packed % 32);
+    nextStart = at;
+  }
+  shift = 0;
   let j = 0;
   for (let family = 0; family < FAMILIES; family++) {
     for (; j < n; j++) {
       const k = ints[j * 3 + 2] as number;
       if ((ints[k * 3] as number) % FAMILY_SLOTS !== family) break;
       const packed = ints[k * 3 + 1] as number;
-      const at = Math.floor(packed / 32);
       const text = formatted[k];
       if (text === undefined) {
-        ints[k * 3 + 1] = packed + (dst - src) * 32;
+        ints[k * 3 + 1] = packed + shift * 32;
         continue;
       }
-      shiftCopy.copy(bytes, dst, src, at);
-      dst += at - src;
-      ints[k * 3 + 1] = dst * 32 + text.length;
-      dst += bytes.write(text, dst, 'latin1');
-      src = at + (packed % 32);
+      const at = Math.floor(packed / 32) + shift;
+      bytes.write(text, at, 'latin1');
+      ints[k * 3 + 1] = at * 32 + text.length;
+      shift += text.length - (packed % 32);
       values[k] = s.values[k] as number;
     }
-    ends[family] = (ends[family] as number) + (dst - src);
+    ends[family] = (ends[family] as number) + shift;
   }
-  shiftCopy.copy(bytes, dst, src, oldEnd);
   return true;
 }
 
@@ -462,8 +482,37 @@ export function* renderChunks(list: ReadonlyArray<NodeLines>, chunkBytes = CHUNK
   if (pos > 0) yield chunk.subarray(0, pos);
 }
 
-/** The whole exposition of the given nodes in one buffer (one node's /probe, tests). */
+/**
+ * The whole exposition of the given nodes in one buffer of exactly its size (one node's /probe, tests): no
+ * scrape-sized chunk for a few KiB of one node's lines, which at a thousand probes a second is what the
+ * collector would be busy freeing.
+ */
 export function renderNodes(list: ReadonlyArray<NodeLines>): Buffer {
-  const chunks = [...renderChunks(list)];
-  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+  let size = 0;
+  for (let i = 0; i < FAMILIES; i++) {
+    let family = 0;
+    for (const node of list)
+      for (const block of node) {
+        const start = i === 0 ? 0 : (block.ends[i - 1] as number);
+        family += (block.ends[i] as number) - start;
+      }
+    if (family > 0) size += family + (HEADERS[i] as Buffer).length;
+  }
+  const out = Buffer.allocUnsafe(size);
+  let pos = 0;
+  for (let i = 0; i < FAMILIES; i++) {
+    let headed = false;
+    for (const node of list)
+      for (const block of node) {
+        const start = i === 0 ? 0 : (block.ends[i - 1] as number);
+        const end = block.ends[i] as number;
+        if (end === start) continue;
+        if (!headed) {
+          pos += (HEADERS[i] as Buffer).copy(out, pos);
+          headed = true;
+        }
+        pos += block.bytes.copy(out, pos, start, end);
+      }
+  }
+  return out;
 }
