@@ -15,8 +15,7 @@ export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
  * One source's sample lines for one node: every line in one buffer, family by
  * family in catalog order; family i is `bytes[ends[i - 1] … ends[i])` (from 0
  * for the first), and the lines end at `ends[ends.length - 1]` (the buffer may
- * be longer: it is reused by the next poll). Allocated outside Node's pooled
- * slabs (a small pooled Buffer keeps its whole 8 KiB slab alive as long as it lives).
+ * be longer: it is reused by the next poll).
  */
 export interface LineBlock {
   readonly bytes: Buffer;
@@ -365,6 +364,22 @@ function update(block: Block, s: Scratch): boolean {
   return true;
 }
 
+/**
+ * A block for `series` series and `capacity` bytes of lines, in one allocation (outside Node's pooled slabs):
+ * the values, the family ends and the series' integers first, the lines after them.
+ */
+function newBlock(series: number, capacity: number): Block {
+  const meta = series * 8 + FAMILIES * 4 + series * 12;
+  const memory = new ArrayBuffer(meta + capacity);
+  return {
+    values: new Float64Array(memory, 0, series),
+    ends: new Uint32Array(memory, series * 8, FAMILIES),
+    ints: new Uint32Array(memory, series * 8 + FAMILIES * 4, series * 3),
+    bytes: Buffer.from(memory, meta, capacity),
+    count: 0,
+  };
+}
+
 /** Writes every line anew: into `reuse` when they fit, else into a new block with 1/16 slack. */
 function rebuild(reuse: Block | undefined, s: Scratch, label: NodeLabel): Block {
   const n = s.n;
@@ -383,15 +398,7 @@ function rebuild(reuse: Block | undefined, s: Scratch, label: NodeLabel): Block 
   }
   for (let f = 1; f <= FAMILIES; f++) perFamily[f] = (perFamily[f] as number) + (perFamily[f - 1] as number);
   const fits = reuse !== undefined && reuse.bytes.length >= size && reuse.values.length >= n;
-  const block: Block = fits
-    ? reuse
-    : {
-        bytes: Buffer.allocUnsafeSlow(size + (size >>> 4)),
-        ends: new Uint32Array(FAMILIES),
-        count: 0,
-        values: new Float64Array(n + (n >>> 3)),
-        ints: new Uint32Array((n + (n >>> 3)) * 3),
-      };
+  const block: Block = fits ? reuse : newBlock(n + (n >>> 3), size + (size >>> 4));
   const { bytes, ends, values, ints } = block;
   // Positions in block order: perFamily[f] is the next free slot of family f.
   for (let k = 0; k < n; k++) {

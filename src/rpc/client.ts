@@ -203,6 +203,22 @@ export class Dispatchers {
 let nextRequestId = 1;
 
 /**
+ * The body of a JSON-RPC request, shared by every node sent the same method and params (its id is echoed by
+ * each node; nothing needs it unique across nodes). Bounded: past the cap a body is made per node.
+ */
+const BODIES = new Map<string, { id: number; body: Buffer }>();
+const MAX_SHARED_BODIES = 10_000;
+function sharedBody(key: string, method: string, paramsJson: string): { id: number; body: Buffer } {
+  let shared = BODIES.get(key);
+  if (!shared) {
+    const id = nextRequestId++;
+    shared = { id, body: Buffer.from(`{"jsonrpc":"2.0","id":${id},"method":${JSON.stringify(method)},"params":${paramsJson}}`) };
+    if (BODIES.size < MAX_SHARED_BODIES) BODIES.set(key, shared);
+  }
+  return shared;
+}
+
+/**
  * A request as sent, made once per node, path, method and params and kept: its body, URL and undici options
  * are the same bytes and objects at every poll (frozen: undici reads them, nothing may change them).
  */
@@ -262,8 +278,8 @@ export class NodeClient {
     const key = `${path} ${method} ${paramsJson}`;
     let call = this.calls.get(key);
     if (!call) {
-      const id = nextRequestId++;
-      call = this.call(path, method, id, Buffer.from(`{"jsonrpc":"2.0","id":${id},"method":${JSON.stringify(method)},"params":${paramsJson}}`));
+      const { id, body } = sharedBody(key, method, paramsJson);
+      call = this.call(path, method, id, body);
       this.calls.set(key, call);
     }
     return call;
