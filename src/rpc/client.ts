@@ -269,7 +269,14 @@ export class NodeClient {
 
   /** A JSON-RPC 2.0 request; decode the reply with rpc/jsonrpc.ts. */
   rpc(path: string, method: string, params: object, signal: AbortSignal): Promise<RpcReply> {
-    return this.send(this.prepare(path, method, params), signal);
+    let call: PreparedCall;
+    try {
+      call = this.prepare(path, method, params);
+    } catch (err) {
+      // Params JSON cannot encode (a BigInt, a cycle): a rejection like any failed request, never a throw.
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
+    return this.send(call, signal);
   }
 
   /** The request, made on its first use and kept: the same bytes every poll. */

@@ -154,5 +154,8 @@ describe('socket budget', () => {
       method: 'index.getLastAccepted',
       params: { encoding: 'hex' },
     });
+    // Params JSON cannot encode: a rejected promise, as for any failed request, never a synchronous throw.
+    const bad = client.rpc('/ext/health', 'health.health', { n: 1n }, AbortSignal.timeout(2000));
+    await expect(bad).rejects.toThrow(/BigInt/);
   });
 });
