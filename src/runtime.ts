@@ -1,14 +1,13 @@
-// The JavaScript heap's growth between full collections. The exporter's state is
-// replaced a poll at a time (each node's snapshots and lines live one interval),
-// so at fleet scale most of what V8 promotes to its old generation dies there,
-// and V8's own growing factor (dynamic, up to 4×) lets that old generation grow
-// to several times the live state before a full collection reclaims it. A fixed,
+// The JavaScript heap's growth between full collections. V8's own growing factor
+// (dynamic, up to 4×) lets the old generation grow to several times the live
+// state before a full collection reclaims what polls leave behind. A fixed,
 // smaller factor trades more full collections for a resident size closer to the
-// live state. Measured on the 2-core development machine (bench/RESULTS.md): at
-// 4,000 nodes, 40 % took RSS from 446 to 265 MiB at the same CPU a request; at
-// 10,000 nodes from 736 to 463 MiB, but at 1.4 × the CPU (23 full collections in
-// 40 s instead of 3). So V8's own factor stays the default, and this is the knob
-// for memory-bound deployments.
+// live state. Measured on the 2-core development machine (bench/RESULTS.md),
+// when every poll still replaced a node's snapshots and lines: at 4,000 nodes,
+// 40 % took RSS from 446 to 265 MiB at the same CPU a request; at 10,000 nodes
+// from 736 to 463 MiB, but at 1.4 × the CPU (23 full collections in 40 s instead
+// of 3). So V8's own factor stays the default, and this is the knob for
+// memory-bound deployments.
 import { setFlagsFromString } from 'node:v8';
 
 /** The default of --runtime.heap-growing-percent. */

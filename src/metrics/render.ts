@@ -498,28 +498,10 @@ export function renderNodes(list: ReadonlyArray<NodeLines>): Buffer {
   let size = 0;
   for (let i = 0; i < FAMILIES; i++) {
     let family = 0;
-    for (const node of list)
-      for (const block of node) {
-        const start = i === 0 ? 0 : (block.ends[i - 1] as number);
-        family += (block.ends[i] as number) - start;
-      }
+    for (const node of list) for (const block of node) family += (block.ends[i] as number) - (i === 0 ? 0 : (block.ends[i - 1] as number));
     if (family > 0) size += family + (HEADERS[i] as Buffer).length;
   }
-  const out = Buffer.allocUnsafe(size);
-  let pos = 0;
-  for (let i = 0; i < FAMILIES; i++) {
-    let headed = false;
-    for (const node of list)
-      for (const block of node) {
-        const start = i === 0 ? 0 : (block.ends[i - 1] as number);
-        const end = block.ends[i] as number;
-        if (end === start) continue;
-        if (!headed) {
-          pos += (HEADERS[i] as Buffer).copy(out, pos);
-          headed = true;
-        }
-        pos += block.bytes.copy(out, pos, start, end);
-      }
-  }
-  return out;
+  // One chunk of exactly the exposition's size: renderChunks yields it whole.
+  const [whole] = renderChunks(list, size);
+  return whole ?? Buffer.alloc(0);
 }

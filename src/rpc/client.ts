@@ -298,10 +298,10 @@ export class NodeClient {
   }
 
   private send(call: PreparedCall, signal: AbortSignal): Promise<RpcReply> {
-    if (this.limiter.take()) return exchange(this.dispatcher, call, signal, this.limiter, undefined);
+    if (this.limiter.take()) return exchange(this.dispatcher, call, signal, this.limiter);
     // Every slot is taken: wait for one under the deadline.
-    return this.limiter.acquire(signal).then(
-      (release) => exchange(this.dispatcher, call, signal, undefined, release),
+    return this.limiter.wait(signal).then(
+      () => exchange(this.dispatcher, call, signal, this.limiter),
       (err: unknown) => {
         throw new RequestFailed(call.url, 'slot', signal.aborted, err);
       },
@@ -344,8 +344,7 @@ class Exchange implements Dispatcher.DispatchHandler {
   constructor(
     private readonly call: PreparedCall,
     private readonly signal: AbortSignal,
-    private readonly limiter: Limiter | undefined,
-    private readonly release: (() => void) | undefined,
+    private readonly limiter: Limiter,
     private readonly resolve: (reply: RpcReply) => void,
     private readonly reject: (err: unknown) => void,
   ) {}
@@ -359,8 +358,7 @@ class Exchange implements Dispatcher.DispatchHandler {
   finished(): void {
     if (this.done) return;
     this.done = true;
-    if (this.limiter) this.limiter.release();
-    else this.release?.();
+    this.limiter.release();
   }
 
   fail(err: unknown): void {
@@ -411,16 +409,10 @@ class Exchange implements Dispatcher.DispatchHandler {
   }
 }
 
-/** Sends `call` holding a slot (given back to `limiter`, or by `release` for a slot waited for). */
-function exchange(
-  dispatcher: Dispatcher,
-  call: PreparedCall,
-  signal: AbortSignal,
-  limiter: Limiter | undefined,
-  release: (() => void) | undefined,
-): Promise<RpcReply> {
+/** Sends `call` holding a slot of `limiter`, given back once undici is done with the request. */
+function exchange(dispatcher: Dispatcher, call: PreparedCall, signal: AbortSignal, limiter: Limiter): Promise<RpcReply> {
   return new Promise((resolve, reject) => {
-    const x = new Exchange(call, signal, limiter, release, resolve, reject);
+    const x = new Exchange(call, signal, limiter, resolve, reject);
     if (signal.aborted) {
       x.finished();
       x.fail(signal.reason);

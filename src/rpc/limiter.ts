@@ -32,40 +32,29 @@ export class Limiter {
     return this.waiting;
   }
 
-  /**
-   * Takes a slot when one is free now (true), to be given back with release(); the hot path's form of
-   * tryAcquire, with no release function made.
-   */
+  /** Takes a slot when one is free now (true); give it back with release(), once. */
   take(): boolean {
     if (this.active >= this.max || this.waiting > 0) return false;
     this.active++;
     return true;
   }
 
-  /** Gives back a slot taken with take() (once per take). */
+  /** Gives back a slot taken with take() or wait() (once per slot). */
   release(): void {
     this.active--;
     if (this.active < this.max) this.shift()?.grant();
   }
 
-  /** A release function when a slot is free now, else undefined (then wait with acquire). */
-  tryAcquire(): (() => void) | undefined {
-    if (this.active >= this.max || this.waiting > 0) return undefined;
-    this.active++;
-    return this.releaser();
-  }
-
-  /** Resolves with a release function once a slot is free; rejects if `signal` aborts first. */
-  acquire(signal?: AbortSignal): Promise<() => void> {
+  /** Resolves once a slot is held for the caller (give it back with release()); rejects if `signal` aborts first. */
+  wait(signal?: AbortSignal): Promise<void> {
     if (signal?.aborted) return Promise.reject(abortReason(signal));
-    const now = this.tryAcquire();
-    if (now) return Promise.resolve(now);
+    if (this.take()) return Promise.resolve();
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
         grant: () => {
           signal?.removeEventListener('abort', onAbort);
           this.active++;
-          resolve(this.releaser());
+          resolve();
         },
       };
       const onAbort = (): void => {
@@ -75,6 +64,16 @@ export class Limiter {
       signal?.addEventListener('abort', onAbort, { once: true });
       this.push(waiter);
     });
+  }
+
+  /** A release function when a slot is free now, else undefined (then wait with acquire). */
+  tryAcquire(): (() => void) | undefined {
+    return this.take() ? this.releaser() : undefined;
+  }
+
+  /** Resolves with a release function once a slot is free; rejects if `signal` aborts first. */
+  acquire(signal?: AbortSignal): Promise<() => void> {
+    return this.wait(signal).then(() => this.releaser());
   }
 
   private releaser(): () => void {
