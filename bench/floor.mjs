@@ -4,8 +4,13 @@
 // index.getLastAccepted) to the fleet's nodes in turn, paced at --rate
 // requests a second, each body read and JSON.parse'd. Prints one JSON line:
 // requests completed and CPU used during the measured window.
-// Usage: node bench/floor.mjs --urls=FILE --rate=R --duration=S [--warmup=S] [--mix]
+// With --serve=PORT it also answers every GET on 127.0.0.1:PORT with a fixed
+// body of --serve-bytes (one node's /probe): the /probe floor, what a server on
+// the same event loop as the polls answers with no work of its own. With
+// --rate=0 it only serves: the machine's floor for a server in a process of its own.
+// Usage: node bench/floor.mjs --urls=FILE --rate=R --duration=S [--warmup=S] [--mix] [--serve=PORT --serve-bytes=B]
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { parseArgs } from 'node:util';
 import { Agent, request } from 'undici';
 
@@ -19,6 +24,8 @@ const { values } = parseArgs({
     // The exporter's default scheduler.max_concurrent_requests: past it, requests wait (here: are started later).
     'max-in-flight': { type: 'string', default: '512' },
     mix: { type: 'boolean', default: false },
+    serve: { type: 'string' },
+    'serve-bytes': { type: 'string', default: '8192' },
   },
 });
 if (values.urls === undefined) throw new Error('--urls=FILE is required');
@@ -82,6 +89,17 @@ async function one(n) {
  */
 function hasResult(body) {
   return typeof body === 'object' && body !== null && 'result' in body && body.result !== undefined;
+}
+
+if (values.serve !== undefined) {
+  // Text of the right size, not built per request: the floor of answering, not of rendering.
+  const body = Buffer.alloc(Number(values['serve-bytes']), 'avalanchego_up{node="x"} 1\n');
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8', 'Content-Length': body.length });
+    res.end(body);
+  });
+  await new Promise((resolve) => server.listen(Number(values.serve), '127.0.0.1', () => resolve(undefined)));
+  process.stdout.write(`serving ${body.length} bytes on 127.0.0.1:${values.serve}\n`);
 }
 
 // Pacing: every 5 ms, start the requests due since the start.

@@ -4,7 +4,10 @@
 //   - prometheus-blackbox-exporter probing GET /ext/health (skipped, with the reason, when missing);
 //   - the exporter at each fleet size: CPU per request and per poll, RSS per node,
 //     poll-start delay with and without /metrics scrapes, /metrics time and CPU,
-//     /probe latency at a fixed rate (wrk, skipped when missing).
+//     /probe latency at a fixed rate (wrk, skipped when missing), with two floors for it at
+//     the same rate: a fixed body of one node's /probe served by the undici floor while it
+//     polls at the exporter's rate (one event loop), and by a process that only serves, while
+//     the exporter polls (what the machine allows any server).
 // Prints figures and, as its last line, one JSON object. Asserts nothing.
 // Every process runs on loopback and is stopped by PID.
 //
@@ -100,6 +103,12 @@ function extraDefaults() {
  */
 
 /**
+ * /probe and its two floors at the same rate: one node's body served by the undici floor while it
+ * polls at the exporter's rate (`loop`), and by a process that only serves while the exporter polls (`machine`).
+ * @typedef {{ exporter: Probe, loop: Probe, machine: Probe }} Probes
+ */
+
+/**
  * Poll-start delay quantiles over a window.
  * @typedef {{ p50: number, p99: number, polls: number | undefined }} Delay
  */
@@ -128,7 +137,8 @@ function extraDefaults() {
  * @property {number} poll_errors
  * @property {number} up
  * @property {{ bytes: number, seconds: number, cpu_s: number } | undefined} gzip
- * @property {Probe} probe
+ * @property {Probes} probe
+ * @property {number} probe_bytes one node's /probe body
  */
 
 /**
@@ -289,8 +299,7 @@ try {
    * @returns {Promise<Floor>}
    */
   async function floor(n, rate, mix) {
-    const file = join(dir, `urls-${n}.json`);
-    writeFileSync(file, JSON.stringify(Array.from({ length: n }, (_, i) => baseUrl(i))));
+    const file = urlsFile(n);
     const out = await procs.run(
       'floor',
       NODE,
@@ -301,6 +310,48 @@ try {
     const num = jsonNumbers(line, 'bench/floor.mjs');
     const r = { requests: num('requests'), errors: num('errors'), elapsed: num('elapsed'), cpuSeconds: num('cpuSeconds') };
     return { ...r, cpuPerRequest: r.cpuSeconds / r.requests };
+  }
+
+  /**
+   * The first `n` nodes' URLs in a file, for bench/floor.mjs.
+   * @param {number} n
+   */
+  function urlsFile(n) {
+    const file = join(dir, `urls-${n}.json`);
+    writeFileSync(file, JSON.stringify(Array.from({ length: n }, (_, i) => baseUrl(i))));
+    return file;
+  }
+
+  /**
+   * A /probe floor: wrk at the probe rate against a fixed body of `bytes`, served by
+   * bench/floor.mjs while it polls `n` nodes' mix at `rate` requests a second (0: it only serves).
+   * @param {number} n
+   * @param {number} rate
+   * @param {number} bytes
+   * @returns {Promise<Probe>}
+   */
+  async function probeFloor(n, rate, bytes) {
+    if (!have('wrk')) return { skipped: 'wrk is not installed (Debian package wrk)' };
+    const port = await freePort();
+    const p = procs.start('probe floor', NODE, [
+      'bench/floor.mjs',
+      `--urls=${urlsFile(n)}`,
+      `--rate=${rate}`,
+      '--mix',
+      `--serve=${port}`,
+      `--serve-bytes=${bytes}`,
+      '--warmup=0',
+      `--duration=${PROBE_S + 60}`,
+    ]);
+    const base = `http://127.0.0.1:${port}`;
+    await waitFor(async () => (await get(`${base}/`)).status === 200, 'the probe floor serving', 30_000, p);
+    // Its polls reach their rate (and their sockets) before the probes start.
+    if (rate > 0) await sleep(3000);
+    const w = await wrk(base, '/probe?target=node-{i}', n, Number(opts['probe-rate']), Number(opts['probe-connections']), PROBE_S);
+    await agent.destroy().catch(() => {});
+    agent = new Agent({ keepAliveTimeout: 10_000, connections: 16 });
+    await procs.stop(p);
+    return { rate: w.rate, p50ms: w.p50ms, p99ms: w.p99ms, maxms: w.maxms, errors: w.socket_errors + w.non_2xx };
   }
 
   // --- anchor 2: prometheus-blackbox-exporter ----------------------------------
@@ -519,10 +570,14 @@ try {
     // /probe at a fixed rate while polling.
     /** @type {Probe} */
     let probe;
+    let probeBytes = 8192;
     if (have('wrk')) {
+      probeBytes = (await get(`${exp}/probe?target=node-0`)).body.length;
       const w = await wrk(exp, '/probe?target=node-{i}', n, Number(opts['probe-rate']), Number(opts['probe-connections']), PROBE_S);
       probe = { rate: w.rate, p50ms: w.p50ms, p99ms: w.p99ms, maxms: w.maxms, errors: w.socket_errors + w.non_2xx };
     } else probe = { skipped: 'wrk is not installed (Debian package wrk)' };
+    // The machine's floor: the same body from a process that only serves, while the exporter polls.
+    const machine = await probeFloor(n, 0, probeBytes);
 
     // Our keep-alive connections would hold the exporter's stop (and its CPU profile) back.
     await agent.destroy().catch(() => {});
@@ -551,7 +606,8 @@ try {
       poll_errors: state1.errors - state0.errors,
       up: state1.up,
       gzip,
-      probe,
+      probe: { exporter: probe, loop: { skipped: 'measured by the caller' }, machine },
+      probe_bytes: probeBytes,
     };
   }
 
@@ -595,6 +651,8 @@ try {
         `floor, the poll's mix (1 health + ${ENDPOINTS.length} index) at ${(mix.requests / mix.elapsed).toFixed(0)}/s: ${us(mix.cpuPerRequest)} CPU a request (${mix.errors} errors)`,
       );
     const exporter = await measureSize(n);
+    // The one-loop floor of /probe: the undici floor polling the exporter's mix at its rate, serving one node's body.
+    exporter.probe.loop = await probeFloor(n, rate, exporter.probe_bytes);
     /** @type {SizeResult} */
     const r = {
       ...exporter,
@@ -623,12 +681,19 @@ try {
     log(
       `  /metrics: ${r.samples.toLocaleString('en')} samples, ${(r.metrics_bytes / 2 ** 20).toFixed(1)} MiB; ${r.scrapes} scrapes, p50 ${f3(r.scrape_p50_s)} s, max ${f3(r.scrape_max_s)} s, ${f3(r.scrape_cpu_s)} s CPU a scrape${r.gzip ? `; gzip ${(r.gzip.bytes / 2 ** 20).toFixed(1)} MiB in ${f3(r.gzip.seconds)} s` : '; no gzip'}`,
     );
-    const { probe } = r;
-    if ('skipped' in probe) log(`  /probe: skipped: ${probe.skipped}`);
-    else
-      log(
-        `  /probe at ${probe.rate.toFixed(0)}/s over ${opts['probe-connections']} connections: p50 ${f2(probe.p50ms)} ms, p99 ${f2(probe.p99ms)} ms, max ${f1(probe.maxms)} ms (${probe.errors} errors)`,
-      );
+    /** @type {[string, Probe][]} */
+    const probes = [
+      ['/probe', r.probe.exporter],
+      [`  floor, one loop (${r.probe_bytes} bytes served by the undici floor polling at ${rate.toFixed(0)}/s)`, r.probe.loop],
+      ['  floor, the machine (the same body from a process that only serves, the exporter polling)', r.probe.machine],
+    ];
+    for (const [what, probe] of probes) {
+      if ('skipped' in probe) log(`  ${what}: skipped: ${probe.skipped}`);
+      else
+        log(
+          `  ${what} at ${probe.rate.toFixed(0)}/s over ${opts['probe-connections']} connections: p50 ${f2(probe.p50ms)} ms, p99 ${f2(probe.p99ms)} ms, max ${f1(probe.maxms)} ms (${probe.errors} errors)`,
+        );
+    }
   }
 } finally {
   await procs.stopAll();
@@ -650,7 +715,9 @@ const main = sizeResult(mainSize);
 const bbProbe = 'skipped' in results.blackbox ? undefined : results.blackbox.cpuPerProbe;
 /** @param {Probe} probe */
 const probeFigures = (probe) => ('skipped' in probe ? undefined : probe);
-const mainProbe = probeFigures(main.probe);
+const mainProbe = probeFigures(main.probe.exporter);
+const loopProbe = probeFigures(main.probe.loop);
+const machineProbe = probeFigures(main.probe.machine);
 const summary = {
   nodes: main.nodes,
   interval_s: INTERVAL_S,
@@ -667,6 +734,8 @@ const summary = {
   probe_p50_ms: mainProbe?.p50ms ?? null,
   probe_p99_ms: mainProbe?.p99ms ?? null,
   probe_rate: mainProbe?.rate ? Math.round(mainProbe.rate) : null,
+  probe_floor_one_loop_p99_ms: loopProbe?.p99ms ?? null,
+  probe_floor_machine_p99_ms: machineProbe?.p99ms ?? null,
   loadavg: [+results.loadavg_start.toFixed(2), +loadavgEnd.toFixed(2)],
   seconds: +seconds.toFixed(1),
   ...(SIZES.length > 1
@@ -682,7 +751,9 @@ const summary = {
                 poll_start_delay_p99_seconds_scraped: Number.isFinite(r.delay_scraped.p99) ? +r.delay_scraped.p99.toFixed(4) : null,
                 metrics_scrape_seconds: +r.scrape_p50_s.toFixed(3),
                 metrics_scrape_cpu_seconds: +r.scrape_cpu_s.toFixed(3),
-                probe_p99_ms: probeFigures(r.probe)?.p99ms ?? null,
+                probe_p99_ms: probeFigures(r.probe.exporter)?.p99ms ?? null,
+                probe_floor_one_loop_p99_ms: probeFigures(r.probe.loop)?.p99ms ?? null,
+                probe_floor_machine_p99_ms: probeFigures(r.probe.machine)?.p99ms ?? null,
               },
             ];
           }),

@@ -581,7 +581,7 @@ export const GLOBAL_CATALOG = [
     [],
     'exporter',
     'How late each poll started compared with when it was due, in seconds.',
-    "Histogram of (start − due time) of every poll of every source (no node label): how long after it was due the poll's timer ran. Grows when the process is over capacity (CPU, a busy event loop); a wait for a request slot shows in avalanchego_exporter_requests_queued and the poll durations instead. Buckets 0.005 … 60 s.",
+    "Histogram of (start − due time) of every poll of every source (no node label): how long after it was due the poll's timer ran. Polls start in batches at most every 25 ms (those due in between start together), so it is up to 0.025 s in the steady state. Grows when the process is over capacity (CPU, a busy event loop); a wait for a request slot shows in avalanchego_exporter_requests_queued and the poll durations instead. Buckets 0.005 … 60 s.",
   ),
   spec(
     'avalanchego_exporter_file_descriptor_errors_total',
