@@ -9,7 +9,7 @@ import { SHARD_COUNT_ENV, ShardFlagError, resolveShard, type ShardSpec } from '.
 import { DEFAULT_MAX_CONNECTIONS } from './server/http.js';
 import { loadWebConfigFile, type WebConfig } from './web/config.js';
 import { LOG_FORMATS, LOG_LEVELS, createLogger, type LogFormat, type LogLevel } from './log.js';
-import { DEFAULT_HEAP_GROWING_PERCENT, setHeapGrowingPercent } from './runtime.js';
+import { DEFAULT_HEAP_GROWING_PERCENT, disablePretenuring, setHeapGrowingPercent } from './runtime.js';
 import { VERSION } from './version.js';
 
 export const DEFAULT_LISTEN_ADDRESS = ':10650';
@@ -162,6 +162,7 @@ export async function main(argv: string[]): Promise<number> {
   }
 
   setHeapGrowingPercent(heapGrowing);
+  disablePretenuring();
   const logger = createLogger({ level, format });
   let exporter;
   try {
