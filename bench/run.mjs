@@ -149,7 +149,14 @@ function extraDefaults() {
 const started = performance.now();
 const procs = new Procs();
 const dir = mkdtempSync(join(tmpdir(), 'avaxexp-bench-'));
-let agent = new Agent({ keepAliveTimeout: 10_000, connections: 16 });
+const newAgent = () => new Agent({ keepAliveTimeout: 10_000, connections: 16 });
+let agent = newAgent();
+
+/** Drops our keep-alive connections to a server about to stop (they would hold its stop back). */
+async function dropConnections() {
+  await agent.destroy().catch(() => {});
+  agent = newAgent();
+}
 const log = (s = '') => console.log(s);
 /** @param {number} s seconds */
 const us = (s) => `${(s * 1e6).toFixed(0)} µs`;
@@ -312,13 +319,18 @@ try {
     return { ...r, cpuPerRequest: r.cpuSeconds / r.requests };
   }
 
+  /** @type {Set<number>} the sizes whose URL file is written */
+  const urlFiles = new Set();
   /**
-   * The first `n` nodes' URLs in a file, for bench/floor.mjs.
+   * The first `n` nodes' URLs in a file, for bench/floor.mjs (written once a size).
    * @param {number} n
    */
   function urlsFile(n) {
     const file = join(dir, `urls-${n}.json`);
-    writeFileSync(file, JSON.stringify(Array.from({ length: n }, (_, i) => baseUrl(i))));
+    if (!urlFiles.has(n)) {
+      writeFileSync(file, JSON.stringify(Array.from({ length: n }, (_, i) => baseUrl(i))));
+      urlFiles.add(n);
+    }
     return file;
   }
 
@@ -331,6 +343,8 @@ try {
    * @returns {Promise<Probe>}
    */
   async function probeFloor(n, rate, bytes) {
+    // About 15 s for both floors: --quick must stay under a minute.
+    if (QUICK) return { skipped: 'not in --quick (the full run measures it)' };
     if (!have('wrk')) return { skipped: 'wrk is not installed (Debian package wrk)' };
     const port = await freePort();
     const p = procs.start('probe floor', NODE, [
@@ -348,8 +362,7 @@ try {
     // Its polls reach their rate (and their sockets) before the probes start.
     if (rate > 0) await sleep(3000);
     const w = await wrk(base, '/probe?target=node-{i}', n, Number(opts['probe-rate']), Number(opts['probe-connections']), PROBE_S);
-    await agent.destroy().catch(() => {});
-    agent = new Agent({ keepAliveTimeout: 10_000, connections: 16 });
+    await dropConnections();
     await procs.stop(p);
     return { rate: w.rate, p50ms: w.p50ms, p99ms: w.p99ms, maxms: w.maxms, errors: w.socket_errors + w.non_2xx };
   }
@@ -580,8 +593,7 @@ try {
     const machine = await probeFloor(n, 0, probeBytes);
 
     // Our keep-alive connections would hold the exporter's stop (and its CPU profile) back.
-    await agent.destroy().catch(() => {});
-    agent = new Agent({ keepAliveTimeout: 10_000, connections: 16 });
+    await dropConnections();
     await procs.stop(p, prof.length ? 120_000 : 15_000);
     return {
       nodes: n,
