@@ -7,6 +7,8 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { lazyChild } from '../log.js';
+import { maskSecrets, secretsOf } from '../util/redact.js';
+import { oneLine, truncate } from '../util/text.js';
 import type { TargetConfig } from '../config/schema.js';
 import type { Limiter } from '../rpc/limiter.js';
 import { NodeClient, type Dispatchers } from '../rpc/client.js';
@@ -226,10 +228,9 @@ export class NodePoller implements NodeSnapshots {
     const t0 = performance.now();
     const steps: DebugStep[] = [];
     // A node or proxy may echo a request header back in its body: never show a configured secret.
-    const secrets = [...Object.values(this.target.headers), this.target.basicAuth?.password].filter((v): v is string => !!v && v.length >= 4);
-    if (this.target.basicAuth) secrets.push(Buffer.from(`${this.target.basicAuth.username}:${this.target.basicAuth.password}`).toString('base64'));
+    const secrets = secretsOf(this.target);
     const note = (source: string, text: string) => {
-      for (const secret of secrets) text = text.split(secret).join('<secret>');
+      text = maskSecrets(text, secrets);
       steps.push({ atMs: Math.round((performance.now() - t0) * 10) / 10, source, text });
     };
     await Promise.all(
@@ -416,11 +417,7 @@ export class NodePoller implements NodeSnapshots {
   }
 }
 
-function truncate(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters)` : text;
-}
-
 /** The first 600 characters of a body or parse result, on one line. */
 function debugSnippet(text: string): string {
-  return truncate(text.replace(/\s+/g, ' '), 600);
+  return truncate(oneLine(text), 600);
 }

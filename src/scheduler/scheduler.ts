@@ -2,6 +2,7 @@
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../clock.js';
 import { lazyChild } from '../log.js';
+import { nameHash } from '../util/hash.js';
 import type { Config, TargetConfig } from '../config/schema.js';
 import type { Dispatchers } from '../rpc/client.js';
 import { Limiter } from '../rpc/limiter.js';
@@ -21,20 +22,9 @@ export interface SchedulerDeps {
   onPollStart?: (delaySeconds: number) => void;
 }
 
-/** A stable fraction in [0,1) from a name (FNV-1a), so a fleet's first polls spread over the interval. */
+/** A stable fraction in [0,1) from a name, so a fleet's first polls spread over the interval. */
 export function spreadFraction(name: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < name.length; i++) {
-    h ^= name.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  // Finalizer (murmur3 fmix32): fleets use sequential names, which FNV alone spreads unevenly.
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return (h >>> 0) / 2 ** 32;
+  return nameHash(name)[0] / 2 ** 32;
 }
 
 export class Scheduler implements FleetView {
@@ -120,10 +110,6 @@ export class Scheduler implements FleetView {
 
   get requestsQueued(): number {
     return this.limiter.queued;
-  }
-
-  has(name: string): boolean {
-    return this.pollers.has(name);
   }
 
   /** Every node's series. No I/O: renders the last snapshots. */

@@ -5,11 +5,6 @@ export function esc(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-/** Text cut to `max` characters, saying how much was left out. */
-export function truncate(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters)` : text;
-}
-
 /** "3m 20s", "2h 5m", "4d 1h": a duration for people, from seconds. */
 export function humanDuration(seconds: number): string {
   const s = Math.max(0, Math.round(seconds));

@@ -2,7 +2,8 @@
 // failures and first failure; the chains; the index endpoints; each source's last polls
 // with their duration and error; links to the raw /probe output and a traced fresh poll.
 import type { NodeDetail } from '../scheduler/poller.js';
-import { ago, esc, humanDuration, nodeState, num, page, truncate } from './html.js';
+import { truncate } from '../util/text.js';
+import { ago, esc, humanDuration, nodeState, num, page } from './html.js';
 
 /** A check's error text on the node page. */
 const MAX_ERROR_CHARS = 2000;

@@ -59,18 +59,6 @@ export interface HealthSnapshot {
   futureUpgrade: { secondsUntil?: number; stakeRatio?: number };
 }
 
-/** Application checks of AvalancheGo (tag `application`); every other check is a chain's. */
-export const APPLICATION_CHECKS = new Set([
-  'bootstrapped',
-  'database',
-  'diskspace',
-  'network',
-  'router',
-  'bls',
-  'futureupgrade',
-  'validation',
-  'shuttingDown',
-]);
 const PRIMARY_CHAINS = new Set(['C', 'P', 'X']);
 
 export const HEALTH_METHOD = 'health.health';
