@@ -10,7 +10,10 @@ import { renderChunks, renderNodes } from '../metrics/render.js';
 import type { FleetView } from '../metrics/self.js';
 import { SOURCES } from '../sources/registry.js';
 import type { Source } from '../sources/source.js';
-import { NodePoller, type NodeSummary, type NodeDetail, type DebugStep } from './poller.js';
+import { debugPoll, type DebugStep } from './debug-poll.js';
+import { DueQueue } from './due.js';
+import type { NodeDetail, NodeSummary } from './node-state.js';
+import { NodePoller } from './poller.js';
 
 export interface SchedulerDeps {
   dispatchers: Dispatchers;
@@ -35,6 +38,8 @@ export class Scheduler implements FleetView {
   private config: Config;
   private started = false;
   private readonly debugPolls = new Map<string, Promise<DebugStep[]>>();
+  /** This exporter's poll timetable: every source loop of every node waits in it (due.ts). */
+  private readonly timetable = new DueQueue();
 
   constructor(
     private readonly deps: SchedulerDeps,
@@ -84,6 +89,7 @@ export class Scheduler implements FleetView {
           limiter: this.limiter,
           clock: this.clock,
           sources: this.sources,
+          timetable: this.timetable,
           ...(this.deps.onPollStart ? { onPollStart: this.deps.onPollStart } : {}),
         },
         lazyChild(this.deps.logger, { node: target.name }),
@@ -158,7 +164,7 @@ export class Scheduler implements FleetView {
     if (!poller) return undefined;
     let running = this.debugPolls.get(name);
     if (!running) {
-      running = poller.debugPoll().finally(() => this.debugPolls.delete(name));
+      running = debugPoll(poller.target, poller.state, poller.client, this.clock).finally(() => this.debugPolls.delete(name));
       this.debugPolls.set(name, running);
     }
     return running;
