@@ -4,11 +4,13 @@
 import { z } from 'zod';
 import { decodeCb58 } from './cb58.js';
 import { parsePromDuration } from './duration.js';
-import { maskUrl, quote } from './redact.js';
+import { maskUrl } from '../util/redact.js';
+import { quote } from './echo.js';
 
 export const INDEX_ENDPOINTS = ['C/block', 'P/block', 'X/block', 'X/tx', 'X/vtx'] as const;
 export type IndexEndpoint = (typeof INDEX_ENDPOINTS)[number];
 
+/** The primary network's subnet ID (ids.Empty in CB58): always checked, the `subnet` label of its validator series. */
 export const PRIMARY_NETWORK_ID = '11111111111111111111111111111111LpoYY';
 
 /**

@@ -12,6 +12,7 @@ import { configPage } from './config-page.js';
 import type { Config } from '../config/schema.js';
 import type { ShardSpec } from '../shard.js';
 import type { WebGuard } from '../web/guard.js';
+import { shorten } from '../util/text.js';
 
 /**
  * Liveness and readiness say nothing but "up" and a count: they stay open to
@@ -80,7 +81,7 @@ function serveProbe(options: AppOptions, req: IncomingMessage, res: ServerRespon
   }
   if (body === undefined) {
     // Only configured names: /probe never fetches an arbitrary URL.
-    const shown = target.length > 128 ? `${target.slice(0, 128)}…` : target;
+    const shown = shorten(target, 128);
     plain(
       res,
       404,
@@ -221,7 +222,7 @@ export function createApp(options: AppOptions): express.Express {
     const name = String(req.params.name);
     const detail = options.scheduler().detail(name);
     if (!detail) {
-      const shown = name.length > 128 ? `${name.slice(0, 128)}…` : name;
+      const shown = shorten(name, 128);
       res
         .status(404)
         .type('text/plain')

@@ -2,35 +2,9 @@
 // every target), with every secret redacted: header values, basic-auth passwords, TLS
 // private keys. Certificates are public but long: shown by size.
 import { stringify } from 'yaml';
-import type { Config, TargetConfig } from '../config/schema.js';
+import type { Config } from '../config/schema.js';
+import { redactTarget } from '../util/redact.js';
 import { esc, page } from './html.js';
-
-export const REDACTED = '<secret>';
-
-function pem(text: string | undefined, what: string): string | undefined {
-  return text === undefined ? undefined : `<${what}, ${Buffer.byteLength(text)} bytes>`;
-}
-
-/** A target as the config page shows it: no secret leaves this function. */
-export function redactTarget(t: TargetConfig): Record<string, unknown> {
-  const { headers, basicAuth, tls, ...rest } = t;
-  return {
-    ...rest,
-    headers: Object.fromEntries(Object.keys(headers).map((k) => [k, REDACTED])),
-    ...(basicAuth ? { basicAuth: { username: basicAuth.username, password: REDACTED } } : {}),
-    ...(tls
-      ? {
-          tls: {
-            ...(tls.ca !== undefined ? { ca: pem(tls.ca, 'PEM CA certificate(s)') } : {}),
-            ...(tls.cert !== undefined ? { cert: pem(tls.cert, 'PEM client certificate') } : {}),
-            ...(tls.key !== undefined ? { key: REDACTED } : {}),
-            ...(tls.serverName !== undefined ? { serverName: tls.serverName } : {}),
-            insecureSkipVerify: tls.insecureSkipVerify,
-          },
-        }
-      : {}),
-  };
-}
 
 /** Targets listed on /config; a fleet of thousands is summarised after these. */
 export const MAX_TARGETS_SHOWN = 200;
@@ -39,7 +13,7 @@ export function redactConfig(config: Config): Record<string, unknown> {
   return {
     origin: config.origin,
     maxConcurrentRequests: config.maxConcurrentRequests,
-    targets: config.targets.slice(0, MAX_TARGETS_SHOWN).map(redactTarget),
+    targets: config.targets.slice(0, MAX_TARGETS_SHOWN).map((t) => redactTarget(t)),
     ...(config.targets.length > MAX_TARGETS_SHOWN ? { targetsNotShown: config.targets.length - MAX_TARGETS_SHOWN } : {}),
   };
 }

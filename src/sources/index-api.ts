@@ -11,6 +11,7 @@ import { InvalidResponseError, RpcError } from '../rpc/errors.js';
 import { decodeRpc } from '../rpc/jsonrpc.js';
 import type { LinesBuilder } from '../metrics/render.js';
 import { parseRfc3339 } from '../util/gotime.js';
+import type { PageSection } from './section.js';
 import type { Source, StateWatcher } from './source.js';
 
 export const INDEX_METHOD = 'index.getLastAccepted';
@@ -48,7 +49,32 @@ export const indexApi: Source<IndexSnapshot> = {
   reuse: reuseIndex,
   samples: addIndexLines,
   watch: watchIndexing,
+  sections: indexSections,
 };
+
+/** The node page: each endpoint's state, last accepted index and its time, or why there is none. */
+function indexSections(s: IndexSnapshot | undefined): PageSection[] {
+  return [
+    {
+      title: 'Index endpoints',
+      columns: ['endpoint', 'state', 'last accepted index', 'accepted'],
+      rows: (s?.endpoints ?? []).map((e) => {
+        const state = { text: e.state };
+        switch (e.state) {
+          case 'ok':
+            return { label: e.endpoint, values: [state, { number: e.lastIndex }, { time: e.timestampSeconds }] };
+          case 'failed':
+            return { label: e.endpoint, values: [state, { error: e.error instanceof Error ? e.error.message : String(e.error) }] };
+          case 'disabled':
+            return { label: e.endpoint, values: [state, { text: 'indexing is off on the node (HTTP 404)', tone: 'dim' as const }] };
+          case 'empty':
+            return { label: e.endpoint, values: [state, { text: 'no container accepted yet', tone: 'dim' as const }] };
+        }
+      }),
+      empty: 'The index source has not answered yet.',
+    },
+  ];
+}
 
 /** `next`'s values in `previous`'s objects when it has the same endpoints (an endpoint still `ok` keeps its object); else `next`. */
 export function reuseIndex(previous: IndexSnapshot, next: IndexSnapshot): IndexSnapshot {

@@ -121,15 +121,18 @@ const INVALID_CASES: Array<[string, string[]]> = [
   [
     'url-credentials-and-query',
     [
-      '3:10: targets[0].url: "http://***@10.0.0.5:9650/?***" carries credentials: move them to basic_auth so they are not logged',
-      '5:10: targets[1].url: "http://***@10.0.0.5:99999/" is not a URL: write the node\'s base URL, e.g. http://10.0.0.5:9650',
-      '7:10: targets[2].url: "ftp://***@10.0.0.5/" carries credentials: move them to basic_auth so they are not logged',
-      '9:10: targets[3].url: "http://***@10.0.0.5:9650/#***" carries credentials: move them to basic_auth so they are not logged',
-      '11:10: targets[4].url: "http://10.0.0.5:9650/?***" must not have a query or fragment: give the base URL, the exporter adds /ext/health and /ext/index/…',
-      '13:10: targets[5].url: "http://***@10.0.0.5:9650/" is not a URL: write the node\'s base URL, e.g. http://10.0.0.5:9650',
+      '3:10: targets[0].url: "http://<secret>@10.0.0.5:9650/?<secret>" carries credentials: move them to basic_auth so they are not logged',
+      '5:10: targets[1].url: "http://<secret>@10.0.0.5:99999/" is not a URL: write the node\'s base URL, e.g. http://10.0.0.5:9650',
+      '7:10: targets[2].url: "ftp://<secret>@10.0.0.5/" carries credentials: move them to basic_auth so they are not logged',
+      '9:10: targets[3].url: "http://<secret>@10.0.0.5:9650/#<secret>" carries credentials: move them to basic_auth so they are not logged',
+      '11:10: targets[4].url: "http://10.0.0.5:9650/?<secret>" must not have a query or fragment: give the base URL, the exporter adds /ext/health and /ext/index/…',
+      '13:10: targets[5].url: "http://<secret>@10.0.0.5:9650/" is not a URL: write the node\'s base URL, e.g. http://10.0.0.5:9650',
     ],
   ],
-  ['url-with-credentials', ['3:10: targets[0].url: "http://***@10.0.0.5:9650" carries credentials: move them to basic_auth so they are not logged']],
+  [
+    'url-with-credentials',
+    ['3:10: targets[0].url: "http://<secret>@10.0.0.5:9650" carries credentials: move them to basic_auth so they are not logged'],
+  ],
   ['url-without-scheme', ['3:10: targets[0].url: "10.0.0.5:9650" is not a URL: write the node\'s base URL, e.g. http://10.0.0.5:9650']],
   [
     'yaml-alias-bomb',
