@@ -112,6 +112,12 @@ describe('CLI', () => {
     r = run(['--config.file=test/fixtures/config/invalid/unknown-key.yaml', '--config.check']);
     expect(r.status).toBe(1);
     expect(r.stderr).toContain('unknown-key.yaml:4:16: targets[0]: unknown key "intervall" (did you mean "interval"?)');
+    // The URL operators paste most often: the C-Chain RPC endpoint, not the node's base URL.
+    r = run(['--config.file=test/fixtures/config/invalid/url-api-path.yaml', '--config.check']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain(
+      'targets[0].url: "http://10.0.0.5:9650/ext/bc/C/rpc" ends in an AvalancheGo API path (/ext/bc/C/rpc): give the node\'s base URL, "http://10.0.0.5:9650"',
+    );
     r = run(['--config.file=/nonexistent.yaml', '--config.check']);
     expect(r.status).toBe(1);
     expect(r.stderr).toContain('/nonexistent.yaml: (top level): cannot read the file');
