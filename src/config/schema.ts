@@ -239,6 +239,17 @@ const urlSchema = z.string({ error: "expected the node's base URL as a string, e
     });
     return z.NEVER;
   }
+  // An API path pasted as the URL (most often the C-Chain RPC, /ext/bc/C/rpc): the exporter
+  // would poll {url}/ext/health and report 404s as the node's fault.
+  const api = /(?:^|\/)ext(?:\/.*)?$/.exec(url.pathname);
+  if (api) {
+    const base = `${url.origin}${url.pathname.slice(0, api.index).replace(/\/+$/, '')}`;
+    ctx.addIssue({
+      code: 'custom',
+      message: `${shown()} ends in an AvalancheGo API path (${api[0].startsWith('/') ? api[0] : `/${api[0]}`}): give the node's base URL, ${quote(maskUrl(base))}; the exporter adds /ext/health, /ext/info, /ext/index/… itself`,
+    });
+    return z.NEVER;
+  }
   // Base URL, may carry a path prefix (a reverse proxy); no trailing slash.
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 });

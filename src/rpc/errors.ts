@@ -50,6 +50,19 @@ export class HttpStatusError extends Error {
   }
 }
 
+/**
+ * HTTP 404 where the node's APIs should be: the target's URL is not the node's base URL (an API
+ * path pasted as the URL, a wrong proxy prefix), or the node has those APIs off. The message
+ * says which is more likely; the reason stays `http_status`.
+ */
+export class NotFoundAtUrlError extends HttpStatusError {
+  constructor(body: string, url: string, explanation: string) {
+    super(404, body, url);
+    this.message = `HTTP 404 from ${url}: ${explanation}`;
+    this.name = 'NotFoundAtUrlError';
+  }
+}
+
 /** A JSON-RPC `error` object in the answer. */
 export class RpcError extends Error {
   constructor(

@@ -7,7 +7,7 @@
 import type { Logger } from 'pino';
 import type { RpcReply } from '../rpc/client.js';
 import { jsonKind } from '../util/json-kind.js';
-import { InvalidResponseError } from '../rpc/errors.js';
+import { InvalidResponseError, NotFoundAtUrlError } from '../rpc/errors.js';
 import { header, rpcResult } from '../rpc/jsonrpc.js';
 import type { LinesBuilder } from '../metrics/render.js';
 import { parseGoDuration, parseRfc3339 } from '../util/gotime.js';
@@ -70,7 +70,15 @@ export const health: Source<HealthSnapshot> = {
   intervalMs: (target) => target.intervalMs,
   async poll(ctx) {
     const tags = ctx.target.health.tags;
-    const snapshot = parseHealthReply(await ctx.rpc('/ext/health', HEALTH_METHOD, tags.length > 0 ? { tags } : {}));
+    const reply = await ctx.rpc('/ext/health', HEALTH_METHOD, tags.length > 0 ? { tags } : {});
+    if (reply.status === 404) {
+      throw new NotFoundAtUrlError(
+        reply.body,
+        reply.url,
+        `no health API there: check that the target's url is the node's base URL (e.g. http://10.0.0.5:9650, no /ext/… path), or the node runs with --api-health-enabled=false`,
+      );
+    }
+    const snapshot = parseHealthReply(reply);
     // With the info source on, avalanchego_node_info is its (with version and network ID): one series, never two.
     if (info.enabled(ctx.target)) snapshot.nodeInfoByInfoSource = true;
     return snapshot;

@@ -7,12 +7,13 @@ import type { Logger } from 'pino';
 import type { IndexEndpoint } from '../config/schema.js';
 import type { RpcReply } from '../rpc/client.js';
 import { jsonKind } from '../util/json-kind.js';
-import { InvalidResponseError, RpcError } from '../rpc/errors.js';
+import { InvalidResponseError, NotFoundAtUrlError, RpcError } from '../rpc/errors.js';
 import { decodeRpc } from '../rpc/jsonrpc.js';
 import type { LinesBuilder } from '../metrics/render.js';
 import { parseRfc3339 } from '../util/gotime.js';
 import type { PageSection } from './section.js';
 import type { Source, StateWatcher } from './source.js';
+import { HEALTH_METHOD, health } from './health.js';
 
 export const INDEX_METHOD = 'index.getLastAccepted';
 const MAX_UINT64 = 2n ** 64n - 1n;
@@ -43,6 +44,12 @@ export const indexApi: Source<IndexSnapshot> = {
         }
       }),
     );
+    if (endpoints.every((e) => e.state === 'disabled') && ctx.node.latest(health) === undefined) {
+      // Every endpoint 404 and no health answer to show the URL is a node's: ask /ext/health once.
+      // 404 there too says the URL is wrong, not that the node has indexing off.
+      const probe = await ctx.rpc('/ext/health', HEALTH_METHOD, {});
+      if (probe.status === 404) throw wrongBaseUrl(ctx.target.url, probe);
+    }
     return { endpoints };
   },
   failure: (snapshot) => snapshot.endpoints.find((e) => e.state === 'failed')?.error,
@@ -74,6 +81,15 @@ function indexSections(s: IndexSnapshot | undefined): PageSection[] {
       empty: 'The index source has not answered yet.',
     },
   ];
+}
+
+/** Pure: the error for a URL that answers 404 on /ext/health and on every index endpoint. */
+export function wrongBaseUrl(url: string, healthReply: RpcReply): NotFoundAtUrlError {
+  return new NotFoundAtUrlError(
+    healthReply.body,
+    healthReply.url,
+    `and from every /ext/index endpoint: ${url} is not an AvalancheGo node's base URL (a pasted API path such as /ext/bc/C/rpc, or a wrong proxy prefix); give the base, e.g. http://10.0.0.5:9650. Not reported as indexing off`,
+  );
 }
 
 /** `next`'s values in `previous`'s objects when it has the same endpoints (an endpoint still `ok` keeps its object); else `next`. */

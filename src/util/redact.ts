@@ -4,7 +4,7 @@
 // made from them) and TLS private keys; a URL may carry them too (user info,
 // query, fragment). Every output that may hold one goes through here: the
 // logs (pino's redaction paths), config errors (maskUrl, isSecretPath), the
-// /config page (redactTarget) and a node's own text, which may echo a request
+// /config page (REDACTED, server/config-page.ts) and a node's own text, which may echo a request
 // header back (maskSecrets with secretsOf).
 //
 // Types are structural, so this module sits under the config (log.ts uses it).
@@ -82,27 +82,6 @@ export function maskSecrets(text: string, secrets: readonly string[]): string {
   return text;
 }
 
-/** A target as a page may show it: every secret replaced, PEM certificates by size (public, but long). */
-export function redactTarget(t: TargetSecrets): Record<string, unknown> {
-  const { headers, basicAuth, tls, ...rest } = t;
-  return {
-    ...rest,
-    headers: Object.fromEntries(Object.keys(headers).map((k) => [k, REDACTED])),
-    ...(basicAuth ? { basicAuth: { username: basicAuth.username, password: REDACTED } } : {}),
-    ...(tls
-      ? {
-          tls: {
-            ...(tls.ca !== undefined ? { ca: pem(tls.ca, 'PEM CA certificate(s)') } : {}),
-            ...(tls.cert !== undefined ? { cert: pem(tls.cert, 'PEM client certificate') } : {}),
-            ...(tls.key !== undefined ? { key: REDACTED } : {}),
-            ...(tls.serverName !== undefined ? { serverName: tls.serverName } : {}),
-            insecureSkipVerify: tls.insecureSkipVerify,
-          },
-        }
-      : {}),
-  };
-}
-
 /** A target's TLS settings: the key is a secret, the certificates are public. */
 interface TlsSecrets {
   readonly ca?: string;
@@ -110,8 +89,4 @@ interface TlsSecrets {
   readonly key?: string;
   readonly serverName?: string;
   readonly insecureSkipVerify?: boolean;
-}
-
-function pem(text: string, what: string): string {
-  return `<${what}, ${Buffer.byteLength(text)} bytes>`;
 }
