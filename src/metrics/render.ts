@@ -42,6 +42,8 @@ interface Block extends LineBlock {
    * length, and the series at this position in the block (block order: by family, then add order).
    */
   readonly ints: Uint32Array;
+  /** The label table its keys are ids of: a builder with another table rebuilds the block rather than update it. */
+  table: LabelTable;
 }
 
 function escapeHelp(text: string): string {
@@ -75,11 +77,6 @@ export class NodeLabel {
   }
 }
 
-// The text after the node label, up to the value (`,check="network"} ` or `} `), is the same for
-// every node that reports that label set: each distinct set gets an id and its escaped text once,
-// found again through a trie of label names and values (no string is built to look it up).
-// Label values come from the nodes (check and chain names), so the table is capped: past the cap a
-// label set's text is built at every poll, as for a value the series limits cut.
 // A series' key is its label set's id × FAMILY_SLOTS + its family (an exact integer: ids stay under MAX_LABEL_SETS).
 const FAMILY_SLOTS = 2 ** Math.ceil(Math.log2(FAMILIES + 1));
 const UNCACHED = 0xffffffff;
@@ -89,10 +86,58 @@ interface LabelTrie {
   id: number;
   next?: Map<string, LabelTrie>;
 }
-const LABEL_ROOT: LabelTrie = { id: 0 };
-let trieNodes = 1;
-const LABEL_TEXT: string[] = ['} '];
-const LABEL_BYTES: number[] = [2];
+
+/**
+ * The label sets one exporter has seen. The text after the node label, up to the value
+ * (`,check="network"} ` or `} `), is the same for every node that reports that label set: each
+ * distinct set gets an id and its escaped text once, found again through a trie of label names and
+ * values (no string is built to look it up). Label values come from the nodes (check and chain
+ * names), so the table is capped: past the cap a label set's text is built at every poll, as for a
+ * value the series limits cut. One per exporter (its Scheduler's): the ids in a node's blocks are
+ * this table's.
+ */
+export class LabelTable {
+  private readonly root: LabelTrie = { id: 0 };
+  private trieNodes = 1;
+  /** The text of each label set, by id (id 0: no label but the node's). */
+  readonly text: string[] = ['} '];
+  /** Its length in bytes, by id. */
+  readonly bytes: number[] = [2];
+
+  /** The id of a label set none of whose values the limit cuts, or UNCACHED (a cut value, or the table is full). */
+  id(labels: Record<string, string>, maxLength: number | undefined): number {
+    let node = this.root;
+    for (const key in labels) {
+      const v = labels[key];
+      if (v === undefined) continue;
+      if (maxLength !== undefined && v.length > maxLength) return UNCACHED;
+      const byKey = this.step(node, key);
+      if (!byKey) return UNCACHED;
+      const byValue = this.step(byKey, v);
+      if (!byValue) return UNCACHED;
+      node = byValue;
+    }
+    if (node.id < 0) {
+      if (this.text.length >= MAX_LABEL_SETS) return UNCACHED;
+      const text = labelText(labels, undefined).text;
+      node.id = this.text.length;
+      this.text.push(text);
+      this.bytes.push(Buffer.byteLength(text));
+    }
+    return node.id;
+  }
+
+  private step(node: LabelTrie, part: string): LabelTrie | undefined {
+    let next = node.next?.get(part);
+    if (!next) {
+      if (this.trieNodes >= 4 * MAX_LABEL_SETS) return undefined;
+      this.trieNodes++;
+      next = { id: -1 };
+      (node.next ??= new Map()).set(part, next);
+    }
+    return next;
+  }
+}
 
 function labelText(labels: Record<string, string>, maxLength: number | undefined): { text: string; cut: boolean } {
   let text = '';
@@ -107,40 +152,6 @@ function labelText(labels: Record<string, string>, maxLength: number | undefined
     text += `,${key}="${escapeLabelValue(v)}"`;
   }
   return { text: `${text}} `, cut };
-}
-
-/** The id of a label set none of whose values the limit cuts, or UNCACHED (a cut value, or the table is full). */
-function labelSetId(labels: Record<string, string>, maxLength: number | undefined): number {
-  let node = LABEL_ROOT;
-  for (const key in labels) {
-    const v = labels[key];
-    if (v === undefined) continue;
-    if (maxLength !== undefined && v.length > maxLength) return UNCACHED;
-    const byKey = step(node, key);
-    if (!byKey) return UNCACHED;
-    const byValue = step(byKey, v);
-    if (!byValue) return UNCACHED;
-    node = byValue;
-  }
-  if (node.id < 0) {
-    if (LABEL_TEXT.length >= MAX_LABEL_SETS) return UNCACHED;
-    const text = labelText(labels, undefined).text;
-    node.id = LABEL_TEXT.length;
-    LABEL_TEXT.push(text);
-    LABEL_BYTES.push(Buffer.byteLength(text));
-  }
-  return node.id;
-}
-
-function step(node: LabelTrie, part: string): LabelTrie | undefined {
-  let next = node.next?.get(part);
-  if (!next) {
-    if (trieNodes >= 4 * MAX_LABEL_SETS) return undefined;
-    trieNodes++;
-    next = { id: -1 };
-    (node.next ??= new Map()).set(part, next);
-  }
-  return next;
 }
 
 /** `metric{` of each family. */
@@ -177,9 +188,14 @@ export class LinesBuilder {
   /** Label texts with a cut value, to drop the duplicates a cut can make. */
   private cut: Set<string> | undefined;
 
+  /**
+   * @param labels the exporter's label table (a test's builders may each have their own: only the
+   *   builders of one node's blocks must share one)
+   */
   constructor(
     node: string | NodeLabel,
     private limits?: SeriesLimits,
+    private readonly labels: LabelTable = new LabelTable(),
   ) {
     this.label = typeof node === 'string' ? new NodeLabel(node) : node;
   }
@@ -203,7 +219,7 @@ export class LinesBuilder {
     let key = family;
     let text: string | undefined;
     if (labels) {
-      const id = labelSetId(labels, limits?.maxLabelLength);
+      const id = this.labels.id(labels, limits?.maxLabelLength);
       if (id === UNCACHED) {
         const built = labelText(labels, limits?.maxLabelLength);
         if (built.cut) {
@@ -243,8 +259,8 @@ export class LinesBuilder {
     this.s = undefined;
     try {
       const old = reuse as Block | undefined;
-      if (old && sameSeries(old, s) && update(old, s)) return old;
-      return rebuild(old, s, this.label);
+      if (old && old.table === this.labels && sameSeries(old, s) && update(old, s)) return old;
+      return rebuild(old, s, this.label, this.labels);
     } finally {
       s.n = 0;
       s.texts.length = 0;
@@ -369,7 +385,7 @@ function update(block: Block, s: Scratch): boolean {
  * A block for `series` series and `capacity` bytes of lines, in one allocation (outside Node's pooled slabs):
  * the values, the family ends and the series' integers first, the lines after them.
  */
-function newBlock(series: number, capacity: number): Block {
+function newBlock(series: number, capacity: number, table: LabelTable): Block {
   const meta = series * 8 + FAMILIES * 4 + series * 12;
   const memory = new ArrayBuffer(meta + capacity);
   return {
@@ -378,11 +394,12 @@ function newBlock(series: number, capacity: number): Block {
     ints: new Uint32Array(memory, series * 8 + FAMILIES * 4, series * 3),
     bytes: Buffer.from(memory, meta, capacity),
     count: 0,
+    table,
   };
 }
 
 /** Writes every line anew: into `reuse` when they fit, else into a new block with 1/16 slack. */
-function rebuild(reuse: Block | undefined, s: Scratch, label: NodeLabel): Block {
+function rebuild(reuse: Block | undefined, s: Scratch, label: NodeLabel, table: LabelTable): Block {
   const n = s.n;
   const { keys, families, texts, formatted } = s;
   // Block order: by family (catalog order), then in the order added.
@@ -393,13 +410,14 @@ function rebuild(reuse: Block | undefined, s: Scratch, label: NodeLabel): Block 
     const family = families[k] as number;
     const text = formatValue(s.values[k] as number);
     formatted[k] = text;
-    const labelBytes = key === UNCACHED ? Buffer.byteLength(texts[k] as string) : (LABEL_BYTES[Math.floor(key / FAMILY_SLOTS)] as number);
+    const labelBytes = key === UNCACHED ? Buffer.byteLength(texts[k] as string) : (table.bytes[Math.floor(key / FAMILY_SLOTS)] as number);
     perFamily[family + 1] = (perFamily[family + 1] as number) + 1;
     size += (OPENS[family] as string).length + label.bytes + labelBytes + text.length + 1;
   }
   for (let f = 1; f <= FAMILIES; f++) perFamily[f] = (perFamily[f] as number) + (perFamily[f - 1] as number);
   const fits = reuse !== undefined && reuse.bytes.length >= size && reuse.values.length >= n;
-  const block: Block = fits ? reuse : newBlock(n + (n >>> 3), size + (size >>> 4));
+  const block: Block = fits ? reuse : newBlock(n + (n >>> 3), size + (size >>> 4), table);
+  block.table = table;
   const { bytes, ends, values, ints } = block;
   // Positions in block order: perFamily[f] is the next free slot of family f.
   for (let k = 0; k < n; k++) {
@@ -417,7 +435,7 @@ function rebuild(reuse: Block | undefined, s: Scratch, label: NodeLabel): Block 
       const key = keys[k] as number;
       at += bytes.write(OPENS[family] as string, at, 'latin1');
       at += bytes.write(label.text, at, 'utf8');
-      at += bytes.write(key === UNCACHED ? (texts[k] as string) : (LABEL_TEXT[Math.floor(key / FAMILY_SLOTS)] as string), at, 'utf8');
+      at += bytes.write(key === UNCACHED ? (texts[k] as string) : (table.text[Math.floor(key / FAMILY_SLOTS)] as string), at, 'utf8');
       const text = formatted[k] as string;
       ints[k * 3] = key;
       ints[k * 3 + 1] = at * 32 + text.length;
