@@ -1,7 +1,8 @@
 // A source's lines are rewritten into the block of its last poll when they fit (LinesBuilder.build(reuse)):
 // the bytes served are those of a fresh block, and a scrape under way copies each family whole.
 import { describe, expect, it } from 'vitest';
-import { LabelTable, LinesBuilder, renderChunks, renderNodes, type LineBlock } from '../../src/metrics/render.js';
+import { LabelTable, LinesBuilder, type LineBlock } from '../../src/metrics/render.js';
+import { renderChunks, renderNodes } from '../../src/metrics/scrape.js';
 
 /** One exporter's label table: a node's blocks are built with one (as NodeState does). */
 const TABLE = new LabelTable();
