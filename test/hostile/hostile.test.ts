@@ -56,8 +56,8 @@ interface NodeCase {
   up: 0 | 1;
   /** The health or index poll's failure reason, when it fails. */
   reason?: (typeof REASONS)[number];
-  source?: 'health' | 'index';
-  check(metrics: string, exporter: TestExporter): void;
+  source?: 'health' | 'index' | 'info' | 'platform';
+  check(metrics: string, exporter: TestExporter, node: FakeNode | undefined): void;
 }
 
 const manyChecks = Object.fromEntries(
@@ -66,6 +66,10 @@ const manyChecks = Object.fromEntries(
     { message: {}, timestamp: '2026-11-20T10:15:02Z', duration: 1000, contiguousFailures: 0, timeOfFirstFailure: null },
   ]),
 );
+
+const HUGE = '9'.repeat(400);
+const NODE_ID = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
+const NO_METHOD = JSON.stringify({ jsonrpc: '2.0', error: { code: -32601, message: "rpc: can't find method" }, id: 1 });
 
 const NODE_CASES: NodeCase[] = [
   {
@@ -168,6 +172,70 @@ const NODE_CASES: NodeCase[] = [
       expect(metrics).not.toMatch(/avalanchego_index_last_accepted_index\{node="n"/);
     },
   },
+  {
+    name: 'numbers beyond uint64 (400 digits: network ID, weight, start and end time, fee price) are refused, never +Inf or network_id="Infinity"',
+    routes: {
+      '/ext/health': { fixture: 'health/healthy-v1.14.2.json' },
+      '/ext/info': {
+        body: NO_METHOD,
+        methods: {
+          'info.getNodeID': { nodeID: NODE_ID, nodePOP: null },
+          'info.getNodeVersion': {
+            version: 'avalanchego/1.14.2',
+            databaseVersion: 'v1.4.5',
+            rpcProtocolVersion: '42',
+            gitCommit: '',
+            vmVersions: {},
+          },
+          'info.getNetworkID': { networkID: HUGE },
+        },
+      },
+      '/ext/bc/P': {
+        body: NO_METHOD,
+        methods: {
+          'platform.getValidatorFeeState': { capacity: '20000', excess: '0', price: HUGE, timestamp: '2026-11-20T10:15:02Z' },
+          'platform.getCurrentValidators': {
+            validators: [
+              { nodeID: NODE_ID, txID: 'x', startTime: HUGE, endTime: HUGE, weight: HUGE, potentialReward: HUGE, delegationFee: '2.0000' },
+            ],
+          },
+        },
+      },
+    },
+    up: 1,
+    reason: 'invalid_response',
+    source: 'platform',
+    check(metrics) {
+      const values = metrics.split('\n').filter((l) => l !== '' && !l.startsWith('#') && !l.includes('le="+Inf"'));
+      expect(values.filter((l) => /Inf|Infinity|e\+/.test(l))).toEqual([]);
+      expect(metrics).not.toContain('network_id=');
+      expect(metrics).not.toMatch(/^avalanchego_validator_(weight|stake)/m);
+    },
+  },
+  {
+    name: 'a 1 MB node ID is refused: never sent back to the node, served or logged whole',
+    routes: {
+      '/ext/health': { fixture: 'health/healthy-v1.14.2.json', headers: { 'node-id': `NodeID-${'b'.repeat(8000)}` } },
+      '/ext/info': { body: NO_METHOD, methods: { 'info.getNodeID': { nodeID: `NodeID-${'a'.repeat(1 << 20)}`, nodePOP: null } } },
+      '/ext/bc/P': { body: NO_METHOD },
+    },
+    up: 1,
+    reason: 'invalid_response',
+    source: 'info',
+    check(metrics, exporter, node) {
+      expect(metrics).not.toContain('aaaaaaaaaa');
+      expect(metrics).not.toContain('bbbbbbbbbb');
+      expect(defined(node, 'the fake node').requests.filter((r) => r.body.includes('aaaaaaaaaa'))).toEqual([]);
+      expect(
+        Math.max(
+          ...exporter
+            .rawLogs()
+            .split('\n')
+            .map((l) => l.length),
+        ),
+      ).toBeLessThan(10_000);
+    },
+  },
 ];
 
 function config(url: string, c: Pick<NodeCase, 'index' | 'limits'>): string {
@@ -215,7 +283,7 @@ describe('hostile nodes', () => {
       exporter = await startTestExporter(config(node.url, c), { level: 'debug' });
       await waitForPolls(exporter, 1, 20_000);
       const metrics = await assertSound(exporter, c, rssBefore);
-      c.check(metrics, exporter);
+      c.check(metrics, exporter, c.raw === undefined ? (node as FakeNode) : undefined);
       // Node faults are not exporter bugs: no error-level stack trace.
       expect(exporter.logs.filter((l) => l.level === 50)).toEqual([]);
     } finally {
