@@ -8,7 +8,8 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { REASONS } from '../../src/rpc/errors.js';
-import { loadWebConfigFile } from '../../src/web/config.js';
+import { loadWebConfigFile, parseWebConfigText } from '../../src/web/config.js';
+import { bcryptHash } from '../helpers/tls.js';
 import { startTestExporter, waitForPolls, sample, type TestExporter } from '../helpers/exporter.js';
 import { fixtureText, startFakeNode, waitFor, type FakeNode, type Route } from '../helpers/fake-node.js';
 import { defined } from '../helpers/assert.js';
@@ -243,8 +244,13 @@ function config(url: string, c: Pick<NodeCase, 'index' | 'limits'>): string {
 }
 
 /** What every row asserts on the exporter's output after the hostile case. */
-async function assertSound(exporter: TestExporter, c: { up: 0 | 1; reason?: string; source?: string }, rssBefore: number): Promise<string> {
-  const res = await get(`${exporter.url}/metrics`);
+async function assertSound(
+  exporter: TestExporter,
+  c: { up: 0 | 1; reason?: string; source?: string },
+  rssBefore: number,
+  auth?: string,
+): Promise<string> {
+  const res = await get(`${exporter.url}/metrics`, auth ? { auth } : {});
   expect(res.status).toBe(200);
   const metrics = res.body;
   expect(sample(metrics, 'avalanchego_up{node="n"}')).toBe(c.up);
@@ -262,7 +268,7 @@ async function assertSound(exporter: TestExporter, c: { up: 0 | 1; reason?: stri
   if (c.up === 0) expect(metrics).not.toMatch(/^avalanchego_(chain|health_check)_[a-z_]*\{node="n"/m);
   expect(promtoolCheckMetrics(metrics)).toEqual([]);
   // The landing page stays bounded too.
-  const landing = await get(`${exporter.url}/`);
+  const landing = await get(`${exporter.url}/`, auth ? { auth } : {});
   expect(landing.status).toBe(200);
   expect(landing.body.length).toBeLessThan(200_000);
   expect(process.memoryUsage().rss - rssBefore).toBeLessThan(400 << 20);
@@ -325,7 +331,10 @@ describe('hostile clients and files', () => {
     return answer.split('\r\n')[0] ?? '';
   };
 
-  const CLIENT_CASES: Array<[string, (port: number, url: string) => Promise<void>]> = [
+  /** Users of the web config of the rows that ask for one (bcrypt cost 8: slow enough for a flood to keep the queue full). */
+  const USERS = ['alice', 'bob', 'carol'];
+  const WEB_USERS = `basic_auth_users:\n${['mallory', ...USERS].map((u) => `  ${u}: ${bcryptHash(`${u}-pw`, '$2y$', 8)}\n`).join('')}`;
+  const CLIENT_CASES: Array<[string, (port: number, url: string) => Promise<void>, string?]> = [
     [
       'slowloris: more half-open connections than the cap; /metrics and /probe still answer within 2 s',
       async (port, url) => {
@@ -369,6 +378,34 @@ describe('hostile clients and files', () => {
       },
     ],
     [
+      'a flood of wrong passwords from one address: users whose password is not cached yet still get in (per-address share of the bcrypt queue)',
+      async (_port, url) => {
+        let stop = false;
+        let refused = 0;
+        const flood = Array.from({ length: 40 }, async () => {
+          while (!stop) {
+            const r = await get(`${url}/metrics`, { auth: 'mallory:wrong', localAddress: '127.0.0.2' }).catch(() => undefined);
+            if (r?.status === 429) {
+              refused++;
+              // Back off a little when refused: enough to keep the queue full, not so much CPU that the test measures itself.
+              await new Promise((resolve) => setTimeout(resolve, 100));
+            }
+          }
+        });
+        try {
+          await waitFor(() => refused > 0, 'the flood to fill its share of the bcrypt queue', 30_000);
+          for (const user of USERS) {
+            const r = await get(`${url}/metrics`, { auth: `${user}:${user}-pw`, timeoutMs: 20_000 });
+            expect(r.status, user).toBe(200);
+          }
+        } finally {
+          stop = true;
+          await Promise.all(flood);
+        }
+      },
+      WEB_USERS,
+    ],
+    [
       'a web config that is /dev/zero or a FIFO is refused, not read forever',
       () => {
         expect(() => loadWebConfigFile('/dev/zero')).toThrow(/it is a device/);
@@ -377,14 +414,16 @@ describe('hostile clients and files', () => {
     ],
   ];
 
-  it.each(CLIENT_CASES)('%s', async (_name, attack) => {
+  it.each(CLIENT_CASES)('%s', async (_name, attack, web) => {
     const rssBefore = process.memoryUsage().rss;
-    exporter = await startTestExporter(config(defined(node, 'the fake node').url, {}), { exporter: { maxConnections: 50 } });
+    exporter = await startTestExporter(config(defined(node, 'the fake node').url, {}), {
+      exporter: { maxConnections: 50, ...(web ? { webConfig: parseWebConfigText(web, 'web.yml', '.') } : {}) },
+    });
     await waitForPolls(exporter);
     const port = Number(new URL(exporter.url).port);
     await attack(port, exporter.url);
     await waitFor(async () => (await get(`${defined(exporter, 'the exporter').url}/-/healthy`)).status === 200, 'exporter still answering');
-    await assertSound(exporter, { up: 1 }, rssBefore);
+    await assertSound(exporter, { up: 1 }, rssBefore, web ? 'alice:alice-pw' : undefined);
   });
 });
 
