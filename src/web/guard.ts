@@ -100,7 +100,7 @@ export class WebGuard {
     if (this.pending >= MAX_PENDING_BCRYPT || mine >= MAX_PENDING_BCRYPT_PER_ADDRESS) return 'busy';
     this.pending++;
     this.pendingByAddress.set(address, mine + 1);
-    let ok = false;
+    let ok: boolean;
     try {
       await this.turn(address);
       this.bcryptRuns++;
