@@ -9,6 +9,7 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { REASONS } from '../../src/rpc/errors.js';
 import { loadWebConfigFile, parseWebConfigText } from '../../src/web/config.js';
+import { parseConfigText } from '../../src/config/load.js';
 import { bcryptHash } from '../helpers/tls.js';
 import { startTestExporter, waitForPolls, sample, type TestExporter } from '../helpers/exporter.js';
 import { fixtureText, startFakeNode, waitFor, type FakeNode, type Route } from '../helpers/fake-node.js';
@@ -404,6 +405,19 @@ describe('hostile clients and files', () => {
         }
       },
       WEB_USERS,
+    ],
+    [
+      'headers.Authorization beside basic_auth on one target is refused, naming both keys (one would silently replace the other)',
+      () => {
+        expect(() =>
+          parseConfigText(
+            'targets:\n  - name: a\n    url: http://127.0.0.1:9650\n    headers: { Authorization: Bearer t }\n    basic_auth: { username: u, password: p }\n',
+            'c.yaml',
+            {},
+          ),
+        ).toThrow(/headers\.Authorization and basic_auth both set the Authorization header/);
+        return Promise.resolve();
+      },
     ],
     [
       'a web config that is /dev/zero or a FIFO is refused, not read forever',
