@@ -1,8 +1,10 @@
 // What the status pages share: escaping, the page frame, times and bounded text. Every
 // value from a node or the config goes through esc(); nothing is inserted unescaped.
+import { showInvisible } from '../util/visible.js';
 
 export function esc(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  // Bidi and zero-width characters are written out (⟨U+202E⟩): they would let a node spoof a check name.
+  return showInvisible(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 /** Text cut to `max` characters, saying how much was left out. */

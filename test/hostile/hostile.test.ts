@@ -59,7 +59,7 @@ interface NodeCase {
   /** The health or index poll's failure reason, when it fails. */
   reason?: (typeof REASONS)[number];
   source?: 'health' | 'index' | 'info' | 'platform';
-  check(metrics: string, exporter: TestExporter, node: FakeNode | undefined): void;
+  check(metrics: string, exporter: TestExporter, node: FakeNode | undefined): void | Promise<void>;
 }
 
 const manyChecks = Object.fromEntries(
@@ -238,6 +238,39 @@ const NODE_CASES: NodeCase[] = [
       ).toBeLessThan(10_000);
     },
   },
+  {
+    name: 'bidi and zero-width characters in a check name and its error are shown written out on the pages; the pages carry a CSP and nosniff',
+    routes: {
+      '/ext/health': {
+        body: health(
+          {
+            ...HEALTHY.result.checks,
+            ['network\u202Ekrowten']: {
+              message: {},
+              error: 'fine\u200Bfine\u2066',
+              timestamp: '2026-11-20T10:15:02Z',
+              duration: 1,
+              contiguousFailures: 1,
+              timeOfFirstFailure: null,
+            },
+          },
+          false,
+        ),
+      },
+    },
+    up: 1,
+    async check(_metrics, exporter) {
+      for (const path of ['/', '/node/n']) {
+        const page = await get(`${exporter.url}${path}`);
+        expect(page.status, path).toBe(200);
+        expect(page.body, path).not.toMatch(/[\u200B-\u200F\u202A-\u202E\u2066-\u2069]/);
+        expect(page.body, path).toContain('network⟨U+202E⟩krowten');
+        expect(page.headers['content-security-policy'], path).toMatch(/default-src 'none'/);
+        expect(page.headers['x-content-type-options'], path).toBe('nosniff');
+      }
+      expect((await get(`${exporter.url}/node/n`)).body).toContain('fine⟨U+200B⟩fine⟨U+2066⟩');
+    },
+  },
 ];
 
 function config(url: string, c: Pick<NodeCase, 'index' | 'limits'>): string {
@@ -290,7 +323,7 @@ describe('hostile nodes', () => {
       exporter = await startTestExporter(config(node.url, c), { level: 'debug' });
       await waitForPolls(exporter, 1, 20_000);
       const metrics = await assertSound(exporter, c, rssBefore);
-      c.check(metrics, exporter, c.raw === undefined ? (node as FakeNode) : undefined);
+      await c.check(metrics, exporter, c.raw === undefined ? (node as FakeNode) : undefined);
       // Node faults are not exporter bugs: no error-level stack trace.
       expect(exporter.logs.filter((l) => l.level === 50)).toEqual([]);
     } finally {
