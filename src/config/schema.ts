@@ -177,7 +177,9 @@ const basicAuthSchema = z
   .refine((b) => !(b.password !== undefined && b.password_file !== undefined), {
     message: 'set password or password_file, not both',
   })
-  .describe('HTTP basic auth toward the node.');
+  .describe(
+    'HTTP basic auth toward the node. Not together with headers.Authorization on the same target (both set the Authorization header: --config.check refuses it).',
+  );
 
 // RFC 9110 field values: visible characters, space and tab. A line break would split the request.
 const HEADER_VALUE_RE = /^[\t\x20-\x7e\x80-\xff]*$/;

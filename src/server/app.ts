@@ -13,6 +13,7 @@ import type { Config } from '../config/schema.js';
 import type { ShardSpec } from '../shard.js';
 import type { WebGuard } from '../web/guard.js';
 import { shorten } from '../util/text.js';
+import { PAGE_HEADERS } from './page-headers.js';
 
 /**
  * Liveness and readiness say nothing but "up" and a count: they stay open to
@@ -130,6 +131,11 @@ export function createApp(options: AppOptions): express.Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   const { guard } = options;
+  // Safe defaults for every answer (a web config's headers, set by the guard below, override them).
+  app.use((_req, res, next) => {
+    for (const [name, value] of PAGE_HEADERS) res.setHeader(name, value);
+    next();
+  });
   if (guard) {
     app.use((req, res, next) => {
       guard.middleware(req, res, next, !OPEN_PATHS.has(req.path));

@@ -1,9 +1,11 @@
 // What the status pages share: escaping, the page frame, times and bounded text. Every
 // value from a node or the config goes through esc(); nothing is inserted unescaped.
 import type { NodeStatus } from '../sources/source.js';
+import { showInvisible } from '../util/visible.js';
 
 export function esc(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  // Bidi and zero-width characters are written out (⟨U+202E⟩): they would let a node spoof a check name.
+  return showInvisible(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 /** "3m 20s", "2h 5m", "4d 1h": a duration for people, from seconds. */

@@ -12,6 +12,7 @@ import { InvalidResponseError, RpcError } from '../rpc/errors.js';
 import { decodeRpc, isMethodNotFound } from '../rpc/jsonrpc.js';
 import type { LinesBuilder } from '../metrics/render.js';
 import { parseRfc3339 } from '../util/gotime.js';
+import { isNodeId } from '../config/cb58.js';
 import type { Source, StateWatcher } from './source.js';
 import { firstIssue, uint } from './wire.js';
 
@@ -151,7 +152,8 @@ function invalid(method: string, what: string): InvalidResponseError {
 const decimal = z.union([z.string().regex(/^-?\d+(\.\d+)?$/, 'expected a decimal string'), z.number()]);
 
 const nodeIdSchema = z.object({
-  nodeID: z.string().regex(/^NodeID-[1-9A-HJ-NP-Za-km-z]+$/, 'expected NodeID-…'),
+  // Bounded to the real format: the ID is sent back to the node (platform.getCurrentValidators), served and printed.
+  nodeID: z.string().refine(isNodeId, 'expected NodeID- and the CB58 of 20 bytes'),
   nodePOP: z.object({ publicKey: z.string().regex(/^0x[0-9a-fA-F]+$/, 'expected 0x-hex') }).nullish(),
 });
 
@@ -193,7 +195,7 @@ function compareVersions(a: [number, number, number], b: [number, number, number
 export function parseNetworkId(result: unknown): string {
   const r = z.object({ networkID: uint }).safeParse(result);
   if (!r.success) throw invalid('info.getNetworkID', `no network ID: ${firstIssue(r.error)}`);
-  return String(Number(r.data.networkID));
+  return String(r.data.networkID);
 }
 
 const uptimeSchema = z.object({ rewardingStakePercentage: decimal, weightedAveragePercentage: decimal });

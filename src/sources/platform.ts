@@ -12,6 +12,7 @@ import type { RpcReply } from '../rpc/client.js';
 import { InvalidResponseError, RpcError } from '../rpc/errors.js';
 import { decodeRpc, isMethodNotFound } from '../rpc/jsonrpc.js';
 import type { LinesBuilder } from '../metrics/render.js';
+import { uint64Schema } from '../util/uint64.js';
 import { INFO_PATH, info, methodOutcome, parseNodeId } from './info.js';
 import type { Source, StateWatcher } from './source.js';
 import { uint } from './wire.js';
@@ -191,9 +192,9 @@ export function parseOwnEntry(result: unknown, nodeId: string): ValidatorEntry |
       if (!v.success) throw invalid(`an L1 validator entry without ${v.error.issues[0]?.path.join('.') ?? 'a field it needs'}`);
       return {
         kind: 'l1',
-        weight: Number(v.data.weight),
-        startSeconds: Number(v.data.startTime),
-        balance: Number(v.data.balance),
+        weight: v.data.weight,
+        startSeconds: v.data.startTime,
+        balance: v.data.balance,
         ...(v.data.publicKey ? { registeredKey: v.data.publicKey.toLowerCase() } : {}),
       };
     }
@@ -203,10 +204,10 @@ export function parseOwnEntry(result: unknown, nodeId: string): ValidatorEntry |
     if (weight === undefined) throw invalid('a validator entry without weight');
     found = {
       kind: 'staker',
-      weight: Number(weight),
-      startSeconds: Number(v.data.startTime),
-      endSeconds: Number(v.data.endTime),
-      ...(v.data.potentialReward !== undefined ? { potentialReward: Number(v.data.potentialReward) } : {}),
+      weight,
+      startSeconds: v.data.startTime,
+      endSeconds: v.data.endTime,
+      ...(v.data.potentialReward !== undefined ? { potentialReward: v.data.potentialReward } : {}),
       ...(v.data.signer?.publicKey ? { registeredKey: v.data.signer.publicKey.toLowerCase() } : {}),
     };
   }
@@ -215,10 +216,10 @@ export function parseOwnEntry(result: unknown, nodeId: string): ValidatorEntry |
 
 /** Pure: platform.getValidatorFeeState → price in nAVAX per second (a plain number on the wire). */
 export function parseFeeState(result: unknown): number {
-  const r = z.object({ price: z.union([z.number().nonnegative(), z.string().regex(/^\d+$/)]) }).safeParse(result);
+  const r = z.object({ price: uint64Schema }).safeParse(result);
   if (!r.success)
     throw new InvalidResponseError(`platform.getValidatorFeeState returned no price: ${r.error.issues[0]?.message ?? 'not a fee state'}`);
-  return Number(r.data.price);
+  return r.data.price;
 }
 
 function addPlatformLines(b: LinesBuilder, s: PlatformSnapshot | undefined): void {
