@@ -682,11 +682,11 @@ function fleet() {
   panels.push(
     table(
       'Exporter shards',
-      'Shard index and shard count of each exporter replica (avalanchego_exporter_shard_index, avalanchego_exporter_shard_count); every index 0..count-1 needs a live replica (AvalancheGoExporterShardsMissing) and all replicas the same count (AvalancheGoExporterShardingMismatch).',
+      'Shard index and shard count of each exporter replica (avalanchego_exporter_shard_index, avalanchego_exporter_shards); every index 0..count-1 needs a live replica (AvalancheGoExporterShardsMissing) and all replicas the same count (AvalancheGoExporterShardingMismatch).',
       'none',
       [
         tableTarget(`max by (job, instance) (avalanchego_exporter_shard_index{${EXP}})`, 'index'),
-        tableTarget(`max by (job, instance) (avalanchego_exporter_shard_count{${EXP}})`, 'count'),
+        tableTarget(`max by (job, instance) (avalanchego_exporter_shards{${EXP}})`, 'count'),
         tableTarget(`max by (job, instance) (avalanchego_exporter_targets{${EXP}})`, 'targets'),
       ],
       { h: 8, w: 8, x: 0, y },
