@@ -567,12 +567,12 @@ export const GLOBAL_CATALOG = [
     "From `--shard.index` or the StatefulSet pod name's ordinal (`--shard.from-pod-name`); 0 without sharding.",
   ),
   spec(
-    'avalanchego_exporter_shard_count',
+    'avalanchego_exporter_shards',
     'gauge',
     [],
     'exporter',
     'Number of shards the targets are split over (1 without sharding).',
-    'From `--shard.count` (or `$AVALANCHEGO_EXPORTER_SHARD_COUNT` with `--shard.from-pod-name`); 1 without sharding. Replicas of one fleet must agree on it.',
+    'From `--shard.count` (or `$AVALANCHEGO_EXPORTER_SHARD_COUNT` with `--shard.from-pod-name`); 1 without sharding. Replicas of one fleet must agree on it. Named as kube-state-metrics names its shard gauges; it was `avalanchego_exporter_shard_count`, a name `promtool check metrics` rejects (`_count` is for histograms and summaries).',
   ),
   spec(
     'avalanchego_exporter_poll_start_delay_seconds',
