@@ -16,7 +16,7 @@ function seconds(v: number | undefined): string {
   return v === undefined ? '<span class="dim">–</span>' : `${num(v, 3)} s`;
 }
 
-export function nodePage(d: NodeDetail, nowSeconds: number): string {
+export function nodePage(d: NodeDetail, nowSeconds: number, metricsPath = '/metrics'): string {
   const n = d.summary;
   const s = nodeState(n);
   const probe = `../probe?target=${encodeURIComponent(n.name)}`;
@@ -82,5 +82,5 @@ ${d.index.length ? `<table><thead><tr><th>endpoint</th><th>state</th><th>last ac
 <table><thead><tr><th>source</th><th>interval</th><th>polls</th><th>last poll ok</th><th>last success</th><th>last polls (newest first)</th></tr></thead><tbody>
 ${sources}
 </tbody></table>`;
-  return page(`${n.name} · AvalancheGo Exporter`, body, { root: '../' });
+  return page(`${n.name} · AvalancheGo Exporter`, body, { root: '../', metricsPath });
 }
