@@ -89,7 +89,7 @@ describe('toLogfmt (--log.format=logfmt)', () => {
     ],
     [
       { msg: 'nested', shard: { index: 1, count: 3 }, tags: ['a', 'b'], ok: true, n: 1.5 },
-      'time=2026-11-25T03:00:00.000Z level=WARN msg=nested shard.index=1 shard.count=3 tags=\"[\\\"a\\\",\\\"b\\\"]\" ok=true n=1.5',
+      String.raw`time=2026-11-25T03:00:00.000Z level=WARN msg=nested shard.index=1 shard.count=3 tags="[\"a\",\"b\"]" ok=true n=1.5`,
     ],
     // An error: its message, not its stack.
     [
