@@ -59,11 +59,14 @@ ${body}
 }
 
 /** The node's state as the pages show it, with its rank (worst first). */
-export function nodeState(n: { up?: boolean; healthy?: boolean }): { rank: number; text: string; cls: string } {
-  if (n.up === undefined) return { rank: 2, text: 'waiting for first poll', cls: 'wait' };
+export function nodeState(n: { up?: boolean; healthy?: boolean; failingChecks?: readonly string[] }): { rank: number; text: string; cls: string } {
+  if (n.up === undefined) return { rank: 3, text: 'waiting for first poll', cls: 'wait' };
   if (!n.up) return { rank: 0, text: 'down', cls: 'bad' };
+  // AvalancheGo's `bootstrapped` check fails until every chain has bootstrapped: a node catching
+  // up (its other checks fail with it), expected after a start, not a fault to page on.
+  if (!n.healthy && n.failingChecks?.includes('bootstrapped')) return { rank: 2, text: 'bootstrapping', cls: 'wait' };
   if (!n.healthy) return { rank: 1, text: 'unhealthy', cls: 'warn' };
-  return { rank: 3, text: 'healthy', cls: 'ok' };
+  return { rank: 4, text: 'healthy', cls: 'ok' };
 }
 
 /** The relative URL of a node's page from the page at `root`. */
