@@ -4,11 +4,13 @@
 import { z } from 'zod';
 import { decodeCb58 } from './cb58.js';
 import { parsePromDuration } from './duration.js';
-import { maskUrl, quote } from './redact.js';
+import { maskUrl } from '../util/redact.js';
+import { quote } from './echo.js';
 
 export const INDEX_ENDPOINTS = ['C/block', 'P/block', 'X/block', 'X/tx', 'X/vtx'] as const;
 export type IndexEndpoint = (typeof INDEX_ENDPOINTS)[number];
 
+/** The primary network's subnet ID (ids.Empty in CB58): always checked, the `subnet` label of its validator series. */
 export const PRIMARY_NETWORK_ID = '11111111111111111111111111111111LpoYY';
 
 /**
@@ -175,7 +177,9 @@ const basicAuthSchema = z
   .refine((b) => !(b.password !== undefined && b.password_file !== undefined), {
     message: 'set password or password_file, not both',
   })
-  .describe('HTTP basic auth toward the node.');
+  .describe(
+    'HTTP basic auth toward the node. Not together with headers.Authorization on the same target (both set the Authorization header: --config.check refuses it).',
+  );
 
 // RFC 9110 field values: visible characters, space and tab. A line break would split the request.
 const HEADER_VALUE_RE = /^[\t\x20-\x7e\x80-\xff]*$/;

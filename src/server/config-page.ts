@@ -6,9 +6,8 @@
 import { stringify } from 'yaml';
 import { formatPromDuration } from '../config/duration.js';
 import type { Config, TargetConfig } from '../config/schema.js';
+import { REDACTED } from '../util/redact.js';
 import { esc, page } from './html.js';
-
-export const REDACTED = '<secret>';
 
 function pem(text: string | undefined, what: string): string | undefined {
   return text === undefined ? undefined : `<${what}, ${Buffer.byteLength(text)} bytes>`;

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { L1_SUBNET_ID } from '../../src/simulator/index.js';
-import { PRIMARY_NETWORK_SUBNET_ID } from '../../src/metrics/catalog.js';
+import { PRIMARY_NETWORK_ID } from '../../src/config/schema.js';
 import { IN_CI, ROOT, setSimScenario, findTool } from './lib.js';
 import { buildIfStale } from '../helpers/build.js';
 import { ProcessGroup } from '../helpers/processes.js';
@@ -122,7 +122,7 @@ describe('validator alerts end to end with a real Prometheus', () => {
       await setScenario('node-3', 'stake-expiring');
       await setScenario('node-4', 'version-behind');
 
-      const primary = { subnet: PRIMARY_NETWORK_SUBNET_ID };
+      const primary = { subnet: PRIMARY_NETWORK_ID };
       const l1 = { subnet: L1_SUBNET_ID };
       // The stake ends 30 minutes after the switch: every window fires.
       for (const window of ['7d', '1d', '1h']) {

@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { loadConfigFile, parseConfigText } from '../../src/config/load.js';
 import type { TargetConfig } from '../../src/config/schema.js';
-import { MAX_TARGETS_SHOWN, REDACTED, configYaml } from '../../src/server/config-page.js';
+import { MAX_TARGETS_SHOWN, configYaml } from '../../src/server/config-page.js';
+import { REDACTED } from '../../src/util/redact.js';
 
 const full = () => loadConfigFile('test/fixtures/config/valid/full.yaml', { AVAXEXP_TEST_TOKEN: 'tok-secret-9' });
 

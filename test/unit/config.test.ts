@@ -82,6 +82,13 @@ const INVALID_CASES: Array<[string, string[]]> = [
   ['missing-targets', ['1:1: targets: required key is missing: expected a list of targets']],
   ['missing-url', ["2:5: targets[0].url: required key is missing: expected the node's base URL as a string, e.g. http://10.0.0.5:9650"]],
   ['no-targets', ['1:10: targets: list at least one target under targets']],
+  // Both set the Authorization header; blamed where the later of the two was set (the target).
+  [
+    'authorization-and-basic-auth',
+    [
+      '7:17: targets[0].basic_auth: headers.authorization and basic_auth both set the Authorization header for target "a": keep one (basic_auth for a user and password, headers.authorization for a bearer token or another scheme)',
+    ],
+  ],
   ['password-and-file', ['5:7: targets[0].basic_auth: set password or password_file, not both']],
   ['password-file-device', ['6:22: targets[0].basic_auth.password_file: cannot read /dev/zero: it is a device: give a regular file']],
   // The value (9876543210123) is a secret: never echoed.
@@ -144,15 +151,18 @@ const INVALID_CASES: Array<[string, string[]]> = [
   [
     'url-credentials-and-query',
     [
-      '3:10: targets[0].url: "http://***@10.0.0.5:9650/?***" carries credentials: move them to basic_auth so they are not logged',
-      '5:10: targets[1].url: "http://***@10.0.0.5:99999/" is not a URL: write the node\'s base URL, e.g. http://10.0.0.5:9650',
-      '7:10: targets[2].url: "ftp://***@10.0.0.5/" carries credentials: move them to basic_auth so they are not logged',
-      '9:10: targets[3].url: "http://***@10.0.0.5:9650/#***" carries credentials: move them to basic_auth so they are not logged',
-      '11:10: targets[4].url: "http://10.0.0.5:9650/?***" must not have a query or fragment: give the base URL, the exporter adds /ext/health and /ext/index/…',
-      '13:10: targets[5].url: "http://***@10.0.0.5:9650/" is not a URL: write the node\'s base URL, e.g. http://10.0.0.5:9650',
+      '3:10: targets[0].url: "http://<secret>@10.0.0.5:9650/?<secret>" carries credentials: move them to basic_auth so they are not logged',
+      '5:10: targets[1].url: "http://<secret>@10.0.0.5:99999/" is not a URL: write the node\'s base URL, e.g. http://10.0.0.5:9650',
+      '7:10: targets[2].url: "ftp://<secret>@10.0.0.5/" carries credentials: move them to basic_auth so they are not logged',
+      '9:10: targets[3].url: "http://<secret>@10.0.0.5:9650/#<secret>" carries credentials: move them to basic_auth so they are not logged',
+      '11:10: targets[4].url: "http://10.0.0.5:9650/?<secret>" must not have a query or fragment: give the base URL, the exporter adds /ext/health and /ext/index/…',
+      '13:10: targets[5].url: "http://<secret>@10.0.0.5:9650/" is not a URL: write the node\'s base URL, e.g. http://10.0.0.5:9650',
     ],
   ],
-  ['url-with-credentials', ['3:10: targets[0].url: "http://***@10.0.0.5:9650" carries credentials: move them to basic_auth so they are not logged']],
+  [
+    'url-with-credentials',
+    ['3:10: targets[0].url: "http://<secret>@10.0.0.5:9650" carries credentials: move them to basic_auth so they are not logged'],
+  ],
   ['url-without-scheme', ['3:10: targets[0].url: "10.0.0.5:9650" is not a URL: write the node\'s base URL, e.g. http://10.0.0.5:9650']],
   [
     'yaml-alias-bomb',
@@ -209,7 +219,7 @@ describe('config: valid files', () => {
     expect(config.maxConcurrentRequests).toBe(512);
   });
 
-  it('merges built-in defaults, defaults and per-target overrides; interpolates; reads files relative to the config', () => {
+  it('merges built-in defaults, defaults and per-target overrides; interpolates', () => {
     const config = loadConfigFile('test/fixtures/config/valid/full.yaml', { AVAXEXP_TEST_TOKEN: 'abc' });
     const [a, b] = config.targets;
     expect(a).toEqual({
@@ -237,7 +247,6 @@ describe('config: valid files', () => {
       admin: { enabled: true, intervalMs: 300_000 },
       limits: { maxSeriesPerNode: 2000, maxLabelLength: 128 },
       headers: { 'X-Team': 'infra', authorization: 'Bearer abc', 'X-Price': '$5' },
-      basicAuth: { username: 'monitor', password: 'secret-from-file' },
     });
     expect(config.maxConcurrentRequests).toBe(64);
   });
