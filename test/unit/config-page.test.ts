@@ -47,9 +47,20 @@ describe('/config in the config file format', () => {
     expect(text).not.toContain('tok-secret-9');
     expect(text).not.toContain('from-defaults');
     expect(text).not.toContain('infra');
-    const doc = parseYaml(text) as { targets: Array<{ headers: Record<string, string>; basic_auth?: { username: string; password: string } }> };
+    const doc = parseYaml(text) as { targets: Array<{ headers: Record<string, string> }> };
     expect(doc.targets[1]?.headers).toEqual({ 'X-Team': REDACTED, authorization: REDACTED, 'X-Price': REDACTED });
-    expect(doc.targets[1]?.basic_auth).toEqual({ username: 'monitor', password: REDACTED });
+    const auth = configYaml(
+      parseConfigText(
+        'targets:\n  - name: p\n    url: http://10.0.0.5:9650\n    basic_auth: { username: monitor, password: hunter2-pw }\n',
+        'auth.yaml',
+        {},
+      ),
+    );
+    expect(auth).not.toContain('hunter2-pw');
+    expect((parseYaml(auth) as { targets: Array<{ basic_auth?: unknown }> }).targets[0]?.basic_auth).toEqual({
+      username: 'monitor',
+      password: REDACTED,
+    });
   });
 
   it('loads back through the config schema to the same settings (secrets aside)', () => {
