@@ -141,7 +141,7 @@ const evmSchema = sourceSchema(
   {
     enabled:
       "Poll each EVM chain's executed height (eth_blockNumber). After Helicon the C-Chain accepts blocks before it executes them; the gap is an execution backlog.",
-    interval: 'the executed heights are polled',
+    interval: "the executed heights are polled (default: the target's interval, health's cadence)",
     source: 'The evm source (eth_blockNumber on {url}/ext/bc/<chain>/rpc).',
   },
   {
@@ -316,7 +316,8 @@ export const configSchema = z
 /**
  * The built-in defaults, as a config file would write them. The lowest layer of
  * the one merge (built-in ← defaults ← target); the README's default column.
- * `index.interval` is absent on purpose: it defaults to the target's interval.
+ * `index.interval` and `evm.interval` are absent on purpose: they default to the target's interval (the
+ * executed height is compared with health's accepted height, polled at that cadence).
  */
 export const BUILTIN_DEFAULTS = {
   interval: '15s',
@@ -325,7 +326,7 @@ export const BUILTIN_DEFAULTS = {
   index: { endpoints: ['C/block', 'P/block', 'X/block', 'X/tx'] },
   info: { enabled: true, interval: '30s' },
   platform: { enabled: true, interval: '1m', subnets: [] },
-  evm: { enabled: true, interval: '15s', chains: ['C'] },
+  evm: { enabled: true, chains: ['C'] },
   proposervm: { enabled: true, interval: '1m', chains: [] },
   admin: { enabled: false, interval: '5m' },
   limits: { max_series_per_node: 5000, max_label_length: 256 },
@@ -335,7 +336,7 @@ export const BUILTIN_DEFAULTS = {
 export const BUILTIN_SCHEDULER = { max_concurrent_requests: 512 } as const satisfies z.input<typeof schedulerSchema>;
 
 /** Defaults that are not a fixed value, as the reference states them. */
-export const DERIVED_DEFAULTS: Readonly<Record<string, string>> = { 'index.interval': 'interval' };
+export const DERIVED_DEFAULTS: Readonly<Record<string, string>> = { 'index.interval': 'interval', 'evm.interval': 'interval' };
 
 /** The config used when no --config.file is given: one node at the default address. */
 export const DEFAULT_CONFIG = { targets: [{ name: 'local', url: 'http://127.0.0.1:9650' }] } as const satisfies z.input<typeof configSchema>;
