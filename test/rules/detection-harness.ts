@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { ROOT, alertRules } from './lib.js';
 import { currentAlertmanager, prometheus3, type Binary } from '../helpers/monitoring.js';
-import { L1_SUBNET_ID } from '../../src/simulator/index.js';
+import { L1_CHAIN, L1_SUBNET_ID } from '../../src/simulator/index.js';
 import { defined } from '../helpers/assert.js';
 import { ProcessGroup } from '../helpers/processes.js';
 import { freePort } from '../helpers/net.js';
@@ -25,7 +25,7 @@ import { TestPrometheus, speedUpRules, waitFor as waitForProcs } from '../helper
 export const AM_CONFIG = join(ROOT, 'deploy', 'alertmanager', 'alertmanager.yml');
 export const JOB = 'avalanchego-exporter';
 /**
- * The exporter's poll interval in the run (real seconds; info and platform every 3s), with a
+ * The exporter's poll interval in the run (real seconds; also evm's; info, platform and proposervm every 3s), with a
  * 1.5s timeout: generous enough that a loaded machine does not turn slow polls into a node down.
  */
 export const POLL_INTERVAL_S = 2;
@@ -253,6 +253,12 @@ export async function runDetection(opts: RunOptions): Promise<RunResult> {
         '  platform:',
         '    interval: 3s',
         `    subnets: [${L1_SUBNET_ID}]`,
+        // The executed height as often as health's accepted one: the backlog rule compares them.
+        '  evm:',
+        `    interval: ${POLL_INTERVAL_S}s`,
+        '  proposervm:',
+        '    interval: 3s',
+        `    chains: [${L1_CHAIN.chainId}]`,
         'targets:',
         ...names.flatMap((n) => [`  - name: ${n}`, `    url: ${simUrl}/${n}`]),
         '',

@@ -170,6 +170,18 @@ const CASES: Case[] = [
     target: a('TooManyProcessingBlocks', 'warning', node('w2', { chain: 'P' })),
     inhibited: false,
   },
+  {
+    name: 'frozen L1 view: the stall of that chain',
+    source: a('L1ProposerViewFrozen', 'critical', node('lv1', { chain: 'L1' })),
+    target: a('ChainStalled', 'critical', node('lv1', { chain: 'L1' })),
+    inhibited: true,
+  },
+  {
+    name: 'frozen L1 view: a stall of another chain of the node is not',
+    source: a('L1ProposerViewFrozen', 'critical', node('lv2', { chain: 'L1' })),
+    target: a('ChainStalled', 'critical', node('lv2', { chain: 'C' })),
+    inhibited: false,
+  },
 ];
 // Inhibits every other alert: run last, on its own.
 const EXPORTER_ABSENT: Case = {
