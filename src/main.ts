@@ -40,7 +40,7 @@ Flags:
                                How far the JavaScript heap may grow past what it holds live
                                before a full garbage collection; 0 (the default) leaves it to V8,
                                which lets a large fleet's heap grow to several times its live
-                               size. A value such as 40 trades CPU for memory (see the README).
+                               size. A value such as 40 trades CPU for memory (docs/performance.md).
   --log.level=LEVEL            ${LOG_LEVELS.join(', ')} (default info).
   --log.format=FORMAT          ${LOG_FORMATS.join(' or ')} (default json).
   --version                    Print the version and exit.
