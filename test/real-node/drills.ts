@@ -484,7 +484,12 @@ const RUNS: Record<DrillName, Run> = {
     s.started.add(node);
     s.nodes.set('fresh', node);
     await until(s, 'the fresh node to be bootstrapped (exporter)', 120, async () =>
-      /^avalanchego_health_check_passing\{[^}]*check="bootstrapped"[^}]*node="fresh"[^}]*\} 1$/m.test(await exporterMetrics(s)),
+      (await exporterMetrics(s))
+        .split('\n')
+        .some(
+          (l) =>
+            l.startsWith('avalanchego_health_check_passing{') && l.includes('check="bootstrapped"') && l.includes('node="fresh"') && l.endsWith(' 1'),
+        ),
     );
     const readyAt = at();
     // Quiet for the longest `for:` a bootstrapped node's alerts could reach meanwhile (10m).
