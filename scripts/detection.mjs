@@ -75,6 +75,14 @@ if (drills) {
     log: (line) => process.stderr.write(`[drills] ${line}\n`),
   });
   for (const d of run.drills) process.stdout.write(`${JSON.stringify(drills.jsonLine(d, run.speedup))}\n`);
+  if (values.json) {
+    /**
+     * @param {string} _k
+     * @param {unknown} v
+     */
+    const sets = (_k, v) => (v instanceof Set ? [...v] : v);
+    writeFileSync(resolve(ROOT, values.json), JSON.stringify(run, sets, 1));
+  }
   if (names) {
     log(`--drills: ${values.out} is left as it is (the section is written only when every drill ran)`);
   } else {

@@ -73,6 +73,12 @@ export const POLL_TIMEOUT_MS = 1500;
 const SLOW_LINK_DELAY_MS = 4000;
 /** The disk drill's tmpfs: small, so that the ballast is small. */
 const DISK_MIB = 64;
+/**
+ * The disk drill's node: its data directory on the tmpfs, and a database on disk. With the
+ * network's `--db-type=memdb` there is no database directory to measure, and the node's
+ * diskspace check reports 100 % and 2^64 - 1 bytes whatever the disk holds.
+ */
+const DISK_NODE = (tmpfs: string): Partial<StartOptions> => ({ ...localNodeOptions(undefined, ['--db-type=leveldb']), dataDir: join(tmpfs, 'node') });
 /** The L1 validator's balance lasts this long at the fee price (real seconds): shorter than L1ValidatorBalanceLow's `for:`. */
 const L1_RUNWAY_REAL_S = 20;
 
@@ -445,7 +451,7 @@ const RUNS: Record<DrillName, Run> = {
     await until(s, 'the non-validator to shut itself down', 60, async () => (await node.logTail(400)).includes('low on disk space. Shutting down'));
     await until(s, 'the NodeDown page of the non-validator', 60, () => paged(s, 'nonvalidator', 'NodeDown', exited));
     await rm(ballast, { force: true });
-    await restart(s, 'nonvalidator', { dataDir: join(dir, 'node') });
+    await restart(s, 'nonvalidator', DISK_NODE(dir));
     const recoveryAt = at();
     const back = s.now();
     await until(s, 'the resolved NodeDown of the non-validator', 90, () => resolved(s, 'nonvalidator', 'NodeDown', back));
@@ -652,7 +658,7 @@ export async function runDrills(opts: DrillOptions = {}): Promise<DrillRun> {
     }
     if (tmpfs) {
       s.tmpfs = tmpfs;
-      await restart(s, 'nonvalidator', { ...localNodeOptions(undefined), dataDir: join(tmpfs, 'node') });
+      await restart(s, 'nonvalidator', DISK_NODE(tmpfs));
     }
     await prom.waitFor('every node up and healthy in Prometheus', 120_000, async () =>
       (await prom.vector(`avalanchego_healthy{job="${JOB}"} == 1`)).length === urls.size ? true : undefined,
@@ -694,7 +700,8 @@ export async function runDrills(opts: DrillOptions = {}): Promise<DrillRun> {
       );
       const phaseEnd = now();
       // Control pages and tickets: the nodes no drill of the phase is about, over the phase.
-      const inPhase = notifications.filter((x) => x.at >= phaseStart && x.at <= phaseEnd && x.status === 'firing');
+      const opened = incidents(notifications);
+      const inPhase = notifications.filter((x) => x.at >= phaseStart && x.at <= phaseEnd && opened.has(x));
       const controlOf = (receiver: string): string[] => [
         ...new Set(
           inPhase
@@ -713,10 +720,15 @@ export async function runDrills(opts: DrillOptions = {}): Promise<DrillRun> {
         const realSeconds = Math.max(1, Math.ceil((o.end - o.start) / speedup));
         const reasons: Record<string, number> = {};
         if (reasonNode) {
-          for (const v of await prom.vector(
-            `sum by (reason) (increase(avalanchego_exporter_poll_errors_total{job="${JOB}",node="${reasonNode}",source="health"}[${realSeconds}s]))`,
-          ))
-            reasons[defined(v.metric['reason'], 'a reason')] = Math.round(Number(v.value[1]));
+          // Over the drill itself (its end may be well before the phase's).
+          const q = new URLSearchParams({
+            query: `sum by (reason) (increase(avalanchego_exporter_poll_errors_total{job="${JOB}",node="${reasonNode}",source="health"}[${realSeconds}s]))`,
+            time: String((t0 + (o.end * 1000) / speedup) / 1000),
+          });
+          const body = (await (await fetch(`${prom.url}/api/v1/query?${q.toString()}`)).json()) as {
+            data: { result: Array<{ metric: Record<string, string>; value: [number, string] }> };
+          };
+          for (const v of body.data.result) reasons[defined(v.metric['reason'], 'a reason')] = Math.round(Number(v.value[1]));
         }
         results.push({
           name: o.name,
@@ -769,6 +781,27 @@ export async function runDrills(opts: DrillOptions = {}): Promise<DrillRun> {
   }
 }
 
+const groupOf = (n: Notification): string => `${n.receiver} ${n.groupKey}`;
+
+/**
+ * The notifications that open an incident: the first firing one of a group, or the first since
+ * the group's last resolved one. A repeat (repeat_interval) or an update of an open group is not
+ * a new page, as a paging service keys its incidents by the group.
+ */
+function incidents(all: Notification[]): Set<Notification> {
+  const open = new Set<string>();
+  const out = new Set<Notification>();
+  for (const n of [...all].sort((a, b) => a.at - b.at)) {
+    const key = groupOf(n);
+    if (n.status === 'resolved') open.delete(key);
+    else if (!open.has(key)) {
+      open.add(key);
+      out.add(n);
+    }
+  }
+  return out;
+}
+
 /** One subject of a drill, its times shifted to the drill's start (the simulator report's summary). */
 function subjectResult(
   e: Expectation,
@@ -791,8 +824,12 @@ function subjectResult(
       };
     })
     .sort((a, b) => a.activeAt - b.activeAt);
-  const own = notifications
-    .filter((x) => x.at >= o.start && x.at <= o.end && x.alerts.some((a) => a.node === e.node))
+  // The incidents the drill opened (a page still open from an earlier drill is that drill's).
+  const opened = incidents(notifications);
+  const inWindow = notifications.filter((x) => x.at >= o.start && x.at <= o.end && x.alerts.some((a) => a.node === e.node));
+  const ownGroups = new Set(inWindow.filter((x) => opened.has(x)).map(groupOf));
+  const own = inWindow
+    .filter((x) => ownGroups.has(groupOf(x)))
     .map((x) => ({ ...x, at: x.at - o.start, alerts: x.alerts.filter((a) => a.node === e.node) }));
   const n: NodeResult = {
     node: e.node,
