@@ -117,7 +117,7 @@ export const DRILLS: Record<DrillName, DrillSpec> = {
   },
   'disk-filling': {
     name: 'disk-filling',
-    how: `the non-validator's data dir on a ${DISK_MIB} MiB tmpfs: a ballast file to 7 % free, to 4 % a minute later, then to 1 %, below the 3 % at which the node shuts itself down`,
+    how: `the non-validator's data dir on a ${DISK_MIB} MiB tmpfs: a ballast file to 7 % free, to 4.5 % a minute later, then to 1.5 %, below the 3 % at which the node shuts itself down`,
     expected: '1 page: DiskSpaceLow (critical; the warning never tickets), then 1 page: NodeDown once the node has shut itself down',
     expect: [{ node: 'nonvalidator', pages: ['DiskSpaceLow', 'NodeDown'], tickets: 0 }],
   },
@@ -168,6 +168,10 @@ export interface SubjectResult {
   summary: Summary;
   /** The alert names of the pages (distinct groups), in order. */
   pagedFor: string[];
+  /** Alerts whose condition held in the drill but that never fired (their `for:` not reached). */
+  pendingOnly: string[];
+  /** Alerts that fired before the drill, still firing, and held back by an alert the drill fired. */
+  alsoHeldBack: string[];
 }
 
 export interface DrillResult {
@@ -735,7 +739,10 @@ export async function runDrills(opts: DrillOptions = {}): Promise<DrillRun> {
           spec,
           startedAt: o.start,
           durationSeconds: o.end - o.start,
-          subjects: spec.expect.filter((e) => targeted.has(e.node)).map((e) => subjectResult(e, o, records, notifications, speedup)),
+          // The nodes polled at the phase's start, or added by a drill of it (the fresh node).
+          subjects: spec.expect
+            .filter((e) => targeted.has(e.node) || s.urls.has(e.node))
+            .map((e) => subjectResult(e, o, records, notifications, speedup)),
           reasons,
           controls,
           ...(o.error === undefined ? {} : { error: o.error }),
@@ -845,7 +852,23 @@ function subjectResult(
     const a = x.alerts.find((y) => y.status === 'firing');
     if (a) pagedFor.push(short(a.alertname));
   }
-  return { node: e.node, expect: e, summary: summarize(n, speedup), pagedFor };
+  const summary = summarize(n, speedup);
+  const label = (r: AlertRecord): string => `${short(r.alertname)} (${r.severity})`;
+  const pendingOnly = [...new Set(alerts.filter((r) => r.firingAt === undefined).map(label))];
+  const firedHere = new Set(alerts.filter((r) => r.firingAt !== undefined).map((r) => `${r.alertname} (${r.severity})`));
+  const alsoHeldBack = [
+    ...new Set(
+      [...records.values()]
+        .filter(
+          (r) => r.node === e.node && r.firingAt !== undefined && r.firingAt < o.start && (r.resolvedAt === undefined || r.resolvedAt > o.start),
+        )
+        .flatMap((r) => {
+          const by = [...r.inhibitedBy].filter((x) => firedHere.has(x));
+          return by.length ? [`${label(r)} by ${by.map(short).join(', ')}`] : [];
+        }),
+    ),
+  ];
+  return { node: e.node, expect: e, summary, pagedFor, pendingOnly, alsoHeldBack };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -936,8 +959,8 @@ export function renderSection(run: DrillRun, started: Date, command: string): st
           cell(m.notified),
           fmt(m.firstNotificationAt),
           m.latency === undefined ? '–' : `${fmt(m.latency)} (${fmt(target)})`,
-          cell(m.fired),
-          cell(m.inhibited),
+          cell([...m.fired, ...s.pendingOnly.map((x) => `${x}: pending, never fired`)]),
+          cell([...m.inhibited, ...s.alsoHeldBack.map((x) => `${x} (firing since an earlier drill)`)]),
           `${fmt(m.resolvedAfter)} (${fmt(m.resolvedNotificationAfter)})`,
           ...tail,
         ].join(' | ')} |`,
