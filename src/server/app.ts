@@ -3,7 +3,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import express, { type Request, type Response } from 'express';
 import type { Registry } from 'prom-client';
-import type { Scheduler } from '../scheduler/scheduler.js';
+import type { FleetReader } from '../scheduler/fleet.js';
 import { CONTENT_TYPE } from '../metrics/render.js';
 import { sendChunked } from './exposition.js';
 import { landingPage } from './landing.js';
@@ -12,6 +12,8 @@ import { configPage } from './config-page.js';
 import type { Config } from '../config/schema.js';
 import type { ShardSpec } from '../shard.js';
 import type { WebGuard } from '../web/guard.js';
+import { shorten } from '../util/text.js';
+import { PAGE_HEADERS } from './page-headers.js';
 
 /**
  * Liveness and readiness say nothing but "up" and a count: they stay open to
@@ -21,7 +23,8 @@ import type { WebGuard } from '../web/guard.js';
 const OPEN_PATHS = new Set(['/-/healthy', '/-/ready']);
 
 export interface AppOptions {
-  scheduler: () => Scheduler;
+  /** The fleet's series and views (the Scheduler, read-only). */
+  fleet: FleetReader;
   registry: Registry;
   version: string;
   configOrigin: () => string;
@@ -65,7 +68,7 @@ function plain(res: ServerResponse, status: number, text: string, headers: Recor
  * ready-made lines, so it writes them with Node's API as they are.
  */
 function serveProbe(options: AppOptions, req: IncomingMessage, res: ServerResponse, target: string): void {
-  const body = options.scheduler().renderNode(target);
+  const body = options.fleet.renderNode(target);
   const owner = body === undefined ? options.ownerOf?.(target) : undefined;
   if (owner !== undefined && options.shard && owner !== options.shard.index) {
     // A misrouted scrape: the target is configured, and another replica polls it. 421
@@ -80,7 +83,7 @@ function serveProbe(options: AppOptions, req: IncomingMessage, res: ServerRespon
   }
   if (body === undefined) {
     // Only configured names: /probe never fetches an arbitrary URL.
-    const shown = target.length > 128 ? `${target.slice(0, 128)}…` : target;
+    const shown = shorten(target, 128);
     plain(
       res,
       404,
@@ -129,6 +132,11 @@ export function createApp(options: AppOptions): express.Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   const { guard } = options;
+  // Safe defaults for every answer (a web config's headers, set by the guard below, override them).
+  app.use((_req, res, next) => {
+    for (const [name, value] of PAGE_HEADERS) res.setHeader(name, value);
+    next();
+  });
   if (guard) {
     app.use((req, res, next) => {
       guard.middleware(req, res, next, !OPEN_PATHS.has(req.path));
@@ -138,7 +146,7 @@ export function createApp(options: AppOptions): express.Express {
   // The exporter's own series first (small), then the fleet's, streamed in chunks (server/exposition.ts).
   app.all('/metrics', only(['GET']), async (req, res) => {
     const own = Buffer.from(await options.registry.metrics());
-    await sendChunked(req, res, CONTENT_TYPE, own, options.scheduler().renderChunks());
+    await sendChunked(req, res, CONTENT_TYPE, own, options.fleet.renderChunks());
   });
 
   app.all('/probe', only(['GET']), (req, res) => {
@@ -153,7 +161,7 @@ export function createApp(options: AppOptions): express.Express {
     }
     if (req.query.debug !== undefined && req.query.debug !== 'false') {
       // A traced fresh poll, as blackbox_exporter's debug=true: for people, not for Prometheus.
-      const steps = options.scheduler().debugPoll(target);
+      const steps = options.fleet.debugPoll(target);
       if (steps) {
         void steps.then(
           (list) => {
@@ -161,7 +169,7 @@ export function createApp(options: AppOptions): express.Express {
             res
               .type('text/plain')
               .send(
-                `Debug poll of ${target} (a fresh poll of every enabled source; it changes nothing the exporter serves)\n\n${lines.join('\n')}\n\nSeries served now (from the scheduled polls):\n\n${options.scheduler().renderNode(target)?.toString() ?? ''}`,
+                `Debug poll of ${target} (a fresh poll of every enabled source; it changes nothing the exporter serves)\n\n${lines.join('\n')}\n\nSeries served now (from the scheduled polls):\n\n${options.fleet.renderNode(target)?.toString() ?? ''}`,
               );
           },
           (err: unknown) =>
@@ -181,7 +189,7 @@ export function createApp(options: AppOptions): express.Express {
   });
 
   app.all('/-/ready', only(['GET']), (_req, res) => {
-    const pending = options.scheduler().pendingFirstPoll;
+    const pending = options.fleet.pendingFirstPoll;
     if (pending > 0) {
       res.status(503).type('text/plain').send(`not ready: waiting for the first poll of ${pending} target(s)\n`);
       return;
@@ -207,7 +215,7 @@ export function createApp(options: AppOptions): express.Express {
 
   app.all('/', only(['GET']), (req, res) => {
     res.type('html').send(
-      landingPage(options.scheduler().summaries(), {
+      landingPage(options.fleet.summaries(), {
         version: options.version,
         configOrigin: options.configOrigin(),
         nowSeconds: options.nowSeconds(),
@@ -219,9 +227,9 @@ export function createApp(options: AppOptions): express.Express {
 
   app.all('/node/:name', only(['GET']), (req, res) => {
     const name = String(req.params.name);
-    const detail = options.scheduler().detail(name);
+    const detail = options.fleet.detail(name);
     if (!detail) {
-      const shown = name.length > 128 ? `${name.slice(0, 128)}…` : name;
+      const shown = shorten(name, 128);
       res
         .status(404)
         .type('text/plain')
