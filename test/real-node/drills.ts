@@ -25,7 +25,6 @@ import { freePort, signal, startRealNode, type RealNode, type StartOptions } fro
 import {
   AM_CONFIG,
   JOB,
-  alertmanagerTool,
   compressAlertmanager,
   compressRules,
   forSeconds,
@@ -37,7 +36,7 @@ import {
   type Notification,
   type Summary,
 } from '../rules/detection-harness.js';
-import { findTool } from '../rules/lib.js';
+import { currentAlertmanager, prometheus3 } from '../helpers/monitoring.js';
 import { defined } from '../helpers/assert.js';
 import { ProcessGroup } from '../helpers/processes.js';
 import { TestPrometheus } from '../helpers/prometheus.js';
@@ -570,10 +569,11 @@ export async function runDrills(opts: DrillOptions = {}): Promise<DrillRun> {
   const asked = DRILL_NAMES.filter((n) => wanted.has(n));
   const skipped = new Map<DrillName, string>();
   const log = opts.log ?? ((line: string) => realLog(`[drills] ${line}`));
-  const am = alertmanagerTool();
-  if (!am.path) throw new Error('Alertmanager not found (install the Debian package "prometheus-alertmanager")');
-  const promTool = findTool('prometheus', ['--version']);
-  if (!promTool.path) throw new Error('prometheus not found (install the Debian package "prometheus")');
+  // The binaries the simulator's report runs (test/helpers/monitoring.ts).
+  const am = currentAlertmanager().alertmanager;
+  if (!am.path) throw new Error(am.missing);
+  const promTool = prometheus3().prometheus;
+  if (!promTool.path) throw new Error(promTool.missing);
   const version = await pinnedVersion();
   const runStarted = Date.now();
 
@@ -623,6 +623,7 @@ export async function runDrills(opts: DrillOptions = {}): Promise<DrillRun> {
       '--log.level=warn',
     ]);
     const prom = await TestPrometheus.start(group, {
+      binary: promTool.path,
       dir,
       job: JOB,
       targets: [`127.0.0.1:${expPort}`],
