@@ -13,6 +13,7 @@ import type { Config } from '../config/schema.js';
 import type { ShardSpec } from '../shard.js';
 import type { WebGuard } from '../web/guard.js';
 import { shorten } from '../util/text.js';
+import { PAGE_HEADERS } from './page-headers.js';
 
 /**
  * Liveness and readiness say nothing but "up" and a count: they stay open to
@@ -38,6 +39,8 @@ export interface AppOptions {
   reload?: () => Promise<void>;
   /** The web config's rate limit, headers and basic auth, before every endpoint. */
   guard?: WebGuard;
+  /** Where the metrics are served (--web.telemetry-path; default /metrics). */
+  telemetryPath?: string;
 }
 
 /** Answers other methods on a known path with 405 and the Allow header. */
@@ -131,6 +134,11 @@ export function createApp(options: AppOptions): express.Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   const { guard } = options;
+  // Safe defaults for every answer (a web config's headers, set by the guard below, override them).
+  app.use((_req, res, next) => {
+    for (const [name, value] of PAGE_HEADERS) res.setHeader(name, value);
+    next();
+  });
   if (guard) {
     app.use((req, res, next) => {
       guard.middleware(req, res, next, !OPEN_PATHS.has(req.path));
@@ -138,7 +146,8 @@ export function createApp(options: AppOptions): express.Express {
   }
 
   // The exporter's own series first (small), then the fleet's, streamed in chunks (server/exposition.ts).
-  app.all('/metrics', only(['GET']), async (req, res) => {
+  const metricsPath = options.telemetryPath ?? '/metrics';
+  app.all(metricsPath, only(['GET']), async (req, res) => {
     const own = Buffer.from(await options.registry.metrics());
     await sendChunked(req, res, CONTENT_TYPE, own, options.fleet.renderChunks());
   });
@@ -214,6 +223,7 @@ export function createApp(options: AppOptions): express.Express {
         configOrigin: options.configOrigin(),
         nowSeconds: options.nowSeconds(),
         refresh: req.query.refresh !== 'off',
+        metricsPath,
         ...(options.shard ? { shard: options.shard } : {}),
       }),
     );
@@ -230,11 +240,11 @@ export function createApp(options: AppOptions): express.Express {
         .send(`no node named ${JSON.stringify(shown)} is polled here (see / for the list)\n`);
       return;
     }
-    res.type('html').send(nodePage(detail, options.nowSeconds()));
+    res.type('html').send(nodePage(detail, options.nowSeconds(), metricsPath));
   });
 
   app.all('/config', only(['GET']), (_req, res) => {
-    res.type('html').send(configPage(options.config(), { ...(options.shard ? { shard: options.shard } : {}) }));
+    res.type('html').send(configPage(options.config(), { ...(options.shard ? { shard: options.shard } : {}), metricsPath }));
   });
 
   app.use((req, res) => {
@@ -242,7 +252,7 @@ export function createApp(options: AppOptions): express.Express {
       .status(404)
       .type('text/plain')
       .send(
-        `not found: ${req.path}; the exporter serves /metrics, /probe?target=<name>, /node/<name>, /config, /-/healthy, /-/ready, /-/reload and /\n`,
+        `not found: ${req.path}; the exporter serves ${metricsPath}, /probe?target=<name>, /node/<name>, /config, /-/healthy, /-/ready, /-/reload and /\n`,
       );
   });
   // Express' default handler would answer with an HTML stack trace; a bad request (a malformed

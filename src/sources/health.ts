@@ -13,6 +13,7 @@ import type { LinesBuilder } from '../metrics/render.js';
 import { parseGoDuration, parseRfc3339 } from '../util/gotime.js';
 import type { PageSection, SummaryPart } from './section.js';
 import type { NodeStatus, Source, StateWatcher } from './source.js';
+import { NODE_ID_SHAPE } from '../config/cb58.js';
 import { info } from './info.js';
 
 export interface CheckSnapshot {
@@ -94,7 +95,10 @@ export const health: Source<HealthSnapshot> = {
 /** Whether the node is up, and healthy: the one place it is decided (a health answer, whatever it says, is up). */
 export function healthStatus(s: HealthSnapshot | undefined): NodeStatus {
   if (!s) return 'down';
-  return s.healthy ? 'healthy' : 'unhealthy';
+  if (s.healthy) return 'healthy';
+  // AvalancheGo's `bootstrapped` check fails until every chain has bootstrapped (its chain checks
+  // fail with it): a node catching up after a start, not one that broke.
+  return s.checks.some((c) => c.name === 'bootstrapped' && !c.passing) ? 'bootstrapping' : 'unhealthy';
 }
 
 /**
@@ -152,7 +156,9 @@ const blankUpgrade: HealthSnapshot['futureUpgrade'] = { secondsUntil: undefined,
 
 /** Pure: the answer to health.health → snapshot (the report and the `node-id` header). */
 export function parseHealthReply(reply: RpcReply): HealthSnapshot {
-  return parseHealth(rpcResult(reply), header(reply, 'node-id'));
+  // The header is the node's word: a value that is not a node ID is left out, not served.
+  const nodeId = header(reply, 'node-id');
+  return parseHealth(rpcResult(reply), nodeId !== undefined && NODE_ID_SHAPE.test(nodeId) ? nodeId : undefined);
 }
 
 /** Pure: the `result` of health.health → snapshot. Throws InvalidResponseError when it is not a health report. */

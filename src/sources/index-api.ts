@@ -12,11 +12,11 @@ import { decodeRpc } from '../rpc/jsonrpc.js';
 import type { LinesBuilder } from '../metrics/render.js';
 import { parseRfc3339 } from '../util/gotime.js';
 import type { PageSection } from './section.js';
+import { uint64 } from '../util/uint64.js';
 import type { Source, StateWatcher } from './source.js';
 import { HEALTH_METHOD, health } from './health.js';
 
 export const INDEX_METHOD = 'index.getLastAccepted';
-const MAX_UINT64 = 2n ** 64n - 1n;
 export const EMPTY_INDEX_MESSAGE = 'no containers have been accepted';
 
 export type EndpointSnapshot =
@@ -126,18 +126,14 @@ export function parseLastAccepted(endpoint: IndexEndpoint, result: unknown): End
   const { id, timestamp, index } = result as Record<string, unknown>;
   if (typeof id !== 'string') throw noContainer('id: expected a string', id);
   if (typeof timestamp !== 'string') throw noContainer('timestamp: expected a string', timestamp);
-  // json.Uint64: a decimal string on the wire; accept a number as the node's decoder does.
-  let lastIndex: number;
-  if (typeof index === 'string' && /^\d+$/.test(index)) lastIndex = Number(index);
-  else if (typeof index === 'number' && Number.isInteger(index) && index >= 0) lastIndex = index;
-  else throw noContainer('index: expected a decimal string', typeof index === 'string' ? `"${index.slice(0, 40)}"` : index);
+  // json.Uint64: a decimal string on the wire (a number is accepted, as the node's decoder does); over 2^64-1 it is no index (and would be served as 1e+26).
+  const lastIndex = uint64(index);
+  if (lastIndex === undefined) {
+    throw noContainer('index: expected a decimal string of at most 2^64-1', typeof index === 'string' ? `"${index.slice(0, 40)}"` : index);
+  }
   const time = parseRfc3339(timestamp);
   if (!time) {
     throw new InvalidResponseError(`${INDEX_METHOD} on ${endpoint} returned a timestamp that is not RFC 3339: ${JSON.stringify(timestamp)}`);
-  }
-  // AvalancheGo's index is a uint64: anything larger is not an index (and would be served as 1e+26).
-  if (typeof index === 'string' ? BigInt(index) > MAX_UINT64 : lastIndex > Number(MAX_UINT64)) {
-    throw new InvalidResponseError(`${INDEX_METHOD} on ${endpoint} returned an index above 2^64-1: ${String(index).slice(0, 40)}`);
   }
   return { endpoint, state: 'ok', lastIndex, timestampSeconds: time.seconds };
 }

@@ -2,9 +2,10 @@
 // how a schema's refusal is said in an error. Go's json.Uint32/Uint64 are
 // decimal strings on the wire; the node's own decoder also takes numbers.
 import { z } from 'zod';
+import { uint64Schema } from '../util/uint64.js';
 
-/** A json.Uint64 (or Uint32): a decimal string, or a non-negative integer. */
-export const uint = z.union([z.string().regex(/^\d+$/, 'expected a decimal string'), z.number().int().nonnegative()]);
+/** A json.Uint64 (or Uint32) as its number: over 2^64-1 (or not finite) is refused, not served as +Inf. */
+export const uint = uint64Schema;
 
 /** The first zod issue as `path: message`, for an InvalidResponseError. */
 export function firstIssue(error: z.ZodError): string {
