@@ -1,6 +1,6 @@
 // Every source the exporter polls, in the order their series and poll metrics
-// are rendered. Adding a source: one module implementing Source (source.ts),
-// one line here.
+// are rendered. Adding a source: a module implementing Source (source.ts), a
+// line here, and its metrics, config and tests (CONTRIBUTING.md, Adding a source).
 import { admin } from './admin.js';
 import { evm } from './evm.js';
 import { health } from './health.js';

@@ -1,19 +1,17 @@
 // The posture source (src/sources/admin.ts) against a loopback node: off by default;
 // when on, only the read-only admin.getLoggerLevel and index.getLastAccepted are sent;
 // an admin API or index that is off is a state (0), not a failed poll.
-import { afterEach, describe, expect, it } from 'vitest';
-import { startTestExporter, waitForPolls, sample, type TestExporter } from '../helpers/exporter.js';
+import { describe, expect, it } from 'vitest';
+import { closeAfterEach, startTestExporter, waitForPolls, sample, type TestExporter } from '../helpers/exporter.js';
 import { startFakeNode, type FakeNode, type Route } from '../helpers/fake-node.js';
 import { promtoolCheckMetrics } from '../helpers/promtool.js';
 
 let exporter: TestExporter | undefined;
 let node: FakeNode | undefined;
-afterEach(async () => {
-  await exporter?.close();
-  await node?.close();
-  exporter = undefined;
-  node = undefined;
-});
+closeAfterEach(
+  () => [exporter, node],
+  () => (exporter = node = undefined),
+);
 
 const HEALTH: Route = { fixture: 'health/healthy-v1.14.2.json' };
 const levels = (l: Record<string, [string, string]>) =>

@@ -1,20 +1,18 @@
 // Every way a node can answer badly: each maps to a bounded reason, sets
 // avalanchego_up 0, leaves no stale data series, and never stops the exporter.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fixtureText, startFakeNode, waitFor, type FakeNode, type Route } from '../helpers/fake-node.js';
-import { sample, startTestExporter, waitForPolls, type TestExporter } from '../helpers/exporter.js';
+import { closeAfterEach, sample, startTestExporter, waitForPolls, type TestExporter } from '../helpers/exporter.js';
 import { freePort } from '../helpers/net.js';
 import { defined } from '../helpers/assert.js';
 
 let node: FakeNode | undefined;
 let exporter: TestExporter | undefined;
 
-afterEach(async () => {
-  await exporter?.close();
-  await node?.close();
-  exporter = undefined;
-  node = undefined;
-});
+closeAfterEach(
+  () => [exporter, node],
+  () => (exporter = node = undefined),
+);
 
 const config = (url: string, extra = '') => `
 defaults:

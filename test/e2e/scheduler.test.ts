@@ -1,18 +1,16 @@
 // The scheduler's promises: a node's polls never overlap, the global cap on
 // requests in flight holds, first polls spread over the interval, stop waits.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startFakeNode, waitFor, type FakeNode } from '../helpers/fake-node.js';
-import { sample, startTestExporter, waitForPolls, type TestExporter } from '../helpers/exporter.js';
+import { closeAfterEach, sample, startTestExporter, waitForPolls, type TestExporter } from '../helpers/exporter.js';
 import { spreadFraction } from '../../src/scheduler/scheduler.js';
 
 let node: FakeNode | undefined;
 let exporter: TestExporter | undefined;
-afterEach(async () => {
-  await exporter?.close();
-  await node?.close();
-  exporter = undefined;
-  node = undefined;
-});
+closeAfterEach(
+  () => [exporter, node],
+  () => (exporter = node = undefined),
+);
 
 const targets = (n: number, url: string, prefix = 'n') =>
   Array.from({ length: n }, (_, i) => `  - name: ${prefix}${i}\n    url: ${url}/${prefix}${i}\n`).join('');

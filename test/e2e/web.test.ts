@@ -3,10 +3,10 @@
 // verified-password cache, and reload keeping the last good web config.
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadWebConfigFile, parseWebConfigText } from '../../src/web/config.js';
 import { WebGuard } from '../../src/web/guard.js';
-import { startTestExporter, waitForPolls, sample, type TestExporter } from '../helpers/exporter.js';
+import { closeAfterEach, startTestExporter, waitForPolls, sample, type TestExporter } from '../helpers/exporter.js';
 import { defined } from '../helpers/assert.js';
 import { startFakeNode, type FakeNode } from '../helpers/fake-node.js';
 import { get } from '../helpers/https.js';
@@ -26,10 +26,10 @@ afterAll(async () => {
   await node?.close();
   rmSync(pki.dir, { recursive: true, force: true });
 });
-afterEach(async () => {
-  await exporter?.close();
-  exporter = undefined;
-});
+closeAfterEach(
+  () => [exporter],
+  () => (exporter = undefined),
+);
 
 function webFile(name: string, text: string): string {
   const file = join(pki.dir, name);

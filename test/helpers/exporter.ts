@@ -1,6 +1,7 @@
 // Builds a whole exporter in-process on loopback, with an in-memory log sink.
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
+import { afterEach } from 'vitest';
 import { parseConfigText } from '../../src/config/load.js';
 import { startExporter, type ExporterOptions, type RunningExporter } from '../../src/exporter.js';
 import { LOG_REDACTION } from '../../src/util/redact.js';
@@ -61,4 +62,18 @@ export function sample(text: string, series: string): number | undefined {
     if (line.startsWith(`${series} `)) return Number(line.slice(series.length + 1));
   }
   return undefined;
+}
+
+/**
+ * After each test of the file: closes what `started()` lists (an exporter before the nodes it polls), every one
+ * even when one fails to close or the test failed, then `forget()` resets the variables; the first close error
+ * fails the test. `closeAfterEach(() => [exporter, node], () => (exporter = node = undefined));`
+ */
+export function closeAfterEach(started: () => ReadonlyArray<{ close(): Promise<void> } | undefined>, forget: () => void): void {
+  afterEach(async () => {
+    const errors: unknown[] = [];
+    for (const s of started()) await s?.close().catch((err: unknown) => errors.push(err));
+    forget();
+    if (errors.length > 0) throw errors[0];
+  });
 }
