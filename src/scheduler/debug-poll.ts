@@ -11,16 +11,9 @@ import type { NodeClient } from '../rpc/client.js';
 import type { PollContext } from '../sources/source.js';
 import { maskSecrets, secretsOf } from '../util/redact.js';
 import { oneLine, truncate } from '../util/text.js';
+import type { DebugStep } from './fleet.js';
 import type { NodeState } from './node-state.js';
 import { pollBounded, type PollOutcome } from './poller.js';
-
-/** One step of a debug poll: what was asked, what came back, and how long it took. */
-export interface DebugStep {
-  /** Milliseconds since the debug poll started. */
-  atMs: number;
-  source: string;
-  text: string;
-}
 
 /** The longest body or parse result shown in a step. */
 const MAX_SNIPPET = 600;

@@ -3,10 +3,17 @@
 // server takes this interface, never the Scheduler (it cannot start, stop or
 // reconfigure polls), and test/static/architecture.test.ts keeps it so.
 // Every read is of the last snapshots and lines: no I/O, except debugPoll.
-import type { DebugStep } from './debug-poll.js';
 import type { NodeDetail, NodeSummary } from './node-state.js';
 
-export type { DebugStep, NodeDetail, NodeSummary };
+export type { NodeDetail, NodeSummary };
+
+/** One step of a debug poll (debug-poll.ts): what was asked, what came back, and how long it took. */
+export interface DebugStep {
+  /** Milliseconds since the debug poll started. */
+  atMs: number;
+  source: string;
+  text: string;
+}
 
 export interface FleetReader {
   /**

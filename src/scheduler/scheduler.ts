@@ -11,9 +11,9 @@ import { renderChunks, renderNodes } from '../metrics/scrape.js';
 import type { FleetView } from '../metrics/self.js';
 import { SOURCES } from '../sources/registry.js';
 import type { Source } from '../sources/source.js';
-import { debugPoll, type DebugStep } from './debug-poll.js';
+import { debugPoll } from './debug-poll.js';
 import { DueQueue } from './due.js';
-import type { FleetReader } from './fleet.js';
+import type { DebugStep, FleetReader } from './fleet.js';
 import type { NodeDetail, NodeSummary } from './node-state.js';
 import { NodePoller } from './poller.js';
 

@@ -32,8 +32,8 @@ const DOORS: ReadonlyArray<{ from: string; to: string; through: readonly string[
     from: 'server/',
     to: 'scheduler/',
     through: ['scheduler/fleet.ts'],
-    never: ['scheduler/scheduler.ts'],
-    why: 'the server reads the fleet through FleetReader (scheduler/fleet.ts), never the Scheduler, which starts, stops and reconfigures polls',
+    never: ['scheduler/scheduler.ts', 'scheduler/poller.ts', 'scheduler/debug-poll.ts', 'scheduler/due.ts'],
+    why: 'the server reads the fleet through FleetReader (scheduler/fleet.ts), never the Scheduler or the pollers, which start, stop and reconfigure polls',
   },
 ];
 
