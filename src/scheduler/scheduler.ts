@@ -125,11 +125,6 @@ export class Scheduler implements FleetView, FleetReader {
     return this.limiter.queued;
   }
 
-  /** Every node's series. No I/O: renders the last snapshots. */
-  render(): Buffer {
-    return renderNodes(Array.from(this.pollers.values(), (p) => p.nodeLines));
-  }
-
   /**
    * Every node's series in chunks, rendered as they are pulled from the nodes'
    * lines (a poll that ends during the scrape may update a node's families in

@@ -7,7 +7,7 @@ import { promtoolFindings } from '../helpers/promtool.js';
 import { prometheusGenerations } from '../helpers/monitoring.js';
 import { defined } from '../helpers/assert.js';
 import { IN_CI } from '../rules/lib.js';
-import { sample, startTestExporter, waitForPolls, type TestExporter } from '../helpers/exporter.js';
+import { nodeSeries, sample, startTestExporter, waitForPolls, type TestExporter } from '../helpers/exporter.js';
 
 const GOLDEN = 'test/golden/metrics.prom';
 const FIXED_NOW_MS = 1_795_184_110_000;
@@ -67,7 +67,7 @@ function normalized(text: string): string {
 
 describe('golden /metrics', () => {
   it('matches test/golden/metrics.prom', () => {
-    const nodes = normalized(exporter.scheduler.render().toString());
+    const nodes = normalized(nodeSeries(exporter.scheduler));
     if (process.env.UPDATE_GOLDEN === '1') writeFileSync(GOLDEN, nodes);
     expect(existsSync(GOLDEN), `${GOLDEN} is missing: run UPDATE_GOLDEN=1 npx vitest run test/e2e/golden.test.ts and review it`).toBe(true);
     expect(nodes).toBe(readFileSync(GOLDEN, 'utf8'));
@@ -75,7 +75,7 @@ describe('golden /metrics', () => {
 
   it('serves the node series, the exporter series and the process metrics on /metrics', async () => {
     const text = await exporter.metrics();
-    expect(text).toContain(exporter.scheduler.render().toString().split('\n')[0]);
+    expect(text).toContain(nodeSeries(exporter.scheduler).split('\n')[0]);
     expect(sample(text, 'avalanchego_exporter_targets')).toBe(2);
     expect(text).toMatch(/^avalanchego_exporter_build_info\{version="[^"]+",revision="[^"]+",nodejs_version="v\d+/m);
     expect(text).toContain('process_cpu_seconds_total');

@@ -13,7 +13,7 @@ import { indexApi } from '../../src/sources/index-api.js';
 import { SOURCES } from '../../src/sources/registry.js';
 import type { Source } from '../../src/sources/source.js';
 import { startFakeNode, waitFor, type FakeNode } from '../helpers/fake-node.js';
-import { sample } from '../helpers/exporter.js';
+import { nodeSeries, sample } from '../helpers/exporter.js';
 
 const NODE_ID = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
 
@@ -114,7 +114,7 @@ describe('the Source contract', () => {
     await waitFor(() => seen.includes(NODE_ID) && requestsTo('/ext/info') >= 5, 'version polls seeing the node ID', 15_000);
     expect(requestsTo('/ext/health')).toBeLessThan(requestsTo('/ext/info'));
 
-    const text = scheduler.render().toString();
+    const text = nodeSeries(scheduler);
     expect(sample(text, 'avalanchego_exporter_poll_success{node="n",source="version"}')).toBe(1);
     expect(sample(text, 'avalanchego_up{node="n"}')).toBe(1);
     // Poll metrics of each family in the order of the sources list.
@@ -143,7 +143,7 @@ describe('the Source contract', () => {
     await s.start();
     await waitFor(() => polls(s) >= 2, 'two health polls');
     expect(node.requests.every((r) => r.path === '/ext/health')).toBe(true);
-    expect(scheduler.render().toString()).not.toContain('source="version"');
+    expect(nodeSeries(scheduler)).not.toContain('source="version"');
   });
 
   it('the scheduler polls nothing before start()', async () => {
@@ -167,7 +167,7 @@ describe('the Source contract', () => {
     }
     const polled = node.requests.length;
     expect(scheduler.summaries()).toEqual([]);
-    expect(scheduler.render().length).toBe(0);
+    expect(nodeSeries(scheduler).length).toBe(0);
     await scheduler.start();
     await waitFor(() => polls(s) >= 1, 'a poll after start()');
     expect(node.requests.length).toBeGreaterThan(polled);

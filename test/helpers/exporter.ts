@@ -77,3 +77,8 @@ export function closeAfterEach(started: () => ReadonlyArray<{ close(): Promise<v
     if (errors.length > 0) throw errors[0];
   });
 }
+
+/** Every node's series as /metrics serves them after the exporter's own (the scheduler's chunks, joined). */
+export function nodeSeries(fleet: { renderChunks(): Iterable<Buffer> }): string {
+  return Buffer.concat([...fleet.renderChunks()]).toString();
+}
