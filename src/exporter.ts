@@ -38,6 +38,9 @@ export interface RunningExporter {
   close(): Promise<void>;
 }
 
+/** The exporter's port when --web.listen-address is not given (Prometheus default port allocations). */
+export const DEFAULT_LISTEN_ADDRESS = ':10650';
+
 export function parseListenAddress(address: string): { host: string | undefined; port: number } {
   const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/.exec(address);
   const port = m ? Number(m[3]) : NaN;

@@ -26,3 +26,21 @@ export function decodeCb58(text: string): { bytes: Buffer } | { error: string } 
   if (!checksum.equals(raw.subarray(-4))) return { error: 'its checksum does not match (a character is wrong or missing)' };
   return { bytes };
 }
+
+/**
+ * The shape of a node ID, length bounded: `NodeID-` and 20 to 34 base58
+ * characters (24 bytes: the ID and its checksum). Cheap enough for every poll;
+ * isNodeId() also decodes it.
+ */
+export const NODE_ID_SHAPE = /^NodeID-[1-9A-HJ-NP-Za-km-z]{20,34}$/;
+
+/**
+ * Whether text is a node ID as AvalancheGo writes it: `NodeID-` and the CB58
+ * of 20 bytes. A node's answer is checked with it, so that a 1 MB "node ID" is
+ * never sent back to the node, served or printed.
+ */
+export function isNodeId(text: string): boolean {
+  if (!NODE_ID_SHAPE.test(text)) return false;
+  const decoded = decodeCb58(text.slice('NodeID-'.length));
+  return 'bytes' in decoded && decoded.bytes.length === 20;
+}

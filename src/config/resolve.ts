@@ -251,6 +251,24 @@ export function resolveConfig(config: RawConfig, baseDir: string): Resolved {
         password = files.read(path, auth.password_file, MAX_PASSWORD_BYTES, problems)?.replace(/\r?\n$/, '') ?? '';
       }
       resolved.basicAuth = { username: auth.username, password };
+      // Both set the Authorization header: one would silently replace the other.
+      const header = Object.keys(resolved.headers).find((name) => name.toLowerCase() === 'authorization');
+      if (header !== undefined) {
+        const headers = where(layers, 'headers');
+        const basic = where(layers, 'basic_auth');
+        const path = [
+          ...(headers.layer >= basic.layer ? (headers.path ?? []) : (basic.path ?? [])),
+          ...(headers.layer >= basic.layer ? [header] : []),
+        ];
+        const id = path.join('.');
+        if (!reported.has(id)) {
+          reported.add(id);
+          problems.push({
+            path: path.length > 0 ? path : ['targets', i],
+            message: `headers.${header} and basic_auth both set the Authorization header for target "${t.name}": keep one (basic_auth for a user and password, headers.${header} for a bearer token or another scheme)`,
+          });
+        }
+      }
     }
     return resolved;
   });

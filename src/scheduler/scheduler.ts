@@ -2,6 +2,7 @@
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../clock.js';
 import { lazyChild } from '../log.js';
+import { nameHash } from '../util/hash.js';
 import type { Config, TargetConfig } from '../config/schema.js';
 import type { Dispatchers } from '../rpc/client.js';
 import { Limiter } from '../rpc/limiter.js';
@@ -9,7 +10,10 @@ import { renderChunks, renderNodes } from '../metrics/render.js';
 import type { FleetView } from '../metrics/self.js';
 import { SOURCES } from '../sources/registry.js';
 import type { Source } from '../sources/source.js';
-import { NodePoller, type NodeSummary, type NodeDetail, type DebugStep } from './poller.js';
+import { debugPoll, type DebugStep } from './debug-poll.js';
+import { DueQueue } from './due.js';
+import type { NodeDetail, NodeSummary } from './node-state.js';
+import { NodePoller } from './poller.js';
 
 export interface SchedulerDeps {
   dispatchers: Dispatchers;
@@ -21,20 +25,9 @@ export interface SchedulerDeps {
   onPollStart?: (delaySeconds: number) => void;
 }
 
-/** A stable fraction in [0,1) from a name (FNV-1a), so a fleet's first polls spread over the interval. */
+/** A stable fraction in [0,1) from a name, so a fleet's first polls spread over the interval. */
 export function spreadFraction(name: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < name.length; i++) {
-    h ^= name.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  // Finalizer (murmur3 fmix32): fleets use sequential names, which FNV alone spreads unevenly.
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return (h >>> 0) / 2 ** 32;
+  return nameHash(name)[0] / 2 ** 32;
 }
 
 export class Scheduler implements FleetView {
@@ -45,6 +38,8 @@ export class Scheduler implements FleetView {
   private config: Config;
   private started = false;
   private readonly debugPolls = new Map<string, Promise<DebugStep[]>>();
+  /** This exporter's poll timetable: every source loop of every node waits in it (due.ts). */
+  private readonly timetable = new DueQueue();
 
   constructor(
     private readonly deps: SchedulerDeps,
@@ -94,6 +89,7 @@ export class Scheduler implements FleetView {
           limiter: this.limiter,
           clock: this.clock,
           sources: this.sources,
+          timetable: this.timetable,
           ...(this.deps.onPollStart ? { onPollStart: this.deps.onPollStart } : {}),
         },
         lazyChild(this.deps.logger, { node: target.name }),
@@ -120,10 +116,6 @@ export class Scheduler implements FleetView {
 
   get requestsQueued(): number {
     return this.limiter.queued;
-  }
-
-  has(name: string): boolean {
-    return this.pollers.has(name);
   }
 
   /** Every node's series. No I/O: renders the last snapshots. */
@@ -172,7 +164,7 @@ export class Scheduler implements FleetView {
     if (!poller) return undefined;
     let running = this.debugPolls.get(name);
     if (!running) {
-      running = poller.debugPoll().finally(() => this.debugPolls.delete(name));
+      running = debugPoll(poller.target, poller.state, poller.client, this.clock).finally(() => this.debugPolls.delete(name));
       this.debugPolls.set(name, running);
     }
     return running;

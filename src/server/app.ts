@@ -12,6 +12,8 @@ import { configPage } from './config-page.js';
 import type { Config } from '../config/schema.js';
 import type { ShardSpec } from '../shard.js';
 import type { WebGuard } from '../web/guard.js';
+import { shorten } from '../util/text.js';
+import { PAGE_HEADERS } from './page-headers.js';
 
 /**
  * Liveness and readiness say nothing but "up" and a count: they stay open to
@@ -80,7 +82,7 @@ function serveProbe(options: AppOptions, req: IncomingMessage, res: ServerRespon
   }
   if (body === undefined) {
     // Only configured names: /probe never fetches an arbitrary URL.
-    const shown = target.length > 128 ? `${target.slice(0, 128)}…` : target;
+    const shown = shorten(target, 128);
     plain(
       res,
       404,
@@ -129,6 +131,11 @@ export function createApp(options: AppOptions): express.Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   const { guard } = options;
+  // Safe defaults for every answer (a web config's headers, set by the guard below, override them).
+  app.use((_req, res, next) => {
+    for (const [name, value] of PAGE_HEADERS) res.setHeader(name, value);
+    next();
+  });
   if (guard) {
     app.use((req, res, next) => {
       guard.middleware(req, res, next, !OPEN_PATHS.has(req.path));
@@ -221,7 +228,7 @@ export function createApp(options: AppOptions): express.Express {
     const name = String(req.params.name);
     const detail = options.scheduler().detail(name);
     if (!detail) {
-      const shown = name.length > 128 ? `${name.slice(0, 128)}…` : name;
+      const shown = shorten(name, 128);
       res
         .status(404)
         .type('text/plain')

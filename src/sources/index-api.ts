@@ -7,14 +7,16 @@ import type { Logger } from 'pino';
 import type { IndexEndpoint } from '../config/schema.js';
 import type { RpcReply } from '../rpc/client.js';
 import { jsonKind } from '../util/json-kind.js';
-import { InvalidResponseError, RpcError } from '../rpc/errors.js';
+import { InvalidResponseError, NotFoundAtUrlError, RpcError } from '../rpc/errors.js';
 import { decodeRpc } from '../rpc/jsonrpc.js';
 import type { LinesBuilder } from '../metrics/render.js';
 import { parseRfc3339 } from '../util/gotime.js';
+import type { PageSection } from './section.js';
+import { uint64 } from '../util/uint64.js';
 import type { Source, StateWatcher } from './source.js';
+import { HEALTH_METHOD, health } from './health.js';
 
 export const INDEX_METHOD = 'index.getLastAccepted';
-const MAX_UINT64 = 2n ** 64n - 1n;
 export const EMPTY_INDEX_MESSAGE = 'no containers have been accepted';
 
 export type EndpointSnapshot =
@@ -42,13 +44,53 @@ export const indexApi: Source<IndexSnapshot> = {
         }
       }),
     );
+    if (endpoints.every((e) => e.state === 'disabled') && ctx.node.latest(health) === undefined) {
+      // Every endpoint 404 and no health answer to show the URL is a node's: ask /ext/health once.
+      // 404 there too says the URL is wrong, not that the node has indexing off.
+      const probe = await ctx.rpc('/ext/health', HEALTH_METHOD, {});
+      if (probe.status === 404) throw wrongBaseUrl(ctx.target.url, probe);
+    }
     return { endpoints };
   },
   failure: (snapshot) => snapshot.endpoints.find((e) => e.state === 'failed')?.error,
   reuse: reuseIndex,
   samples: addIndexLines,
   watch: watchIndexing,
+  sections: indexSections,
 };
+
+/** The node page: each endpoint's state, last accepted index and its time, or why there is none. */
+function indexSections(s: IndexSnapshot | undefined): PageSection[] {
+  return [
+    {
+      title: 'Index endpoints',
+      columns: ['endpoint', 'state', 'last accepted index', 'accepted'],
+      rows: (s?.endpoints ?? []).map((e) => {
+        const state = { text: e.state };
+        switch (e.state) {
+          case 'ok':
+            return { label: e.endpoint, values: [state, { number: e.lastIndex }, { time: e.timestampSeconds }] };
+          case 'failed':
+            return { label: e.endpoint, values: [state, { error: e.error instanceof Error ? e.error.message : String(e.error) }] };
+          case 'disabled':
+            return { label: e.endpoint, values: [state, { text: 'indexing is off on the node (HTTP 404)', tone: 'dim' as const }] };
+          case 'empty':
+            return { label: e.endpoint, values: [state, { text: 'no container accepted yet', tone: 'dim' as const }] };
+        }
+      }),
+      empty: 'The index source has not answered yet.',
+    },
+  ];
+}
+
+/** Pure: the error for a URL that answers 404 on /ext/health and on every index endpoint. */
+export function wrongBaseUrl(url: string, healthReply: RpcReply): NotFoundAtUrlError {
+  return new NotFoundAtUrlError(
+    healthReply.body,
+    healthReply.url,
+    `and from every /ext/index endpoint: ${url} is not an AvalancheGo node's base URL (a pasted API path such as /ext/bc/C/rpc, or a wrong proxy prefix); give the base, e.g. http://10.0.0.5:9650. Not reported as indexing off`,
+  );
+}
 
 /** `next`'s values in `previous`'s objects when it has the same endpoints (an endpoint still `ok` keeps its object); else `next`. */
 export function reuseIndex(previous: IndexSnapshot, next: IndexSnapshot): IndexSnapshot {
@@ -84,18 +126,14 @@ export function parseLastAccepted(endpoint: IndexEndpoint, result: unknown): End
   const { id, timestamp, index } = result as Record<string, unknown>;
   if (typeof id !== 'string') throw noContainer('id: expected a string', id);
   if (typeof timestamp !== 'string') throw noContainer('timestamp: expected a string', timestamp);
-  // json.Uint64: a decimal string on the wire; accept a number as the node's decoder does.
-  let lastIndex: number;
-  if (typeof index === 'string' && /^\d+$/.test(index)) lastIndex = Number(index);
-  else if (typeof index === 'number' && Number.isInteger(index) && index >= 0) lastIndex = index;
-  else throw noContainer('index: expected a decimal string', typeof index === 'string' ? `"${index.slice(0, 40)}"` : index);
+  // json.Uint64: a decimal string on the wire (a number is accepted, as the node's decoder does); over 2^64-1 it is no index (and would be served as 1e+26).
+  const lastIndex = uint64(index);
+  if (lastIndex === undefined) {
+    throw noContainer('index: expected a decimal string of at most 2^64-1', typeof index === 'string' ? `"${index.slice(0, 40)}"` : index);
+  }
   const time = parseRfc3339(timestamp);
   if (!time) {
     throw new InvalidResponseError(`${INDEX_METHOD} on ${endpoint} returned a timestamp that is not RFC 3339: ${JSON.stringify(timestamp)}`);
-  }
-  // AvalancheGo's index is a uint64: anything larger is not an index (and would be served as 1e+26).
-  if (typeof index === 'string' ? BigInt(index) > MAX_UINT64 : lastIndex > Number(MAX_UINT64)) {
-    throw new InvalidResponseError(`${INDEX_METHOD} on ${endpoint} returned an index above 2^64-1: ${String(index).slice(0, 40)}`);
   }
   return { endpoint, state: 'ok', lastIndex, timestampSeconds: time.seconds };
 }

@@ -11,10 +11,12 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { RpcReply } from '../rpc/client.js';
 import { InvalidResponseError, RpcError } from '../rpc/errors.js';
-import { decodeRpc } from '../rpc/jsonrpc.js';
+import { decodeRpc, isMethodNotFound } from '../rpc/jsonrpc.js';
 import type { LinesBuilder } from '../metrics/render.js';
 import { parseRfc3339 } from '../util/gotime.js';
+import { isNodeId } from '../config/cb58.js';
 import type { Source, StateWatcher } from './source.js';
+import { firstIssue, uint } from './wire.js';
 
 export const INFO_PATH = '/ext/info';
 export const INFO_METHODS = ['info.getNodeID', 'info.getNodeVersion', 'info.getNetworkID', 'info.uptime', 'info.upgrades', 'info.peers'] as const;
@@ -27,8 +29,6 @@ export type InfoMethod = (typeof INFO_METHODS)[number];
  */
 export type MethodState = 'ok' | 'not_validator' | 'unsupported' | 'start_time_bootstrapping' | 'start_time_not_found';
 
-/** gorilla/rpc's answer for a method or service the node's version does not have. */
-const METHOD_NOT_FOUND = /^rpc: can't find (method|service) /;
 /** info.uptime on a node outside the primary network's validator set: `couldn't get node uptime: node is not a validator` (v1.7: `this is not a validator node`). */
 const NOT_VALIDATOR = /not a validator/;
 /**
@@ -116,7 +116,7 @@ export type InfoAnswers = Record<InfoMethod, RpcReply | Failed>;
 export function methodOutcome(reply: RpcReply): { state: 'ok'; result: unknown } | { state: Exclude<MethodState, 'ok'> } {
   const outcome = decodeRpc(reply);
   if (outcome.ok) return { state: 'ok', result: outcome.result };
-  if (METHOD_NOT_FOUND.test(outcome.message)) return { state: 'unsupported' };
+  if (isMethodNotFound(outcome.message)) return { state: 'unsupported' };
   if (reply.method === 'info.uptime') {
     if (NOT_VALIDATOR.test(outcome.message)) return { state: 'not_validator' };
     if (outcome.message.endsWith(START_TIME_ERRORS.start_time_bootstrapping)) return { state: 'start_time_bootstrapping' };
@@ -174,19 +174,12 @@ function invalid(method: string, what: string): InvalidResponseError {
   return new InvalidResponseError(`${method} returned ${what}`);
 }
 
-/** First zod issue as `path: message`. */
-function firstIssue(error: z.ZodError): string {
-  const issue = error.issues[0];
-  return issue ? `${issue.path.join('.') || 'result'}: ${issue.message}` : 'result: not what was expected';
-}
-
-// json.Uint32/Uint64 are decimal strings on the wire; the node's own decoder also takes numbers.
-const uint = z.union([z.string().regex(/^\d+$/, 'expected a decimal string'), z.number().int().nonnegative()]);
 // json.Float64 is a decimal string with four decimals.
 const decimal = z.union([z.string().regex(/^-?\d+(\.\d+)?$/, 'expected a decimal string'), z.number()]);
 
 const nodeIdSchema = z.object({
-  nodeID: z.string().regex(/^NodeID-[1-9A-HJ-NP-Za-km-z]+$/, 'expected NodeID-…'),
+  // Bounded to the real format: the ID is sent back to the node (platform.getCurrentValidators), served and printed.
+  nodeID: z.string().refine(isNodeId, 'expected NodeID- and the CB58 of 20 bytes'),
   nodePOP: z.object({ publicKey: z.string().regex(/^0x[0-9a-fA-F]+$/, 'expected 0x-hex') }).nullish(),
 });
 
@@ -228,7 +221,7 @@ function compareVersions(a: [number, number, number], b: [number, number, number
 export function parseNetworkId(result: unknown): string {
   const r = z.object({ networkID: uint }).safeParse(result);
   if (!r.success) throw invalid('info.getNetworkID', `no network ID: ${firstIssue(r.error)}`);
-  return String(Number(r.data.networkID));
+  return String(r.data.networkID);
 }
 
 const uptimeSchema = z.object({ rewardingStakePercentage: decimal, weightedAveragePercentage: decimal });

@@ -13,13 +13,15 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { RpcReply } from '../rpc/client.js';
 import { InvalidResponseError, RpcError } from '../rpc/errors.js';
-import { decodeRpc } from '../rpc/jsonrpc.js';
+import { decodeRpc, isMethodNotFound } from '../rpc/jsonrpc.js';
 import type { LinesBuilder } from '../metrics/render.js';
+import { uint64Schema } from '../util/uint64.js';
 import { INFO_PATH, heliconOf, info, methodOutcome, parseNodeId, parseUpgrades, type InfoSnapshot } from './info.js';
 import type { PollContext, Source, StateWatcher } from './source.js';
+import { uint } from './wire.js';
+import { PRIMARY_NETWORK_ID } from '../config/schema.js';
 
 export const PLATFORM_PATH = '/ext/bc/P';
-export const PRIMARY_NETWORK = '11111111111111111111111111111111LpoYY';
 export const PLATFORM_METHODS = ['platform.getCurrentValidators', 'platform.getValidatorFeeState', 'platform.getHeight'] as const;
 export type PlatformMethod = (typeof PLATFORM_METHODS)[number];
 export type PlatformMethodState = 'ok' | 'not_bootstrapped' | 'unsupported';
@@ -95,7 +97,7 @@ export const platform: Source<PlatformSnapshot> = {
     if (nodeId === undefined)
       throw new InvalidResponseError('info.getNodeID gave no node ID: the node ID to look up in the validator set is unknown');
     // The config refuses the primary network in `subnets`: it is always checked.
-    const subnets = [PRIMARY_NETWORK, ...ctx.target.platform.subnets];
+    const subnets = [PRIMARY_NETWORK_ID, ...ctx.target.platform.subnets];
     const settle = (p: Promise<RpcReply>) =>
       p.then(
         (reply): RpcReply | { failed: unknown } => reply,
@@ -151,7 +153,7 @@ function platformOutcome(reply: RpcReply): { state: 'ok'; result: unknown } | { 
   if (reply.status === 503) return { state: 'not_bootstrapped' };
   const outcome = decodeRpc(reply);
   if (outcome.ok) return { state: 'ok', result: outcome.result };
-  if (/^rpc: can't find (method|service) /.test(outcome.message)) return { state: 'unsupported' };
+  if (isMethodNotFound(outcome.message)) return { state: 'unsupported' };
   throw new RpcError(outcome.code, outcome.message, reply.method);
 }
 
@@ -206,8 +208,6 @@ export function parsePlatform(a: PlatformAnswers): PlatformSnapshot {
   return s;
 }
 
-// json.Uint64 is a decimal string; the node's decoder also takes a number.
-const uint = z.union([z.string().regex(/^\d+$/, 'expected a decimal string'), z.number().int().nonnegative()]);
 const key = z.string().regex(/^0x[0-9a-fA-F]+$/, 'expected 0x-hex');
 
 const stakerSchema = z.object({
@@ -258,9 +258,9 @@ export function parseOwnEntry(result: unknown, nodeId: string): ValidatorEntry |
       if (!v.success) throw invalid(`an L1 validator entry without ${v.error.issues[0]?.path.join('.') ?? 'a field it needs'}`);
       return {
         kind: 'l1',
-        weight: Number(v.data.weight),
-        startSeconds: Number(v.data.startTime),
-        balance: Number(v.data.balance),
+        weight: v.data.weight,
+        startSeconds: v.data.startTime,
+        balance: v.data.balance,
         ...(v.data.publicKey ? { registeredKey: v.data.publicKey.toLowerCase() } : {}),
       };
     }
@@ -270,10 +270,10 @@ export function parseOwnEntry(result: unknown, nodeId: string): ValidatorEntry |
     if (weight === undefined) throw invalid('a validator entry without weight');
     const staker: ValidatorEntry = {
       kind: 'staker',
-      weight: Number(weight),
-      startSeconds: Number(v.data.startTime),
-      endSeconds: Number(v.data.endTime),
-      ...(v.data.potentialReward !== undefined ? { potentialReward: Number(v.data.potentialReward) } : {}),
+      weight,
+      startSeconds: v.data.startTime,
+      endSeconds: v.data.endTime,
+      ...(v.data.potentialReward !== undefined ? { potentialReward: v.data.potentialReward } : {}),
       ...(v.data.signer?.publicKey ? { registeredKey: v.data.signer.publicKey.toLowerCase() } : {}),
     };
     if (v.data.nextPeriod !== undefined) staker.autoRenew = autoRenewOf(v.data);
@@ -284,13 +284,13 @@ export function parseOwnEntry(result: unknown, nodeId: string): ValidatorEntry |
 
 /** The auto-renew config of an entry that carries `nextPeriod`. */
 function autoRenewOf(d: z.infer<typeof stakerSchema>): AutoRenew {
-  const shares = Number(d.autoCompoundRewardShares ?? 0);
+  const shares = d.autoCompoundRewardShares ?? 0;
   if (shares > 1_000_000) throw invalid(`autoCompoundRewardShares ${shares}, more than 1,000,000 (100 %)`);
   return {
-    nextPeriodSeconds: Number(d.nextPeriod),
+    nextPeriodSeconds: d.nextPeriod ?? 0,
     autoCompoundRatio: shares / 1_000_000,
-    ...(d.restakedValidationRewards !== undefined ? { restakedValidationRewards: Number(d.restakedValidationRewards) } : {}),
-    ...(d.restakedDelegateeRewards !== undefined ? { restakedDelegateeRewards: Number(d.restakedDelegateeRewards) } : {}),
+    ...(d.restakedValidationRewards !== undefined ? { restakedValidationRewards: d.restakedValidationRewards } : {}),
+    ...(d.restakedDelegateeRewards !== undefined ? { restakedDelegateeRewards: d.restakedDelegateeRewards } : {}),
   };
 }
 
@@ -298,7 +298,7 @@ function autoRenewOf(d: z.infer<typeof stakerSchema>): AutoRenew {
 export function parseHeight(result: unknown): number {
   const r = z.object({ height: uint }).safeParse(result);
   if (!r.success) throw new InvalidResponseError(`platform.getHeight returned no height: ${r.error.issues[0]?.message ?? 'not a height'}`);
-  return Number(r.data.height);
+  return r.data.height;
 }
 
 /** Pure: the uptime requirement of the node's primary-network validation, or undefined when the Helicon time is unknown. */
@@ -309,10 +309,10 @@ export function uptimeRequirement(entry: ValidatorEntry, heliconSeconds: number 
 
 /** Pure: platform.getValidatorFeeState → price in nAVAX per second (a plain number on the wire). */
 export function parseFeeState(result: unknown): number {
-  const r = z.object({ price: z.union([z.number().nonnegative(), z.string().regex(/^\d+$/)]) }).safeParse(result);
+  const r = z.object({ price: uint64Schema }).safeParse(result);
   if (!r.success)
     throw new InvalidResponseError(`platform.getValidatorFeeState returned no price: ${r.error.issues[0]?.message ?? 'not a fee state'}`);
-  return Number(r.data.price);
+  return r.data.price;
 }
 
 function addPlatformLines(b: LinesBuilder, s: PlatformSnapshot | undefined): void {
@@ -324,7 +324,7 @@ function addPlatformLines(b: LinesBuilder, s: PlatformSnapshot | undefined): voi
     b.add('avalanchego_validator_start_timestamp_seconds', entry.startSeconds, labels);
     if (entry.kind === 'staker') b.add('avalanchego_validator_end_timestamp_seconds', entry.endSeconds, labels);
     b.add('avalanchego_validator_weight', entry.weight, labels);
-    if (subnet === PRIMARY_NETWORK && entry.kind === 'staker') {
+    if (subnet === PRIMARY_NETWORK_ID && entry.kind === 'staker') {
       b.add('avalanchego_validator_potential_reward_navax', entry.potentialReward);
       b.add('avalanchego_validator_uptime_requirement_ratio', uptimeRequirement(entry, s.heliconSeconds), labels);
       const renew = entry.autoRenew;

@@ -12,6 +12,7 @@ import { InvalidResponseError, RpcError } from '../rpc/errors.js';
 import { decodeRpc } from '../rpc/jsonrpc.js';
 import type { LinesBuilder } from '../metrics/render.js';
 import type { Source, StateWatcher } from './source.js';
+import { firstIssue, uint } from './wire.js';
 
 export const PROPOSERVM_METHOD = 'proposervm.getCurrentEpoch';
 const METHOD_NOT_FOUND = /^rpc: can't find (method|service) /;
@@ -52,8 +53,6 @@ export const proposervm: Source<ProposerVmSnapshot> = {
   watch: watchProposer,
 };
 
-// json.Uint64: a decimal string; the node's decoder also takes a number.
-const uint = z.union([z.string().regex(/^\d{1,20}$/, 'expected a decimal string'), z.number().int().nonnegative()]);
 const epochSchema = z.object({ number: uint, startTime: uint, pChainHeight: uint });
 
 /** Pure: one chain's answer → its epoch, or `unsupported` for a release without the method. */
@@ -69,16 +68,8 @@ export function parseEpochReply(chain: string, reply: RpcReply): ProposerChainSn
 /** Pure: the `result` of proposervm.getCurrentEpoch (`{"number","startTime","pChainHeight"}`, vms/proposervm/service.go GetEpochResponse). */
 export function parseEpoch(chain: string, result: unknown): Epoch {
   const r = epochSchema.safeParse(result);
-  if (!r.success) {
-    const issue = r.error.issues[0];
-    throw new InvalidResponseError(
-      `${PROPOSERVM_METHOD} on ${chain} returned no epoch: ${issue ? `${issue.path.join('.') || 'result'}: ${issue.message}` : 'not an epoch'}`,
-    );
-  }
-  const values = [r.data.number, r.data.startTime, r.data.pChainHeight].map(Number);
-  if (!values.every(Number.isSafeInteger)) throw new InvalidResponseError(`${PROPOSERVM_METHOD} on ${chain} returned a value beyond 2^53`);
-  const [number, startSeconds, pChainHeight] = values as [number, number, number];
-  return { number, startSeconds, pChainHeight };
+  if (!r.success) throw new InvalidResponseError(`${PROPOSERVM_METHOD} on ${chain} returned no epoch: ${firstIssue(r.error)}`);
+  return { number: r.data.number, startSeconds: r.data.startTime, pChainHeight: r.data.pChainHeight };
 }
 
 function addProposerLines(b: LinesBuilder, s: ProposerVmSnapshot | undefined): void {

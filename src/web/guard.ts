@@ -14,6 +14,12 @@ const UNKNOWN_USER_HASH = '$2b$10$UQNxG8QbOtfmSyj7Oyl8xObAAwA4BUoUJg9VdhcFQYEiys
 
 /** bcrypt checks waiting their turn before new ones are refused with 429. */
 export const MAX_PENDING_BCRYPT = 32;
+/**
+ * bcrypt checks one client address may have waiting. A flood of wrong
+ * passwords from one address fills its own share, not the queue: other users
+ * (whose password is not cached yet) keep getting in.
+ */
+export const MAX_PENDING_BCRYPT_PER_ADDRESS = 4;
 
 interface Verified {
   hash: string;
@@ -35,8 +41,14 @@ export function parseBasicAuth(header: string | undefined): { user: string; pass
 export class WebGuard {
   /** One verified password per user: a scrape with the right credentials costs a SHA-256, not a bcrypt. */
   private readonly verified = new Map<string, Verified>();
-  /** bcrypt runs one at a time (it is CPU work that polls share): a queue, bounded. */
-  private chain: Promise<unknown> = Promise.resolve();
+  /**
+   * bcrypt runs one at a time (it is CPU work that polls share). Waiting checks
+   * queue per client address and the addresses take turns (round robin), so a
+   * flooding address delays another user by one check, not by its whole queue.
+   */
+  private readonly waiting = new Map<string, Array<() => void>>();
+  private readonly pendingByAddress = new Map<string, number>();
+  private running = false;
   private pending = 0;
   /** bcrypt comparisons run so far (the cache's effect, for tests and the curious). */
   bcryptRuns = 0;
@@ -48,10 +60,6 @@ export class WebGuard {
     private readonly now: () => number = () => performance.now(),
   ) {
     this.resetBucket();
-  }
-
-  get current(): WebConfig {
-    return this.config;
   }
 
   /** Takes a reloaded web config: verified passwords stay valid only while the user's hash is unchanged. */
@@ -78,28 +86,56 @@ export class WebGuard {
     return true;
   }
 
-  /** Whether user and password match, in constant time once verified; a bcrypt (queued) otherwise. */
-  async check(user: string, password: string): Promise<boolean | 'busy'> {
+  /** Whether user and password match, in constant time once verified; a bcrypt (queued behind the address's turn) otherwise. */
+  async check(user: string, password: string, address = ''): Promise<boolean | 'busy'> {
     const hash = this.config.users.get(user);
     const digest = createHash('sha256').update(password, 'utf8').digest();
     const known = hash !== undefined ? this.verified.get(user) : undefined;
     if (known && known.hash === hash && timingSafeEqual(known.digest, digest)) return true;
-    if (this.pending >= MAX_PENDING_BCRYPT) return 'busy';
+    const mine = this.pendingByAddress.get(address) ?? 0;
+    if (this.pending >= MAX_PENDING_BCRYPT || mine >= MAX_PENDING_BCRYPT_PER_ADDRESS) return 'busy';
     this.pending++;
-    const run = this.chain.then(() => {
-      this.bcryptRuns++;
-      return bcrypt.compare(password, hash ?? UNKNOWN_USER_HASH);
-    });
-    this.chain = run.catch(() => false);
+    this.pendingByAddress.set(address, mine + 1);
     let ok: boolean;
     try {
-      ok = (await run) && hash !== undefined;
+      await this.turn(address);
+      this.bcryptRuns++;
+      ok = (await bcrypt.compare(password, hash ?? UNKNOWN_USER_HASH)) && hash !== undefined;
     } finally {
       this.pending--;
+      const left = (this.pendingByAddress.get(address) ?? 1) - 1;
+      if (left > 0) this.pendingByAddress.set(address, left);
+      else this.pendingByAddress.delete(address);
+      this.next();
     }
     // Cache only when the config still holds the same hash (a reload may have come meanwhile).
     if (ok && hash !== undefined && this.config.users.get(user) === hash) this.verified.set(user, { hash, digest });
     return ok;
+  }
+
+  /** Resolves when this address's turn to run bcrypt comes. */
+  private turn(address: string): Promise<void> {
+    return new Promise((resolve) => {
+      const queue = this.waiting.get(address);
+      if (queue) queue.push(resolve);
+      else this.waiting.set(address, [resolve]);
+      if (!this.running) this.next();
+    });
+  }
+
+  /** Starts the next waiting check: the first address in line, which then goes to the back of the line. */
+  private next(): void {
+    const first = this.waiting.entries().next();
+    if (first.done) {
+      this.running = false;
+      return;
+    }
+    const [address, queue] = first.value;
+    const start = queue.shift();
+    this.waiting.delete(address);
+    if (queue.length > 0) this.waiting.set(address, queue);
+    this.running = true;
+    start?.();
   }
 
   /** Express-style middleware: answers 429 or 401 itself, or calls next(). `auth: false` skips the password (health endpoints). */
@@ -121,7 +157,7 @@ export class WebGuard {
       unauthorized(res);
       return;
     }
-    this.check(credentials.user, credentials.password).then(
+    this.check(credentials.user, credentials.password, req.socket.remoteAddress ?? '').then(
       (ok) => {
         if (ok === 'busy') {
           res.statusCode = 429;

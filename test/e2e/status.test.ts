@@ -35,7 +35,7 @@ let fine: FakeNode;
 let exporter: TestExporter;
 
 beforeAll(async () => {
-  sick = await startFakeNode({ '/ext/health': { body: healthAnswer(), headers: { 'node-id': 'NodeID-sick' } } });
+  sick = await startFakeNode({ '/ext/health': { body: healthAnswer(), headers: { 'node-id': 'NodeID-6NptFsaUZsFk8A626YgwkkgiB8PhqMWxH' } } });
   fine = await startFakeNode({ '/ext/health': { fixture: 'health/healthy-v1.14.2.json' } });
   exporter = await startTestExporter(`
 defaults:
@@ -103,7 +103,7 @@ describe('one node on /node/<name>', () => {
     // Up to 2,000 characters of an error text here.
     expect(html).toContain('x'.repeat(2000));
     expect(html).not.toContain('x'.repeat(2001));
-    expect(html).toContain('NodeID-sick');
+    expect(html).toContain('NodeID-6NptFsaUZsFk8A626YgwkkgiB8PhqMWxH');
     expect(html).toMatch(/<tr><td>health<\/td><td>1s<\/td><td class="n">\d+<\/td>/);
     expect(html).toContain('<a href="../probe?target=sick">raw series (/probe)</a>');
     expect(html).toContain('href="../probe?target=sick&#38;debug=true"');
@@ -144,9 +144,9 @@ describe('/probe?target=…&debug=true', () => {
     const text = await res.text();
     expect(text).toMatch(/\[health\] poll started \(deadline 500 ms\)/);
     expect(text).toMatch(new RegExp(`\\[health\\] POST ${sick.url.replace(/\./g, '\\.')}/ext/health health\\.health \\{\\}`));
-    expect(text).toMatch(/\[health\] {3}→ HTTP 200, \d+ bytes in [\d.]+ ms, node-id NodeID-sick/);
+    expect(text).toMatch(/\[health\] {3}→ HTTP 200, \d+ bytes in [\d.]+ ms, node-id NodeID-6NptFsaUZsFk8A626YgwkkgiB8PhqMWxH/);
     expect(text).toMatch(/\[health\] poll succeeded in \d+ ms/);
-    expect(text).toMatch(/\[health\] parsed: \{"nodeId":"NodeID-sick","healthy":false/);
+    expect(text).toMatch(/\[health\] parsed: \{"nodeId":"NodeID-6NptFsaUZsFk8A626YgwkkgiB8PhqMWxH","healthy":false/);
     expect(text).toContain('avalanchego_up{node="sick"} 1');
     expect(sick.requests.length).toBeGreaterThan(before);
   });
@@ -169,7 +169,7 @@ describe('/probe?target=…&debug=true', () => {
       expect(text).not.toContain('super-secret-token-1234');
       expect(text).not.toContain('hunter2-password');
     } finally {
-      sick.routes.set('/ext/health', { body: healthAnswer(), headers: { 'node-id': 'NodeID-sick' } });
+      sick.routes.set('/ext/health', { body: healthAnswer(), headers: { 'node-id': 'NodeID-6NptFsaUZsFk8A626YgwkkgiB8PhqMWxH' } });
     }
   });
 

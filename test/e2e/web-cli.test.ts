@@ -128,6 +128,12 @@ describe('web flags', () => {
     expect((await get(`${url}/metrics`, { ca: pki.ca })).status).toBe(401);
     const ok = await get(`${url}/metrics`, { ca: pki.ca, auth: 'prometheus:pw' });
     expect(sample(ok.body, 'avalanchego_up{node="a"}')).toBe(1);
+    // The container HEALTHCHECK: https from the same web config, no credentials needed.
+    const health = run(['healthcheck', `--web.listen-address=127.0.0.1:${port}`, `--web.config.file=${web}`]);
+    expect(health.status, `${health.stdout}${health.stderr}`).toBe(0);
+    expect(health.stdout).toContain(`https://127.0.0.1:${port}/-/healthy healthy`);
+    const plain = run(['healthcheck', `--web.listen-address=127.0.0.1:${port}`]);
+    expect(plain.status, `${plain.stdout}${plain.stderr}`).toBe(1);
 
     // Half-open clients: TCP connected, a TLS handshake or a request never finished.
     for (let i = 0; i < 20; i++) {

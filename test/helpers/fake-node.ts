@@ -18,6 +18,17 @@ export interface Route {
   drop?: boolean;
   /** Send the status, headers and the first bytes of the body, then nothing more. */
   stallBody?: boolean;
+  /** A JSON-RPC `result` per method asked on this path (the answer wraps it); other methods get `body`. */
+  methods?: Record<string, unknown>;
+}
+
+function requestMethod(body: string): string | undefined {
+  try {
+    const method = (JSON.parse(body) as { method?: unknown }).method;
+    return typeof method === 'string' ? method : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export interface FakeNode {
@@ -70,7 +81,13 @@ export async function startFakeNode(routes: Record<string, Route> = {}): Promise
           req.socket.destroy();
           return;
         }
-        let text = route.fixture ? fixtureText(route.fixture) : (route.body ?? '');
+        const method = route.methods ? requestMethod(body) : undefined;
+        let text =
+          method !== undefined && route.methods && method in route.methods
+            ? JSON.stringify({ jsonrpc: '2.0', result: route.methods[method], id: 1 })
+            : route.fixture
+              ? fixtureText(route.fixture)
+              : (route.body ?? '');
         // Echo the request's id into a JSON-RPC answer, as a node does (bytes otherwise untouched).
         const id = requestId(body);
         // gorilla writes the id last; go-ethereum (eth_*) second, after "jsonrpc".

@@ -17,6 +17,8 @@ export interface RequestOptions {
   auth?: string;
   headers?: Record<string, string>;
   timeoutMs?: number;
+  /** The client's own address (another loopback address, 127.0.0.2, is another client). */
+  localAddress?: string;
 }
 
 export function get(url: string, options: RequestOptions = {}): Promise<Answer> {
@@ -31,6 +33,7 @@ export function get(url: string, options: RequestOptions = {}): Promise<Answer> 
         ...(options.ca ? { ca: options.ca } : {}),
         ...(options.cert ? { cert: options.cert, key: options.key } : {}),
         ...(options.auth ? { auth: options.auth } : {}),
+        ...(options.localAddress ? { localAddress: options.localAddress } : {}),
         headers: options.headers ?? {},
         timeout: options.timeoutMs ?? 10_000,
       },

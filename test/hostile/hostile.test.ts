@@ -8,7 +8,9 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { REASONS } from '../../src/rpc/errors.js';
-import { loadWebConfigFile } from '../../src/web/config.js';
+import { loadWebConfigFile, parseWebConfigText } from '../../src/web/config.js';
+import { parseConfigText } from '../../src/config/load.js';
+import { bcryptHash } from '../helpers/tls.js';
 import { startTestExporter, waitForPolls, sample, type TestExporter } from '../helpers/exporter.js';
 import { fixtureText, startFakeNode, waitFor, type FakeNode, type Route } from '../helpers/fake-node.js';
 import { defined } from '../helpers/assert.js';
@@ -56,8 +58,8 @@ interface NodeCase {
   up: 0 | 1;
   /** The health or index poll's failure reason, when it fails. */
   reason?: (typeof REASONS)[number];
-  source?: 'health' | 'index';
-  check(metrics: string, exporter: TestExporter): void;
+  source?: 'health' | 'index' | 'info' | 'platform';
+  check(metrics: string, exporter: TestExporter, node: FakeNode | undefined): void | Promise<void>;
 }
 
 const manyChecks = Object.fromEntries(
@@ -66,6 +68,10 @@ const manyChecks = Object.fromEntries(
     { message: {}, timestamp: '2026-11-20T10:15:02Z', duration: 1000, contiguousFailures: 0, timeOfFirstFailure: null },
   ]),
 );
+
+const HUGE = '9'.repeat(400);
+const NODE_ID = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
+const NO_METHOD = JSON.stringify({ jsonrpc: '2.0', error: { code: -32601, message: "rpc: can't find method" }, id: 1 });
 
 const NODE_CASES: NodeCase[] = [
   {
@@ -168,6 +174,103 @@ const NODE_CASES: NodeCase[] = [
       expect(metrics).not.toMatch(/avalanchego_index_last_accepted_index\{node="n"/);
     },
   },
+  {
+    name: 'numbers beyond uint64 (400 digits: network ID, weight, start and end time, fee price) are refused, never +Inf or network_id="Infinity"',
+    routes: {
+      '/ext/health': { fixture: 'health/healthy-v1.14.2.json' },
+      '/ext/info': {
+        body: NO_METHOD,
+        methods: {
+          'info.getNodeID': { nodeID: NODE_ID, nodePOP: null },
+          'info.getNodeVersion': {
+            version: 'avalanchego/1.14.2',
+            databaseVersion: 'v1.4.5',
+            rpcProtocolVersion: '42',
+            gitCommit: '',
+            vmVersions: {},
+          },
+          'info.getNetworkID': { networkID: HUGE },
+        },
+      },
+      '/ext/bc/P': {
+        body: NO_METHOD,
+        methods: {
+          'platform.getValidatorFeeState': { capacity: '20000', excess: '0', price: HUGE, timestamp: '2026-11-20T10:15:02Z' },
+          'platform.getCurrentValidators': {
+            validators: [
+              { nodeID: NODE_ID, txID: 'x', startTime: HUGE, endTime: HUGE, weight: HUGE, potentialReward: HUGE, delegationFee: '2.0000' },
+            ],
+          },
+        },
+      },
+    },
+    up: 1,
+    reason: 'invalid_response',
+    source: 'platform',
+    check(metrics) {
+      const values = metrics.split('\n').filter((l) => l !== '' && !l.startsWith('#') && !l.includes('le="+Inf"'));
+      expect(values.filter((l) => /Inf|Infinity|e\+/.test(l))).toEqual([]);
+      expect(metrics).not.toContain('network_id=');
+      expect(metrics).not.toMatch(/^avalanchego_validator_(weight|stake)/m);
+    },
+  },
+  {
+    name: 'a 1 MB node ID is refused: never sent back to the node, served or logged whole',
+    routes: {
+      '/ext/health': { fixture: 'health/healthy-v1.14.2.json', headers: { 'node-id': `NodeID-${'b'.repeat(8000)}` } },
+      '/ext/info': { body: NO_METHOD, methods: { 'info.getNodeID': { nodeID: `NodeID-${'a'.repeat(1 << 20)}`, nodePOP: null } } },
+      '/ext/bc/P': { body: NO_METHOD },
+    },
+    up: 1,
+    reason: 'invalid_response',
+    source: 'info',
+    check(metrics, exporter, node) {
+      expect(metrics).not.toContain('aaaaaaaaaa');
+      expect(metrics).not.toContain('bbbbbbbbbb');
+      expect(defined(node, 'the fake node').requests.filter((r) => r.body.includes('aaaaaaaaaa'))).toEqual([]);
+      expect(
+        Math.max(
+          ...exporter
+            .rawLogs()
+            .split('\n')
+            .map((l) => l.length),
+        ),
+      ).toBeLessThan(10_000);
+    },
+  },
+  {
+    name: 'bidi and zero-width characters in a check name and its error are shown written out on the pages; the pages carry a CSP and nosniff',
+    routes: {
+      '/ext/health': {
+        body: health(
+          {
+            ...HEALTHY.result.checks,
+            ['network\u202Ekrowten']: {
+              message: {},
+              error: 'fine\u200Bfine\u2066',
+              timestamp: '2026-11-20T10:15:02Z',
+              duration: 1,
+              contiguousFailures: 1,
+              timeOfFirstFailure: null,
+            },
+          },
+          false,
+        ),
+      },
+    },
+    up: 1,
+    async check(_metrics, exporter) {
+      for (const path of ['/', '/node/n']) {
+        const page = await get(`${exporter.url}${path}`);
+        expect(page.status, path).toBe(200);
+        expect(page.body, path).not.toMatch(/[\u200B-\u200F\u202A-\u202E\u2066-\u2069]/);
+        expect(page.body, path).toContain('network⟨U+202E⟩krowten');
+        expect(page.headers['content-security-policy'], path).toMatch(/default-src 'none'/);
+        expect(page.headers['x-content-type-options'], path).toBe('nosniff');
+      }
+      expect((await get(`${exporter.url}/node/n`)).body).toContain('fine⟨U+200B⟩fine⟨U+2066⟩');
+    },
+  },
 ];
 
 function config(url: string, c: Pick<NodeCase, 'index' | 'limits'>): string {
@@ -175,8 +278,13 @@ function config(url: string, c: Pick<NodeCase, 'index' | 'limits'>): string {
 }
 
 /** What every row asserts on the exporter's output after the hostile case. */
-async function assertSound(exporter: TestExporter, c: { up: 0 | 1; reason?: string; source?: string }, rssBefore: number): Promise<string> {
-  const res = await get(`${exporter.url}/metrics`);
+async function assertSound(
+  exporter: TestExporter,
+  c: { up: 0 | 1; reason?: string; source?: string },
+  rssBefore: number,
+  auth?: string,
+): Promise<string> {
+  const res = await get(`${exporter.url}/metrics`, auth ? { auth } : {});
   expect(res.status).toBe(200);
   const metrics = res.body;
   expect(sample(metrics, 'avalanchego_up{node="n"}')).toBe(c.up);
@@ -194,7 +302,7 @@ async function assertSound(exporter: TestExporter, c: { up: 0 | 1; reason?: stri
   if (c.up === 0) expect(metrics).not.toMatch(/^avalanchego_(chain|health_check)_[a-z_]*\{node="n"/m);
   expect(promtoolCheckMetrics(metrics)).toEqual([]);
   // The landing page stays bounded too.
-  const landing = await get(`${exporter.url}/`);
+  const landing = await get(`${exporter.url}/`, auth ? { auth } : {});
   expect(landing.status).toBe(200);
   expect(landing.body.length).toBeLessThan(200_000);
   expect(process.memoryUsage().rss - rssBefore).toBeLessThan(400 << 20);
@@ -215,7 +323,7 @@ describe('hostile nodes', () => {
       exporter = await startTestExporter(config(node.url, c), { level: 'debug' });
       await waitForPolls(exporter, 1, 20_000);
       const metrics = await assertSound(exporter, c, rssBefore);
-      c.check(metrics, exporter);
+      await c.check(metrics, exporter, c.raw === undefined ? (node as FakeNode) : undefined);
       // Node faults are not exporter bugs: no error-level stack trace.
       expect(exporter.logs.filter((l) => l.level === 50)).toEqual([]);
     } finally {
@@ -257,7 +365,10 @@ describe('hostile clients and files', () => {
     return answer.split('\r\n')[0] ?? '';
   };
 
-  const CLIENT_CASES: Array<[string, (port: number, url: string) => Promise<void>]> = [
+  /** Users of the web config of the rows that ask for one (bcrypt cost 8: slow enough for a flood to keep the queue full). */
+  const USERS = ['alice', 'bob', 'carol'];
+  const WEB_USERS = `basic_auth_users:\n${['mallory', ...USERS].map((u) => `  ${u}: ${bcryptHash(`${u}-pw`, '$2y$', 8)}\n`).join('')}`;
+  const CLIENT_CASES: Array<[string, (port: number, url: string) => Promise<void>, string?]> = [
     [
       'slowloris: more half-open connections than the cap; /metrics and /probe still answer within 2 s',
       async (port, url) => {
@@ -301,6 +412,47 @@ describe('hostile clients and files', () => {
       },
     ],
     [
+      'a flood of wrong passwords from one address: users whose password is not cached yet still get in (per-address share of the bcrypt queue)',
+      async (_port, url) => {
+        let stop = false;
+        let refused = 0;
+        const flood = Array.from({ length: 40 }, async () => {
+          while (!stop) {
+            const r = await get(`${url}/metrics`, { auth: 'mallory:wrong', localAddress: '127.0.0.2' }).catch(() => undefined);
+            if (r?.status === 429) {
+              refused++;
+              // Back off a little when refused: enough to keep the queue full, not so much CPU that the test measures itself.
+              await new Promise((resolve) => setTimeout(resolve, 100));
+            }
+          }
+        });
+        try {
+          await waitFor(() => refused > 0, 'the flood to fill its share of the bcrypt queue', 30_000);
+          for (const user of USERS) {
+            const r = await get(`${url}/metrics`, { auth: `${user}:${user}-pw`, timeoutMs: 20_000 });
+            expect(r.status, user).toBe(200);
+          }
+        } finally {
+          stop = true;
+          await Promise.all(flood);
+        }
+      },
+      WEB_USERS,
+    ],
+    [
+      'headers.Authorization beside basic_auth on one target is refused, naming both keys (one would silently replace the other)',
+      () => {
+        expect(() =>
+          parseConfigText(
+            'targets:\n  - name: a\n    url: http://127.0.0.1:9650\n    headers: { Authorization: Bearer t }\n    basic_auth: { username: u, password: p }\n',
+            'c.yaml',
+            {},
+          ),
+        ).toThrow(/headers\.Authorization and basic_auth both set the Authorization header/);
+        return Promise.resolve();
+      },
+    ],
+    [
       'a web config that is /dev/zero or a FIFO is refused, not read forever',
       () => {
         expect(() => loadWebConfigFile('/dev/zero')).toThrow(/it is a device/);
@@ -309,14 +461,16 @@ describe('hostile clients and files', () => {
     ],
   ];
 
-  it.each(CLIENT_CASES)('%s', async (_name, attack) => {
+  it.each(CLIENT_CASES)('%s', async (_name, attack, web) => {
     const rssBefore = process.memoryUsage().rss;
-    exporter = await startTestExporter(config(defined(node, 'the fake node').url, {}), { exporter: { maxConnections: 50 } });
+    exporter = await startTestExporter(config(defined(node, 'the fake node').url, {}), {
+      exporter: { maxConnections: 50, ...(web ? { webConfig: parseWebConfigText(web, 'web.yml', '.') } : {}) },
+    });
     await waitForPolls(exporter);
     const port = Number(new URL(exporter.url).port);
     await attack(port, exporter.url);
     await waitFor(async () => (await get(`${defined(exporter, 'the exporter').url}/-/healthy`)).status === 200, 'exporter still answering');
-    await assertSound(exporter, { up: 1 }, rssBefore);
+    await assertSound(exporter, { up: 1 }, rssBefore, web ? 'alice:alice-pw' : undefined);
   });
 });
 

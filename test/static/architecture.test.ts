@@ -16,7 +16,7 @@ const LAYERS: ReadonlyArray<readonly string[]> = [
   ['scheduler/'],
   ['server/', 'docs/'],
   ['exporter.ts'],
-  ['main.ts', 'demo.ts'],
+  ['main.ts', 'demo.ts', 'healthcheck.ts'],
 ];
 /** The simulator stands apart: only the entry points (main.ts, demo.ts) see both worlds. */
 const SIMULATOR = 'simulator/';

@@ -8,7 +8,8 @@ import type { RpcReply } from '../../src/rpc/client.js';
 import { defined } from '../helpers/assert.js';
 import { HttpStatusError, InvalidResponseError, RpcError } from '../../src/rpc/errors.js';
 import { LinesBuilder, renderNodes } from '../../src/metrics/render.js';
-import { PRIMARY_NETWORK, parseFeeState, parseOwnEntry, parsePlatform, platform, type PlatformAnswers } from '../../src/sources/platform.js';
+import { PRIMARY_NETWORK_ID } from '../../src/config/schema.js';
+import { parseFeeState, parseOwnEntry, parsePlatform, platform, type PlatformAnswers } from '../../src/sources/platform.js';
 
 const body = (file: string) => readFileSync(new URL(`../fixtures/platform/${file}`, import.meta.url), 'utf8');
 const result = (file: string) => (JSON.parse(body(file)) as { result: unknown }).result;
@@ -32,7 +33,7 @@ function answers(over: Partial<PlatformAnswers> = {}): PlatformAnswers {
   return {
     nodeId: NODE,
     ownKey: KEY,
-    subnets: [PRIMARY_NETWORK, L1],
+    subnets: [PRIMARY_NETWORK_ID, L1],
     validators: [validators('getCurrentValidators-primary-v1.14.2.json'), validators('getCurrentValidators-l1-v1.14.2.json')],
     fee: fee(),
     ...over,
@@ -115,22 +116,22 @@ describe('parsePlatform and its lines', () => {
     const l1 = defined(defined(s.subnets[1], 'the L1 subnet').entry, 'the L1 entry');
     expect(lines(s)).toBe(
       [
-        `avalanchego_validator{node="n1",subnet="${PRIMARY_NETWORK}"} 1`,
+        `avalanchego_validator{node="n1",subnet="${PRIMARY_NETWORK_ID}"} 1`,
         `avalanchego_validator{node="n1",subnet="${L1}"} 1`,
-        `avalanchego_validator_start_timestamp_seconds{node="n1",subnet="${PRIMARY_NETWORK}"} 1791807659`,
+        `avalanchego_validator_start_timestamp_seconds{node="n1",subnet="${PRIMARY_NETWORK_ID}"} 1791807659`,
         `avalanchego_validator_start_timestamp_seconds{node="n1",subnet="${L1}"} 1793990680`,
-        `avalanchego_validator_end_timestamp_seconds{node="n1",subnet="${PRIMARY_NETWORK}"} 1814993778`,
-        `avalanchego_validator_weight{node="n1",subnet="${PRIMARY_NETWORK}"} 173084000000000`,
+        `avalanchego_validator_end_timestamp_seconds{node="n1",subnet="${PRIMARY_NETWORK_ID}"} 1814993778`,
+        `avalanchego_validator_weight{node="n1",subnet="${PRIMARY_NETWORK_ID}"} 173084000000000`,
         `avalanchego_validator_weight{node="n1",subnet="${L1}"} 89`,
         'avalanchego_validator_potential_reward_navax{node="n1"} 8907922230774',
-        `avalanchego_validator_registered_key_match{node="n1",subnet="${PRIMARY_NETWORK}"} 1`,
+        `avalanchego_validator_registered_key_match{node="n1",subnet="${PRIMARY_NETWORK_ID}"} 1`,
         `avalanchego_validator_registered_key_match{node="n1",subnet="${L1}"} 1`,
         `avalanchego_l1_validator_balance_navax{node="n1",subnet="${L1}"} ${l1.kind === 'l1' ? l1.balance : -1}`,
         `avalanchego_l1_validator_active{node="n1",subnet="${L1}"} 1`,
         'avalanchego_validator_fee_price_navax_per_second{node="n1"} 512',
         'avalanchego_platform_method_state{node="n1",method="platform.getCurrentValidators",state="ok"} 1',
         'avalanchego_platform_method_state{node="n1",method="platform.getValidatorFeeState",state="ok"} 1',
-        `avalanchego_validator_auto_renew{node="n1",subnet="${PRIMARY_NETWORK}"} 0`,
+        `avalanchego_validator_auto_renew{node="n1",subnet="${PRIMARY_NETWORK_ID}"} 0`,
       ].join('\n'),
     );
   });
@@ -145,7 +146,7 @@ describe('parsePlatform and its lines', () => {
   it('v1.15 auto-renewed validator: auto_renew 1, next period, compound share, the 90 % requirement, the P-Chain height', () => {
     const s = parsePlatform(
       answers({
-        subnets: [PRIMARY_NETWORK],
+        subnets: [PRIMARY_NETWORK_ID],
         validators: [validators('getCurrentValidators-auto-renewed-v1.15.0.json')],
         height: reply('platform.getHeight', body('getHeight-v1.15.0.json')),
         heliconSeconds: HELICON,
@@ -154,12 +155,12 @@ describe('parsePlatform and its lines', () => {
     expect(s.failure).toBeUndefined();
     expect(only(lines(s), /requirement|auto_|next_period|restaked|platform_height|end_timestamp/)).toBe(
       [
-        `avalanchego_validator_end_timestamp_seconds{node="n1",subnet="${PRIMARY_NETWORK}"} 1793017259`,
+        `avalanchego_validator_end_timestamp_seconds{node="n1",subnet="${PRIMARY_NETWORK_ID}"} 1793017259`,
         'avalanchego_platform_height{node="n1"} 24819733',
-        `avalanchego_validator_uptime_requirement_ratio{node="n1",subnet="${PRIMARY_NETWORK}"} 0.9`,
-        `avalanchego_validator_auto_renew{node="n1",subnet="${PRIMARY_NETWORK}"} 1`,
-        `avalanchego_validator_next_period_seconds{node="n1",subnet="${PRIMARY_NETWORK}"} 1209600`,
-        `avalanchego_validator_auto_compound_reward_ratio{node="n1",subnet="${PRIMARY_NETWORK}"} 0.5`,
+        `avalanchego_validator_uptime_requirement_ratio{node="n1",subnet="${PRIMARY_NETWORK_ID}"} 0.9`,
+        `avalanchego_validator_auto_renew{node="n1",subnet="${PRIMARY_NETWORK_ID}"} 1`,
+        `avalanchego_validator_next_period_seconds{node="n1",subnet="${PRIMARY_NETWORK_ID}"} 1209600`,
+        `avalanchego_validator_auto_compound_reward_ratio{node="n1",subnet="${PRIMARY_NETWORK_ID}"} 0.5`,
       ].join('\n'),
     );
     expect(lines(s)).toContain('avalanchego_platform_method_state{node="n1",method="platform.getHeight",state="ok"} 1');
@@ -168,24 +169,24 @@ describe('parsePlatform and its lines', () => {
   it('nextPeriod "0": the validator leaves at the cycle end, auto_renew 0 and no cycle series', () => {
     const s = parsePlatform(
       answers({
-        subnets: [PRIMARY_NETWORK],
+        subnets: [PRIMARY_NETWORK_ID],
         validators: [validators('getCurrentValidators-auto-renew-exiting-v1.15.0.json')],
         heliconSeconds: HELICON,
       }),
     );
     const text = lines(s);
-    expect(text).toContain(`avalanchego_validator_auto_renew{node="n1",subnet="${PRIMARY_NETWORK}"} 0`);
+    expect(text).toContain(`avalanchego_validator_auto_renew{node="n1",subnet="${PRIMARY_NETWORK_ID}"} 0`);
     expect(text).not.toMatch(/next_period|auto_compound/);
   });
 
   it('restaked rewards, when the node reports them', () => {
     const raw = JSON.parse(body('getCurrentValidators-auto-renewed-v1.15.0.json')) as { result: { validators: Array<Record<string, unknown>> } };
     Object.assign(defined(raw.result.validators[0], 'the entry'), { restakedValidationRewards: '1200000000', restakedDelegateeRewards: '34000000' });
-    const s = parsePlatform(answers({ subnets: [PRIMARY_NETWORK], validators: [reply('platform.getCurrentValidators', JSON.stringify(raw))] }));
+    const s = parsePlatform(answers({ subnets: [PRIMARY_NETWORK_ID], validators: [reply('platform.getCurrentValidators', JSON.stringify(raw))] }));
     expect(only(lines(s), /restaked/)).toBe(
       [
-        `avalanchego_validator_restaked_validation_reward_navax{node="n1",subnet="${PRIMARY_NETWORK}"} 1200000000`,
-        `avalanchego_validator_restaked_delegatee_reward_navax{node="n1",subnet="${PRIMARY_NETWORK}"} 34000000`,
+        `avalanchego_validator_restaked_validation_reward_navax{node="n1",subnet="${PRIMARY_NETWORK_ID}"} 1200000000`,
+        `avalanchego_validator_restaked_delegatee_reward_navax{node="n1",subnet="${PRIMARY_NETWORK_ID}"} 34000000`,
       ].join('\n'),
     );
   });
@@ -197,7 +198,7 @@ describe('parsePlatform and its lines', () => {
     ['a release without Helicon', null, 0.8],
   ] as const)('uptime requirement: %s → %s', (_name, helicon, ratio) => {
     const s = parsePlatform(answers({ heliconSeconds: helicon }));
-    expect(lines(s)).toContain(`avalanchego_validator_uptime_requirement_ratio{node="n1",subnet="${PRIMARY_NETWORK}"} ${ratio}`);
+    expect(lines(s)).toContain(`avalanchego_validator_uptime_requirement_ratio{node="n1",subnet="${PRIMARY_NETWORK_ID}"} ${ratio}`);
   });
 
   it('the Helicon time unknown (info.upgrades failed): no requirement series, the rules fall back to 0.8', () => {
@@ -227,16 +228,16 @@ describe('parsePlatform and its lines', () => {
   });
 
   it('not a validator any more: avalanchego_validator 0 and nothing else per subnet', () => {
-    const s = parsePlatform(answers({ subnets: [PRIMARY_NETWORK], validators: [validators('getCurrentValidators-not-validator-v1.14.2.json')] }));
+    const s = parsePlatform(answers({ subnets: [PRIMARY_NETWORK_ID], validators: [validators('getCurrentValidators-not-validator-v1.14.2.json')] }));
     const text = lines(s);
-    expect(text).toContain(`avalanchego_validator{node="n1",subnet="${PRIMARY_NETWORK}"} 0`);
+    expect(text).toContain(`avalanchego_validator{node="n1",subnet="${PRIMARY_NETWORK_ID}"} 0`);
     expect(text).not.toContain('end_timestamp');
     expect(text).not.toContain('key_match');
   });
 
   it('a registered key that is not the node’s: key match 0; the node’s key unknown: no key-match series', () => {
     expect(lines(parsePlatform(answers({ ownKey: '0x' + 'ab'.repeat(48) })))).toContain(
-      `avalanchego_validator_registered_key_match{node="n1",subnet="${PRIMARY_NETWORK}"} 0`,
+      `avalanchego_validator_registered_key_match{node="n1",subnet="${PRIMARY_NETWORK_ID}"} 0`,
     );
     const withoutKey = answers();
     delete withoutKey.ownKey;
@@ -270,7 +271,7 @@ describe('parsePlatform and its lines', () => {
   it('v1.10.19 lacks getValidatorFeeState: state unsupported, no price, the validators still served', () => {
     const s = parsePlatform(
       answers({
-        subnets: [PRIMARY_NETWORK],
+        subnets: [PRIMARY_NETWORK_ID],
         validators: [validators('getCurrentValidators-primary-v1.14.2.json')],
         fee: fee('getValidatorFeeState-method-not-found-v1.10.19.json'),
       }),
@@ -278,7 +279,7 @@ describe('parsePlatform and its lines', () => {
     expect(s.failure).toBeUndefined();
     expect(lines(s)).toContain('avalanchego_platform_method_state{node="n1",method="platform.getValidatorFeeState",state="unsupported"} 1');
     expect(lines(s)).not.toContain('fee_price');
-    expect(lines(s)).toContain(`avalanchego_validator{node="n1",subnet="${PRIMARY_NETWORK}"} 1`);
+    expect(lines(s)).toContain(`avalanchego_validator{node="n1",subnet="${PRIMARY_NETWORK_ID}"} 1`);
   });
 
   it.each([
@@ -297,6 +298,6 @@ describe('parsePlatform and its lines', () => {
     const s = parsePlatform(answers(over));
     expect(s.failure).toBeInstanceOf(type);
     expect(platform.failure?.(s)).toBe(s.failure);
-    expect(lines(s)).toContain(`avalanchego_validator{node="n1",subnet="${PRIMARY_NETWORK}"} 1`);
+    expect(lines(s)).toContain(`avalanchego_validator{node="n1",subnet="${PRIMARY_NETWORK_ID}"} 1`);
   });
 });
