@@ -4,7 +4,8 @@
 // `pChainHeight` is the P-Chain height the chain takes its validator set from:
 // one that falls further and further behind platform.getHeight while the
 // chain's height is flat is a frozen L1 (builders-hub #4534). A release
-// without the method answers `method not found`: a state, not a failure.
+// without the method answers `method not found`, one without the service (or a
+// node that does not run the chain) HTTP 404: states, not failures, logged once.
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { RpcReply } from '../rpc/client.js';
@@ -24,7 +25,11 @@ export interface Epoch {
 }
 
 export type ProposerChainSnapshot =
-  { chain: string; state: 'ok'; epoch: Epoch } | { chain: string; state: 'unsupported' } | { chain: string; state: 'failed'; error: unknown };
+  | { chain: string; state: 'ok'; epoch: Epoch }
+  | { chain: string; state: 'unsupported' }
+  /** HTTP 404: no ProposerVM API for the chain on this node (a release before it, or a chain the node does not run). */
+  | { chain: string; state: 'unavailable' }
+  | { chain: string; state: 'failed'; error: unknown };
 
 export interface ProposerVmSnapshot {
   chains: ProposerChainSnapshot[];
@@ -57,6 +62,7 @@ const epochSchema = z.object({ number: uint, startTime: uint, pChainHeight: uint
 
 /** Pure: one chain's answer → its epoch, or `unsupported` for a release without the method. */
 export function parseEpochReply(chain: string, reply: RpcReply): ProposerChainSnapshot {
+  if (reply.status === 404) return { chain, state: 'unavailable' };
   const outcome = decodeRpc(reply);
   if (!outcome.ok) {
     if (METHOD_NOT_FOUND.test(outcome.message)) return { chain, state: 'unsupported' };
@@ -92,7 +98,12 @@ function watchProposer(log: Logger): StateWatcher<ProposerVmSnapshot> {
         last.set(c.chain, c.state);
         if (before === c.state) continue;
         if (c.state === 'unsupported') log.info({ chain: c.chain }, `the node's version lacks ${PROPOSERVM_METHOD}: no epoch series for the chain`);
-        else if (c.state === 'failed') log.warn({ chain: c.chain, err: c.error }, `${PROPOSERVM_METHOD} fails on ${proposervmPath(c.chain)}`);
+        else if (c.state === 'unavailable') {
+          log.info(
+            { chain: c.chain },
+            `${proposervmPath(c.chain)} answers HTTP 404: the node's release has no ProposerVM API (before v1.14) or it does not run this chain; check proposervm.chains`,
+          );
+        } else if (c.state === 'failed') log.warn({ chain: c.chain, err: c.error }, `${PROPOSERVM_METHOD} fails on ${proposervmPath(c.chain)}`);
         else if (before !== undefined) log.info({ chain: c.chain }, `${PROPOSERVM_METHOD} answers again`);
       }
     },
