@@ -111,7 +111,7 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
   const guard = new WebGuard(webConfig);
   const registry = createSelfRegistry({ instruments, version: VERSION, revision: REVISION, fleet: scheduler, reload: reloadState, shard });
   const handler = createHandler({
-    scheduler: () => scheduler,
+    fleet: scheduler,
     registry,
     version: VERSION,
     configOrigin: () => config.origin,

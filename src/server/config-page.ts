@@ -27,6 +27,8 @@ export function redactTarget(t: TargetConfig): Record<string, unknown> {
     index: { endpoints: [...t.index.endpoints], interval: d(t.index.intervalMs) },
     info: { enabled: t.info.enabled, interval: d(t.info.intervalMs) },
     platform: { enabled: t.platform.enabled, interval: d(t.platform.intervalMs), subnets: [...t.platform.subnets] },
+    evm: { enabled: t.evm.enabled, interval: d(t.evm.intervalMs), chains: [...t.evm.chains] },
+    proposervm: { enabled: t.proposervm.enabled, interval: d(t.proposervm.intervalMs), chains: [...t.proposervm.chains] },
     admin: { enabled: t.admin.enabled, interval: d(t.admin.intervalMs) },
     limits: { max_series_per_node: t.limits.maxSeriesPerNode, max_label_length: t.limits.maxLabelLength },
     headers: Object.fromEntries(Object.keys(t.headers).map((k) => [k, REDACTED])),

@@ -2,7 +2,7 @@
 // it is in its state, its heights and lag to the fleet per primary chain, the failing
 // checks with the node's own error text, and its last poll. Built from the last snapshots:
 // no I/O.
-import type { NodeSummary } from '../scheduler/node-state.js';
+import type { NodeSummary } from '../scheduler/fleet.js';
 import { truncate } from '../util/text.js';
 import { failureSummary, fleetVersion, validatorView, type ValidatorView } from './fleet-words.js';
 import { ago, esc, humanDuration, nodeHref, nodeState, num, page } from './html.js';

@@ -3,7 +3,7 @@
 // endpoints …), laid out from the render-ready data the sources give (sources/section.ts);
 // each source's last polls with their duration and error; links to the raw /probe output
 // and a traced fresh poll.
-import type { NodeDetail } from '../scheduler/node-state.js';
+import type { NodeDetail } from '../scheduler/fleet.js';
 import type { PageSection, SectionValue } from '../sources/section.js';
 import { truncate } from '../util/text.js';
 import { ago, esc, humanDuration, nodeState, num, page } from './html.js';

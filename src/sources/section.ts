@@ -62,8 +62,10 @@ export interface SummaryPart {
 
 /** The validator column of the fleet page: what costs a validator its reward or its stake. */
 export interface ValidatorPart {
-  /** The node's uptime as the network sees it (info.uptime, stake-weighted), and the share a reward needs. */
-  readonly uptime?: { readonly ratio: number; readonly requirement: number };
+  /** The node's uptime as the network sees it (info.uptime, stake-weighted). */
+  readonly uptimeRatio?: number;
+  /** The uptime its primary-network validation needs for a reward (80 %, or 90 % when it started after Helicon). */
+  readonly uptimeRequirement?: number;
   /** info.uptime answered "not a validator". */
   readonly notValidator?: boolean;
   /** Primary-network stake: when it ends (Unix seconds); `autoRenew` when it renews itself. */

@@ -148,6 +148,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the demo in Chromium: every scenario vis
     const text = await page.locator('body').innerText();
     expect(text).toMatch(/version\s+1\.\d+\.\d+/);
     expect(text).toMatch(/uptime \(stake-weighted, as the network sees it\)\s+\d+(\.\d)? %/);
+    expect(text).toMatch(/primary network: uptime its reward needs\s+(80|90) %/);
     expect(text).toMatch(/primary network: ends\s+in \d+m/);
     await page.screenshot({ path: join(SHOTS, 'node-validator.png'), fullPage: true });
     await page.close();

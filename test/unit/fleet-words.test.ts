@@ -60,10 +60,16 @@ describe('failureWords', () => {
 describe('validatorView', () => {
   const fleet = fleetVersion([node({ validator: { version: { text: '1.14.2', number: 1_014_002 } } })]);
   it.each([
-    ['uptime below its requirement', { uptime: { ratio: 0.55, requirement: 0.8 } }, 'bad', 'uptime 55.0 % < 80 %: no reward'],
-    ['uptime just above', { uptime: { ratio: 0.82, requirement: 0.8 } }, 'warn', 'uptime 82.0 % ≥ 80 %'],
+    ['uptime below its requirement', { uptimeRatio: 0.55 }, 'bad', 'uptime 55.0 % < 80 %: no reward'],
+    ['uptime just above', { uptimeRatio: 0.82, uptimeRequirement: 0.8 }, 'warn', 'uptime 82.0 % ≥ 80 %'],
     ['stake ending in 29 minutes', { stake: { endSeconds: NOW + 29 * 60 } }, 'bad', 'stake ends in 29m 0s'],
     ['stake ending in 3 days', { stake: { endSeconds: NOW + 3 * 86_400 } }, 'warn', 'stake ends in 3d 0h'],
+    [
+      'uptime below the 90 % of a validation started after Helicon',
+      { uptimeRatio: 0.85, uptimeRequirement: 0.9 },
+      'bad',
+      'uptime 85.0 % < 90 %: no reward',
+    ],
     ['stake that auto-renews', { stake: { endSeconds: NOW + 60, autoRenew: true } }, undefined, 'stake auto-renews'],
     ['L1 balance for 5 days', { l1: [{ subnet: 's', balanceNavax: 1e9, runwaySeconds: 5 * 86_400 }] }, 'warn', 'L1 balance lasts 5d 0h'],
     ['L1 validator inactive', { l1: [{ subnet: 's', balanceNavax: 0 }] }, 'bad', 'L1 validator inactive (balance 0)'],
