@@ -12,6 +12,7 @@ import { SOURCES } from '../sources/registry.js';
 import type { Source } from '../sources/source.js';
 import { debugPoll, type DebugStep } from './debug-poll.js';
 import { DueQueue } from './due.js';
+import type { FleetReader } from './fleet.js';
 import type { NodeDetail, NodeSummary } from './node-state.js';
 import { NodePoller } from './poller.js';
 
@@ -30,7 +31,7 @@ export function spreadFraction(name: string): number {
   return nameHash(name)[0] / 2 ** 32;
 }
 
-export class Scheduler implements FleetView {
+export class Scheduler implements FleetView, FleetReader {
   private pollers = new Map<string, NodePoller>();
   private readonly limiter: Limiter;
   private readonly clock: Clock;

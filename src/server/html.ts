@@ -43,13 +43,14 @@ pre{background:#f6f8fa;padding:.8em;overflow:auto;max-width:100%}nav a{margin-ri
  * (`root` is the way back to `/`: '' or '../'), so the pages work behind a reverse proxy
  * that serves the exporter under a path prefix.
  */
-export function page(title: string, body: string, options: { refreshSeconds?: number; root?: string } = {}): string {
+export function page(title: string, body: string, options: { refreshSeconds?: number; root?: string; metricsPath?: string } = {}): string {
   const root = options.root ?? '';
+  const metrics = (options.metricsPath ?? '/metrics').slice(1);
   const refresh = options.refreshSeconds ? `<meta http-equiv="refresh" content="${options.refreshSeconds}">` : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">${refresh}<title>${esc(title)}</title>
 <style>${STYLE}</style></head>
-<body><nav><a href="${root || './'}">fleet</a><a href="${root}metrics">/metrics</a><a href="${root}config">/config</a><a href="${root}-/ready">/-/ready</a></nav>
+<body><nav><a href="${root || './'}">fleet</a><a href="${root}${esc(metrics)}">/${esc(metrics)}</a><a href="${root}config">/config</a><a href="${root}-/ready">/-/ready</a></nav>
 ${body}
 </body></html>
 `;
@@ -59,8 +60,10 @@ ${body}
 const STATES: Record<NodeStatus | 'waiting', { rank: number; text: string; cls: string }> = {
   down: { rank: 0, text: 'down', cls: 'bad' },
   unhealthy: { rank: 1, text: 'unhealthy', cls: 'warn' },
-  waiting: { rank: 2, text: 'waiting for first poll', cls: 'wait' },
-  healthy: { rank: 3, text: 'healthy', cls: 'ok' },
+  // Catching up after a start: expected, not a fault to page on; below the faults, above healthy.
+  bootstrapping: { rank: 2, text: 'bootstrapping', cls: 'wait' },
+  waiting: { rank: 3, text: 'waiting for first poll', cls: 'wait' },
+  healthy: { rank: 4, text: 'healthy', cls: 'ok' },
 };
 
 /** The node's state as the pages show it, with its rank (worst first): read from the status the node state keeps. */

@@ -2,7 +2,7 @@
 // it is in its state, its heights and lag to the fleet per primary chain, the failing
 // checks with the node's own error text, and its last poll. Built from the last snapshots:
 // no I/O.
-import type { NodeSummary } from '../scheduler/node-state.js';
+import type { NodeSummary } from '../scheduler/fleet.js';
 import { truncate } from '../util/text.js';
 import { ago, esc, humanDuration, nodeHref, nodeState, num, page } from './html.js';
 
@@ -21,6 +21,8 @@ export interface LandingInfo {
   nowSeconds: number;
   /** Auto-refresh (off with ?refresh=off, to read a long error text in peace). */
   refresh: boolean;
+  /** Where the metrics are served (--web.telemetry-path). */
+  metricsPath?: string;
 }
 
 /** The highest height per primary chain among the nodes listed (the "fleet" of this page). */
@@ -78,11 +80,12 @@ export function landingPage(nodes: NodeSummary[], info: LandingInfo): string {
   const refresh = info.refresh
     ? `refreshes every ${REFRESH_SECONDS}s · <a href="?refresh=off">stop refreshing</a>`
     : '<a href="./">refresh automatically</a>';
+  const metricsPath = info.metricsPath ?? '/metrics';
   return page(
     'AvalancheGo Exporter',
     `<h1>AvalancheGo Exporter</h1>
 <p>Version ${esc(info.version)} · configuration: ${esc(info.configOrigin)}${shard}</p>
-<ul><li><a href="metrics">/metrics</a>: every node's series and the exporter's own</li>
+<ul><li><a href="${esc(metricsPath.slice(1))}">${esc(metricsPath)}</a>: every node's series and the exporter's own</li>
 <li><code>/probe?target=&lt;name&gt;</code>: one node's series (multi-target scraping); add <code>&amp;debug=true</code> for a traced fresh poll</li>
 <li><a href="config">/config</a>: the loaded configuration, secrets redacted</li>
 <li><a href="-/healthy">/-/healthy</a> · <a href="-/ready">/-/ready</a> · <code>POST /-/reload</code></li></ul>
@@ -92,6 +95,6 @@ export function landingPage(nodes: NodeSummary[], info: LandingInfo): string {
 <tbody>
 ${body}
 </tbody></table>${more}`,
-    info.refresh ? { refreshSeconds: REFRESH_SECONDS } : {},
+    { ...(info.refresh ? { refreshSeconds: REFRESH_SECONDS } : {}), metricsPath },
   );
 }

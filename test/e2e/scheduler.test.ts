@@ -44,7 +44,7 @@ ${targets(12, node.url)}`);
   it('never overlaps two polls of one node, even when a poll takes most of the interval', async () => {
     node = await startFakeNode(healthRoutes(1, 250));
     exporter = await startTestExporter(`
-defaults: { interval: 300ms, timeout: 280ms, index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false } }
+defaults: { interval: 300ms, timeout: 280ms, index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false }, evm: { enabled: false } }
 targets:
 ${targets(1, node.url)}`);
     await waitForPolls(exporter, 4, 15_000);
