@@ -85,6 +85,10 @@ describe('proposervm.getCurrentEpoch', () => {
     );
   });
 
+  it('HTTP 404 (a release without the ProposerVM API, or a chain the node does not run): unavailable, not a failure', () => {
+    expect(parseEpochReply('C', reply('proposervm.getCurrentEpoch', '404 page not found\n', 404))).toEqual({ chain: 'C', state: 'unavailable' });
+  });
+
   it('a release without the method: unsupported, not a failure', () => {
     const body = '{"jsonrpc":"2.0","error":{"code":-32601,"message":"rpc: can\'t find method \\"proposervm.GetCurrentEpoch\\"","data":null},"id":1}';
     expect(parseEpochReply('C', epochReply(body))).toEqual({ chain: 'C', state: 'unsupported' });
