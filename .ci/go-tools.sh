@@ -42,7 +42,7 @@ prometheus_ldflags() {
 }
 
 # build_monitoring_stack: Prometheus and promtool 3.x and Alertmanager at the versions pinned
-# in tools/monitoring/versions.env. Alertmanager releases after v0.28.1 embed their web UI
+# in tools/monitoring/versions.env. Alertmanager releases from v0.32.1 on embed their web UI
 # from files their module zip lacks, so `go install` fails for them (see versions.env).
 build_monitoring_stack() {
   local PROMETHEUS_MODULE ALERTMANAGER_MODULE prom_version am_version

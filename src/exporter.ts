@@ -29,6 +29,8 @@ export interface ExporterOptions {
   loadWebConfig?: () => WebConfig;
   /** Connections served at once (--web.max-connections). */
   maxConnections?: number;
+  /** Where the metrics are served (--web.telemetry-path; default /metrics). */
+  telemetryPath?: string;
 }
 
 export interface RunningExporter {
@@ -86,7 +88,8 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
         }
       } catch (err) {
         reloadState.lastReloadSuccessful = false;
-        logger.error({ err }, 'config reload failed; the previous configuration stays in force');
+        // The problems, as --config.check prints them; a stack trace would say nothing more.
+        logger.error({ error: err instanceof Error ? err.message : String(err) }, 'config reload failed; the previous configuration stays in force');
         throw err;
       }
       const nextSplit = splitTargets(shard, next.targets);
@@ -108,7 +111,7 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
   const guard = new WebGuard(webConfig);
   const registry = createSelfRegistry({ instruments, version: VERSION, revision: REVISION, fleet: scheduler, reload: reloadState, shard });
   const handler = createHandler({
-    scheduler: () => scheduler,
+    fleet: scheduler,
     registry,
     version: VERSION,
     configOrigin: () => config.origin,
@@ -118,6 +121,7 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
     ownerOf: (name: string) => split.ownerOf(name),
     ...(options.loadConfig || options.loadWebConfig ? { reload } : {}),
     guard,
+    ...(options.telemetryPath ? { telemetryPath: options.telemetryPath } : {}),
   });
   const web = new WebServer({ handler, web: webConfig, logger, ...(options.maxConnections ? { maxConnections: options.maxConnections } : {}) });
   // Rejects with a ListenError (one line for the operator) before any poll has started.

@@ -13,7 +13,7 @@ import { DEFAULT_CONFIG, configSchema, type Config } from './schema.js';
 import { keysAt } from './walk.js';
 
 export type { ConfigPath } from './path.js';
-export type { ConfigProblem, Env } from './document.js';
+export type { ConfigProblem, Env, Locate } from './document.js';
 export { formatPath } from './path.js';
 
 /** A config of tens of thousands of targets fits well below this. */
@@ -68,6 +68,21 @@ export function loadConfigFile(file: string, env: Env = process.env): Config {
 
 /** `baseDir`: the folder relative file paths in the config are read from. */
 export function parseConfigText(text: string, origin: string, env: Env = process.env, baseDir = process.cwd()): Config {
+  const { value: raw, locate } = readYaml(text, origin);
+  const problems: ConfigProblem[] = [];
+  const value = interpolate(raw, env, problems);
+  // Every problem in one pass: the variables' problems, then what the schema and the cross-field
+  // checks find in the rest (a value whose variable is missing is not checked again).
+  const envProblems = problems.map((p) => ({ ...p, ...locate(p.path) }));
+  return checkConfig(value, origin, locate, baseDir, envProblems);
+}
+
+/**
+ * YAML text to a plain value and where each path is in it (config/document.ts: syntax,
+ * duplicate keys in one pass, alias bombs, positions), or a ConfigError. Every YAML file
+ * the exporter reads (the config, the web config) comes through here.
+ */
+export function readYaml(text: string, origin: string): { value: unknown; locate: Locate } {
   let parsed: ReturnType<typeof parseYaml>;
   try {
     parsed = parseYaml(text);
@@ -76,37 +91,79 @@ export function parseConfigText(text: string, origin: string, env: Env = process
     throw new ConfigError(origin, [{ path: [], message: `cannot parse the YAML: ${quote((err as Error).message)}: check the file's syntax` }]);
   }
   if ('problems' in parsed) throw new ConfigError(origin, parsed.problems);
-  const problems: ConfigProblem[] = [];
-  const value = interpolate(parsed.value, env, problems);
-  if (problems.length > 0)
-    throw new ConfigError(
-      origin,
-      problems.map((p) => ({ ...p, ...parsed.locate(p.path) })),
-    );
-  return checkConfig(value, origin, parsed.locate, baseDir);
+  return parsed;
 }
 
-function checkConfig(value: unknown, origin: string, locate: Locate, baseDir: string): Config {
+/**
+ * `value` checked against a strict zod schema: its data, or a ConfigError whose problems
+ * name the path, line and column, say what a wrong value was (never a secret's), and for an
+ * unknown key the closest known one. At most MAX_PROBLEMS are located (a walk each).
+ */
+export function checkSchema<T>(schema: z.ZodType<T>, value: unknown, origin: string, locate: Locate): T {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  throw new ConfigError(
+    origin,
+    parsed.error.issues
+      .slice(0, MAX_PROBLEMS)
+      .map((issue) => problemFromIssue(schema, issue, value, locate))
+      .concat(
+        // Counted, so that the total is right; not located.
+        parsed.error.issues.slice(MAX_PROBLEMS).map((issue) => ({ path: issue.path as ConfigPath, message: issue.message })),
+      ),
+  );
+}
+
+const startsWith = (path: ConfigPath, prefix: ConfigPath): boolean => prefix.length <= path.length && prefix.every((p, i) => path[i] === p);
+
+function checkConfig(value: unknown, origin: string, locate: Locate, baseDir: string, earlier: ConfigProblem[] = []): Config {
+  const skip = (path: ConfigPath) => earlier.some((p) => startsWith(path, p.path));
   const parsed = configSchema.safeParse(value);
   if (!parsed.success) {
-    throw new ConfigError(
-      origin,
-      parsed.error.issues
-        .slice(0, MAX_PROBLEMS)
-        .map((issue) => problemFromIssue(issue, value, locate))
-        .concat(
-          // Counted, so that the total is right; not located (which costs a walk each).
-          parsed.error.issues.slice(MAX_PROBLEMS).map((issue) => ({ path: issue.path as ConfigPath, message: issue.message })),
-        ),
-    );
+    const issues = parsed.error.issues.filter((issue) => !skip(issue.path as ConfigPath));
+    const problems = issues
+      .slice(0, MAX_PROBLEMS)
+      .map((issue) => problemFromIssue(configSchema, issue, value, locate))
+      .concat(
+        // Counted, so that the total is right; not located (which costs a walk each).
+        issues.slice(MAX_PROBLEMS).map((issue) => ({ path: issue.path as ConfigPath, message: issue.message })),
+      );
+    throw new ConfigError(origin, [...earlier, ...problems, ...crossFieldProblemsOfTheRest(value, parsed.error.issues, baseDir, locate, skip)]);
   }
   const resolved = resolveConfig(parsed.data, baseDir);
-  if ('problems' in resolved)
-    throw new ConfigError(
-      origin,
-      resolved.problems.map((p, i) => (i < MAX_PROBLEMS ? { ...p, ...locate(p.path) } : p)),
-    );
+  const problems = 'problems' in resolved ? resolved.problems.filter((p) => !skip(p.path)) : [];
+  if (earlier.length > 0 || problems.length > 0)
+    throw new ConfigError(origin, [...earlier, ...problems.map((p, i) => (i < MAX_PROBLEMS ? { ...p, ...locate(p.path) } : p))]);
+  if ('problems' in resolved) throw new ConfigError(origin, resolved.problems);
   return { ...resolved.config, origin };
+}
+
+/**
+ * When the schema's problems are all inside some targets, the other targets still get the
+ * cross-field checks and file reads (timeout against intervals, duplicate names, TLS files),
+ * so that one --config.check lists every problem. Problems outside targets: nothing more.
+ */
+function crossFieldProblemsOfTheRest(
+  value: unknown,
+  issues: ReadonlyArray<{ path: PropertyKey[] }>,
+  baseDir: string,
+  locate: Locate,
+  skip: (path: ConfigPath) => boolean,
+): ConfigProblem[] {
+  const failed = new Set<number>();
+  for (const { path } of issues) {
+    if (path[0] !== 'targets' || typeof path[1] !== 'number') return [];
+    failed.add(path[1]);
+  }
+  if (typeof value !== 'object' || value === null || !Array.isArray((value as { targets?: unknown }).targets)) return [];
+  const all = (value as { targets: unknown[] }).targets;
+  const kept = all.map((_, i) => i).filter((i) => !failed.has(i));
+  if (kept.length === 0) return [];
+  const rest = configSchema.safeParse({ ...value, targets: kept.map((i) => all[i]) });
+  if (!rest.success) return [];
+  const resolved = resolveConfig(rest.data, baseDir, (j) => kept[j] ?? j);
+  if (!('problems' in resolved)) return [];
+  return resolved.problems.filter((p) => !skip(p.path)).map((p, i) => (i < MAX_PROBLEMS ? { ...p, ...locate(p.path) } : p));
 }
 
 function valueAt(root: unknown, path: ConfigPath): unknown {
@@ -132,11 +189,11 @@ function describeValue(v: unknown, path: ConfigPath): string {
 
 const MAX_KEYS_LISTED = 5;
 
-function problemFromIssue(issue: z.core.$ZodIssue, raw: unknown, locate: Locate): ConfigProblem {
+function problemFromIssue(schema: z.ZodType, issue: z.core.$ZodIssue, raw: unknown, locate: Locate): ConfigProblem {
   const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
   let message = issue.message;
   if (issue.code === 'unrecognized_keys') {
-    const known = keysAt(configSchema, path);
+    const known = keysAt(schema, path);
     const parts = issue.keys.slice(0, MAX_KEYS_LISTED).map((key) => {
       const guess = closest(key, known);
       return `unknown key ${quote(key)}${guess ? ` (did you mean "${guess}"?)` : ''}`;
@@ -154,7 +211,8 @@ function problemFromIssue(issue: z.core.$ZodIssue, raw: unknown, locate: Locate)
   return { path, message, ...locate(path) };
 }
 
-function closest(word: string, candidates: string[]): string | undefined {
+/** The candidate nearest to a mistyped word (edit distance), if one is near enough. */
+export function closest(word: string, candidates: string[]): string | undefined {
   // Long unknown keys are not typos of the short known ones (and would cost a large table).
   if (word.length > 64) return undefined;
   let best: string | undefined;

@@ -140,14 +140,19 @@ class FileCache {
 
 export type Resolved = { config: Omit<Config, 'origin'> } | { problems: ConfigProblem[] };
 
-export function resolveConfig(config: RawConfig, baseDir: string): Resolved {
+/**
+ * `at(i)`: the index in the file of `config.targets[i]` (the load drops targets that failed the
+ * schema and resolves the rest, so that one pass reports every problem).
+ */
+export function resolveConfig(config: RawConfig, baseDir: string, at: (i: number) => number = (i) => i): Resolved {
   const problems: ConfigProblem[] = [];
   const files = new FileCache(baseDir);
   const seen = new Map<string, number>();
   const reported = new Set<string>();
   // Built-in ← defaults once; each target goes over that.
   const base = mergeOver(mergeOver({}, BUILTIN), config.defaults);
-  const targets = config.targets.map((t, i): TargetConfig => {
+  const targets = config.targets.map((t, j): TargetConfig => {
+    const i = at(j);
     const first = seen.get(t.name);
     if (first !== undefined) {
       problems.push({

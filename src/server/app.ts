@@ -3,8 +3,8 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import express, { type Request, type Response } from 'express';
 import type { Registry } from 'prom-client';
-import type { Scheduler } from '../scheduler/scheduler.js';
-import { CONTENT_TYPE } from '../metrics/render.js';
+import type { FleetReader } from '../scheduler/fleet.js';
+import { CONTENT_TYPE } from '../metrics/scrape.js';
 import { sendChunked } from './exposition.js';
 import { landingPage } from './landing.js';
 import { nodePage } from './node-page.js';
@@ -23,7 +23,8 @@ import { PAGE_HEADERS } from './page-headers.js';
 const OPEN_PATHS = new Set(['/-/healthy', '/-/ready']);
 
 export interface AppOptions {
-  scheduler: () => Scheduler;
+  /** The fleet's series and views (the Scheduler, read-only). */
+  fleet: FleetReader;
   registry: Registry;
   version: string;
   configOrigin: () => string;
@@ -38,6 +39,8 @@ export interface AppOptions {
   reload?: () => Promise<void>;
   /** The web config's rate limit, headers and basic auth, before every endpoint. */
   guard?: WebGuard;
+  /** Where the metrics are served (--web.telemetry-path; default /metrics). */
+  telemetryPath?: string;
 }
 
 /** Answers other methods on a known path with 405 and the Allow header. */
@@ -67,7 +70,7 @@ function plain(res: ServerResponse, status: number, text: string, headers: Recor
  * ready-made lines, so it writes them with Node's API as they are.
  */
 function serveProbe(options: AppOptions, req: IncomingMessage, res: ServerResponse, target: string): void {
-  const body = options.scheduler().renderNode(target);
+  const body = options.fleet.renderNode(target);
   const owner = body === undefined ? options.ownerOf?.(target) : undefined;
   if (owner !== undefined && options.shard && owner !== options.shard.index) {
     // A misrouted scrape: the target is configured, and another replica polls it. 421
@@ -143,9 +146,10 @@ export function createApp(options: AppOptions): express.Express {
   }
 
   // The exporter's own series first (small), then the fleet's, streamed in chunks (server/exposition.ts).
-  app.all('/metrics', only(['GET']), async (req, res) => {
+  const metricsPath = options.telemetryPath ?? '/metrics';
+  app.all(metricsPath, only(['GET']), async (req, res) => {
     const own = Buffer.from(await options.registry.metrics());
-    await sendChunked(req, res, CONTENT_TYPE, own, options.scheduler().renderChunks());
+    await sendChunked(req, res, CONTENT_TYPE, own, options.fleet.renderChunks());
   });
 
   app.all('/probe', only(['GET']), (req, res) => {
@@ -160,7 +164,7 @@ export function createApp(options: AppOptions): express.Express {
     }
     if (req.query.debug !== undefined && req.query.debug !== 'false') {
       // A traced fresh poll, as blackbox_exporter's debug=true: for people, not for Prometheus.
-      const steps = options.scheduler().debugPoll(target);
+      const steps = options.fleet.debugPoll(target);
       if (steps) {
         void steps.then(
           (list) => {
@@ -168,7 +172,7 @@ export function createApp(options: AppOptions): express.Express {
             res
               .type('text/plain')
               .send(
-                `Debug poll of ${target} (a fresh poll of every enabled source; it changes nothing the exporter serves)\n\n${lines.join('\n')}\n\nSeries served now (from the scheduled polls):\n\n${options.scheduler().renderNode(target)?.toString() ?? ''}`,
+                `Debug poll of ${target} (a fresh poll of every enabled source; it changes nothing the exporter serves)\n\n${lines.join('\n')}\n\nSeries served now (from the scheduled polls):\n\n${options.fleet.renderNode(target)?.toString() ?? ''}`,
               );
           },
           (err: unknown) =>
@@ -188,7 +192,7 @@ export function createApp(options: AppOptions): express.Express {
   });
 
   app.all('/-/ready', only(['GET']), (_req, res) => {
-    const pending = options.scheduler().pendingFirstPoll;
+    const pending = options.fleet.pendingFirstPoll;
     if (pending > 0) {
       res.status(503).type('text/plain').send(`not ready: waiting for the first poll of ${pending} target(s)\n`);
       return;
@@ -214,11 +218,12 @@ export function createApp(options: AppOptions): express.Express {
 
   app.all('/', only(['GET']), (req, res) => {
     res.type('html').send(
-      landingPage(options.scheduler().summaries(), {
+      landingPage(options.fleet.summaries(), {
         version: options.version,
         configOrigin: options.configOrigin(),
         nowSeconds: options.nowSeconds(),
         refresh: req.query.refresh !== 'off',
+        metricsPath,
         ...(options.shard ? { shard: options.shard } : {}),
       }),
     );
@@ -226,7 +231,7 @@ export function createApp(options: AppOptions): express.Express {
 
   app.all('/node/:name', only(['GET']), (req, res) => {
     const name = String(req.params.name);
-    const detail = options.scheduler().detail(name);
+    const detail = options.fleet.detail(name);
     if (!detail) {
       const shown = shorten(name, 128);
       res
@@ -235,11 +240,11 @@ export function createApp(options: AppOptions): express.Express {
         .send(`no node named ${JSON.stringify(shown)} is polled here (see / for the list)\n`);
       return;
     }
-    res.type('html').send(nodePage(detail, options.nowSeconds()));
+    res.type('html').send(nodePage(detail, options.nowSeconds(), metricsPath));
   });
 
   app.all('/config', only(['GET']), (_req, res) => {
-    res.type('html').send(configPage(options.config(), { ...(options.shard ? { shard: options.shard } : {}) }));
+    res.type('html').send(configPage(options.config(), { ...(options.shard ? { shard: options.shard } : {}), metricsPath }));
   });
 
   app.use((req, res) => {
@@ -247,7 +252,7 @@ export function createApp(options: AppOptions): express.Express {
       .status(404)
       .type('text/plain')
       .send(
-        `not found: ${req.path}; the exporter serves /metrics, /probe?target=<name>, /node/<name>, /config, /-/healthy, /-/ready, /-/reload and /\n`,
+        `not found: ${req.path}; the exporter serves ${metricsPath}, /probe?target=<name>, /node/<name>, /config, /-/healthy, /-/ready, /-/reload and /\n`,
       );
   });
   // Express' default handler would answer with an HTML stack trace; a bad request (a malformed

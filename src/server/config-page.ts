@@ -66,7 +66,7 @@ export function configYaml(config: Config): string {
   return `${stringify(redactConfig(config), { lineWidth: 0, aliasDuplicateObjects: false })}${note}`;
 }
 
-export function configPage(config: Config, info: { shard?: { index: number; count: number } }): string {
+export function configPage(config: Config, info: { shard?: { index: number; count: number }; metricsPath?: string }): string {
   const shard =
     info.shard && info.shard.count > 1 ? ` This replica is shard ${info.shard.index} of ${info.shard.count}; every replica loads the same file.` : '';
   return page(
@@ -74,5 +74,6 @@ export function configPage(config: Config, info: { shard?: { index: number; coun
     `<h1>Configuration</h1>
 <p>Loaded from ${esc(config.origin)}, written as the config file is, with every target's settings resolved (defaults merged in). Header values, passwords and TLS keys are redacted.${esc(shard)}</p>
 <pre>${esc(configYaml(config))}</pre>`,
+    { ...(info.metricsPath ? { metricsPath: info.metricsPath } : {}) },
   );
 }

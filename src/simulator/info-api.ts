@@ -253,7 +253,10 @@ export function infoServices(node: SimNode): Services {
             release.version === '1.7.3' ? 'this is not a validator node' : "couldn't get node uptime: node is not a validator",
           );
         }
-        return `{"rewardingStakePercentage":"${u.rewardingStake.toFixed(4)}","weightedAveragePercentage":"${u.weightedAverage.toFixed(4)}"}`;
+        // A real node counts every validator it is not connected to as 0 (network.NodeUptime): its
+        // perceived uptime falls with its connected stake, whatever its own.
+        const share = node.connectedShare();
+        return `{"rewardingStakePercentage":"${(u.rewardingStake * share).toFixed(4)}","weightedAveragePercentage":"${(u.weightedAverage * share).toFixed(4)}"}`;
       },
     },
   };

@@ -195,6 +195,10 @@ export class SimNode {
   peerCount(): number {
     return this.connectivity(this.opts.clock.simMs()).peers;
   }
+  /** The share of its usual peers (and their stake) the node is still connected to: 1, less while peers drop. */
+  connectedShare(): number {
+    return 1 - this.connectivity(this.opts.clock.simMs()).fraction;
+  }
   /** Every chain is done bootstrapping (info.isBootstrapped; the P-Chain API answers). */
   chainsBootstrapped(): boolean {
     return this.scenarioName !== 'starting' && this.scenarioName !== 'bootstrapping';

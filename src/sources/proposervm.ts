@@ -10,13 +10,14 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { RpcReply } from '../rpc/client.js';
 import { InvalidResponseError, RpcError } from '../rpc/errors.js';
-import { decodeRpc } from '../rpc/jsonrpc.js';
+import { decodeRpc, isMethodNotFound } from '../rpc/jsonrpc.js';
 import type { LinesBuilder } from '../metrics/render.js';
+import { uint } from './wire.js';
+import type { PageSection } from './section.js';
 import type { Source, StateWatcher } from './source.js';
 import { firstIssue, uint } from './wire.js';
 
 export const PROPOSERVM_METHOD = 'proposervm.getCurrentEpoch';
-const METHOD_NOT_FOUND = /^rpc: can't find (method|service) /;
 
 export interface Epoch {
   number: number;
@@ -56,7 +57,29 @@ export const proposervm: Source<ProposerVmSnapshot> = {
   failure: (snapshot) => snapshot.chains.find((c) => c.state === 'failed')?.error,
   samples: addProposerLines,
   watch: watchProposer,
+  sections: proposerSections,
 };
+
+/** Pure: the node page's ProposerVM section: each chain's epoch and the P-Chain height its validator set comes from. */
+export function proposerSections(s: ProposerVmSnapshot | undefined): PageSection[] {
+  return [
+    {
+      title: 'ProposerVM epochs (proposervm.getCurrentEpoch)',
+      columns: ['chain', 'epoch', 'started', 'P-Chain height of its validator set'],
+      rows: (s?.chains ?? []).map((c) => {
+        switch (c.state) {
+          case 'ok':
+            return { label: c.chain, values: [{ number: c.epoch.number }, { time: c.epoch.startSeconds }, { number: c.epoch.pChainHeight }] };
+          case 'unsupported':
+            return { label: c.chain, values: [{ text: "the node's version has no epochs (before Helicon)", tone: 'dim' as const }] };
+          case 'failed':
+            return { label: c.chain, values: [{ error: c.error instanceof Error ? c.error.message : String(c.error) }] };
+        }
+      }),
+      empty: 'The proposervm source has not answered yet, or is off for this node.',
+    },
+  ];
+}
 
 const epochSchema = z.object({ number: uint, startTime: uint, pChainHeight: uint });
 
@@ -65,7 +88,7 @@ export function parseEpochReply(chain: string, reply: RpcReply): ProposerChainSn
   if (reply.status === 404) return { chain, state: 'unavailable' };
   const outcome = decodeRpc(reply);
   if (!outcome.ok) {
-    if (METHOD_NOT_FOUND.test(outcome.message)) return { chain, state: 'unsupported' };
+    if (isMethodNotFound(outcome.message)) return { chain, state: 'unsupported' };
     throw new RpcError(outcome.code, outcome.message, reply.method);
   }
   return { chain, state: 'ok', epoch: parseEpoch(chain, outcome.result) };

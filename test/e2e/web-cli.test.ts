@@ -65,7 +65,7 @@ describe('web flags', () => {
     writeFileSync(bad, 'basic_auth_users: {}\ntls_server_confg: {}\n');
     let r = run([`--web.config.file=${bad}`, `--config.file=${join(dir, 'c.yaml')}`]);
     expect(r.status).toBe(1);
-    expect(r.stderr).toContain(`${bad}:2:1: (top level): unknown key "tls_server_confg"`);
+    expect(r.stderr).toContain(`${bad}:2:19: (top level): unknown key "tls_server_confg" (did you mean "tls_server_config"?)`);
     r = run([`--web.config.file=${join(dir, 'absent.yml')}`, '--config.check', `--config.file=${join(dir, 'c.yaml')}`]);
     expect(r.status).toBe(1);
     expect(r.stderr).toContain(`cannot read ${join(dir, 'absent.yml')}: no such file`);

@@ -135,6 +135,24 @@ const CASES: Case[] = [
     inhibited: true,
   },
   {
+    name: 'no peers: the uptime the network perceives',
+    source: a('TooFewPeers', 'critical', node('p5')),
+    target: a('UptimeBelowRewardThreshold', 'critical', node('p5')),
+    inhibited: true,
+  },
+  {
+    name: 'low stake (warning): the uptime the network perceives',
+    source: a('ConnectedStakeLow', 'warning', node('k2', { chain: 'P' })),
+    target: a('UptimeBelowRewardThreshold', 'critical', node('k2')),
+    inhibited: true,
+  },
+  {
+    name: "low stake: another node's uptime is not",
+    source: a('ConnectedStakeLow', 'critical', node('k3', { chain: 'P' })),
+    target: a('UptimeBelowRewardThreshold', 'critical', node('k3b')),
+    inhibited: false,
+  },
+  {
     name: 'low disk: the forecast of the disk filling up',
     source: a('DiskSpaceLow', 'warning', node('f1')),
     target: a('DiskFillingUp', 'warning', node('f1')),

@@ -74,6 +74,18 @@ const INVALID_CASES: Array<[string, string[]]> = [
       '11:10: targets[4].url: "http://10.0.0.5:9650/ext" ends in an AvalancheGo API path (/ext): give the node\'s base URL, "http://10.0.0.5:9650"; the exporter adds /ext/health, /ext/info, /ext/index/… itself',
     ],
   ],
+  // One pass: a missing variable, schema problems of two targets, and the cross-field checks and file reads of the others.
+  [
+    'many-kinds',
+    [
+      '7:22: targets[0].headers.Authorization: environment variable AVAXEXP_TEST_UNSET_TOKEN is not set: export it before starting the exporter, or write $${AVAXEXP_TEST_UNSET_TOKEN} for a literal text',
+      '9:10: targets[1].url: "http://10.0.0.5:9650/ext/bc/C/rpc" ends in an AvalancheGo API path (/ext/bc/C/rpc): give the node\'s base URL, "http://10.0.0.5:9650"; the exporter adds /ext/health, /ext/info, /ext/index/… itself',
+      '10:16: targets[1]: unknown key "intervall" (did you mean "interval"?); known keys here: name, url, interval, timeout, health, index, info, platform, evm, proposervm, admin, limits, headers, tls, basic_auth',
+      '14:14: targets[2].timeout: timeout (5s) must be shorter than interval (5s) for target "c": a poll must end before the next one is due; shorten timeout or lengthen interval',
+      "18:16: targets[3].tls.ca_file: cannot read /nonexistent/ca.pem: no such file: check the path and the exporter's permissions",
+      '19:11: targets[4].name: duplicate name "a" (also targets[0]): names must be unique, they become the node label',
+    ],
+  ],
   ['missing-targets', ['1:1: targets: required key is missing: expected a list of targets']],
   ['missing-url', ["2:5: targets[0].url: required key is missing: expected the node's base URL as a string, e.g. http://10.0.0.5:9650"]],
   ['no-targets', ['1:10: targets: list at least one target under targets']],

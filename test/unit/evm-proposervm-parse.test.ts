@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import type { RpcReply } from '../../src/rpc/client.js';
 import { HttpStatusError, InvalidResponseError, RpcError } from '../../src/rpc/errors.js';
-import { LinesBuilder, renderNodes } from '../../src/metrics/render.js';
+import { LinesBuilder } from '../../src/metrics/render.js';
+import { renderNodes } from '../../src/metrics/scrape.js';
 import { evm, parseBlockNumber } from '../../src/sources/evm.js';
 import { parseEpochReply, proposervm } from '../../src/sources/proposervm.js';
 
