@@ -70,11 +70,11 @@ export function proposerSections(s: ProposerVmSnapshot | undefined): PageSection
           case 'ok':
             return { label: c.chain, values: [{ number: c.epoch.number }, { time: c.epoch.startSeconds }, { number: c.epoch.pChainHeight }] };
           case 'unsupported':
-            return { label: c.chain, values: [{ text: "the node's version has no epochs (before Helicon)", tone: 'dim' as const }] };
+            return { label: c.chain, values: [{ text: "the node's release has no proposervm.getCurrentEpoch", tone: 'dim' as const }] };
           case 'unavailable':
             return {
               label: c.chain,
-              values: [{ text: 'HTTP 404: no ProposerVM API here (a release before v1.14, or a chain the node does not run)', tone: 'dim' as const }],
+              values: [{ text: 'HTTP 404: the node does not run this chain, or its release has no ProposerVM API', tone: 'dim' as const }],
             };
           case 'failed':
             return { label: c.chain, values: [{ error: c.error instanceof Error ? c.error.message : String(c.error) }] };
