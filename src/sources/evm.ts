@@ -12,6 +12,7 @@ import { InvalidResponseError } from '../rpc/errors.js';
 import { rpcResult } from '../rpc/jsonrpc.js';
 import type { LinesBuilder } from '../metrics/render.js';
 import { jsonKind } from '../util/json-kind.js';
+import type { PageSection } from './section.js';
 import type { Source, StateWatcher } from './source.js';
 
 export const EVM_METHOD = 'eth_blockNumber';
@@ -45,7 +46,24 @@ export const evm: Source<EvmSnapshot> = {
   failure: (snapshot) => snapshot.chains.find((c) => c.state === 'failed')?.error,
   samples: addEvmLines,
   watch: watchEvm,
+  sections: evmSections,
 };
+
+/** Pure: the node page's EVM section: each chain's executed height (eth_blockNumber), or why not. */
+export function evmSections(s: EvmSnapshot | undefined): PageSection[] {
+  return [
+    {
+      title: 'EVM chains (eth_blockNumber)',
+      columns: ['chain', 'executed height'],
+      rows: (s?.chains ?? []).map((c) =>
+        c.state === 'ok'
+          ? { label: c.chain, values: [{ number: c.executedHeight }] }
+          : { label: c.chain, values: [{ error: c.error instanceof Error ? c.error.message : String(c.error) }] },
+      ),
+      empty: 'The evm source has not answered yet, or is off for this node.',
+    },
+  ];
+}
 
 /**
  * Pure: the answer of eth_blockNumber → the height. Throws (rpc/errors.ts types) for an HTTP error, a

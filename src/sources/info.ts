@@ -15,6 +15,7 @@ import { decodeRpc, isMethodNotFound } from '../rpc/jsonrpc.js';
 import type { LinesBuilder } from '../metrics/render.js';
 import { parseRfc3339 } from '../util/gotime.js';
 import { isNodeId } from '../config/cb58.js';
+import type { PageSection, SectionRow, SummaryPart } from './section.js';
 import type { Source, StateWatcher } from './source.js';
 import { firstIssue, uint } from './wire.js';
 
@@ -100,7 +101,60 @@ export const info: Source<InfoSnapshot> = {
   failure: (snapshot) => snapshot.failure,
   samples: addInfoLines,
   watch: watchInfo,
+  summary: summarizeInfo,
+  sections: infoSections,
 };
+
+/** Pure: the info source's part of the fleet page's line: uptime against its requirement, version, peers on newer versions. */
+export function summarizeInfo(s: InfoSnapshot): SummaryPart {
+  return {
+    ...(s.nodeId ? { nodeId: s.nodeId } : {}),
+    validator: {
+      ...(s.uptime ? { uptimeRatio: s.uptime.weightedAverageRatio } : {}),
+      ...(s.methods['info.uptime'] === 'not_validator' ? { notValidator: true } : {}),
+      ...(s.version ? { version: { text: s.version.text, ...(s.version.parts ? { number: versionNumber(s.version.parts) } : {}) } } : {}),
+      ...(s.peers?.newerRatio !== undefined ? { peersNewerRatio: s.peers.newerRatio } : {}),
+    },
+  };
+}
+
+const pct = (ratio: number) => ({ number: ratio * 100, digits: 1, unit: '%' });
+
+/** Pure: the node page's info section: identity, version against its peers, uptime against its requirement, upgrades. */
+export function infoSections(s: InfoSnapshot | undefined): PageSection[] {
+  const rows: SectionRow[] = [];
+  if (s) {
+    if (s.nodeId) rows.push({ label: 'node ID', values: [{ text: s.nodeId }] });
+    if (s.networkId) rows.push({ label: 'network ID', values: [{ text: s.networkId }] });
+    if (s.version) {
+      const newer = s.peers?.newerRatio;
+      rows.push({
+        label: 'version',
+        values: [
+          {
+            text: `${s.version.text}${newer !== undefined && newer > 0 ? ` · ${Math.round(newer * 100)} % of its peers run a newer version` : ''}`,
+            ...(newer !== undefined && newer >= 0.5 ? { tone: 'warn' as const } : {}),
+          },
+        ],
+      });
+    }
+    if (s.uptime) {
+      // Its requirement (80 %, 90 % for validations started after Helicon) is the platform section's.
+      rows.push({ label: 'uptime (stake-weighted, as the network sees it)', values: [pct(s.uptime.weightedAverageRatio)] });
+      rows.push({ label: 'stake that sees it above the requirement', values: [pct(s.uptime.rewardingStakeRatio)] });
+    } else if (s.methods['info.uptime'] === 'not_validator') {
+      rows.push({ label: 'uptime', values: [{ text: 'not a validator (info.uptime)', tone: 'dim' }] });
+    }
+    if (s.nextUpgradeSeconds !== undefined) rows.push({ label: 'next network upgrade', values: [{ time: s.nextUpgradeSeconds }] });
+    if (s.peers) {
+      rows.push({ label: 'peers', values: [{ number: s.peers.total }] });
+      rows.push({ label: 'peers by version', values: [{ text: s.peers.byMinor.map((v) => `${v.version}: ${v.count}`).join(', ') }] });
+    }
+    for (const [method, state] of Object.entries(s.methods))
+      if (state !== 'ok') rows.push({ label: method, values: [{ text: state.replace('_', ' '), tone: 'dim' }] });
+  }
+  return [{ title: 'Node (info API)', rows, empty: 'The info source has not answered yet, or is off for this node.' }];
+}
 
 /** A request that got no answer. */
 export interface Failed {

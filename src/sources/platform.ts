@@ -17,6 +17,7 @@ import { decodeRpc, isMethodNotFound } from '../rpc/jsonrpc.js';
 import type { LinesBuilder } from '../metrics/render.js';
 import { uint64Schema } from '../util/uint64.js';
 import { INFO_PATH, heliconOf, info, methodOutcome, parseNodeId, parseUpgrades, type InfoSnapshot } from './info.js';
+import type { PageSection, SectionRow, SummaryPart } from './section.js';
 import type { PollContext, Source, StateWatcher } from './source.js';
 import { uint } from './wire.js';
 import { PRIMARY_NETWORK_ID } from '../config/schema.js';
@@ -113,7 +114,90 @@ export const platform: Source<PlatformSnapshot> = {
   failure: (snapshot) => snapshot.failure,
   samples: addPlatformLines,
   watch: watchPlatform,
+  summary: summarizePlatform,
+  sections: platformSections,
 };
+
+/** Seconds an L1 validator's balance lasts at the current fee price; undefined without a price. */
+function runway(balance: number, price: number | undefined): number | undefined {
+  return price !== undefined && price > 0 ? balance / price : undefined;
+}
+
+/** Pure: the platform source's part of the fleet page's line: the stake's end, L1 balances and their runway. */
+export function summarizePlatform(s: PlatformSnapshot): SummaryPart {
+  const primary = s.subnets.find((x) => x.subnet === PRIMARY_NETWORK_ID)?.entry;
+  const l1 = s.subnets.flatMap((x) => {
+    if (x.entry?.kind !== 'l1') return [];
+    const r = runway(x.entry.balance, s.feePriceNavaxPerSecond);
+    return [{ subnet: x.subnet, balanceNavax: x.entry.balance, ...(r !== undefined ? { runwaySeconds: r } : {}) }];
+  });
+  return {
+    nodeId: s.nodeId,
+    validator: {
+      ...(primary?.kind === 'staker'
+        ? {
+            stake: { endSeconds: primary.endSeconds, ...(primary.autoRenew && primary.autoRenew.nextPeriodSeconds > 0 ? { autoRenew: true } : {}) },
+            ...(uptimeRequirement(primary, s.heliconSeconds) !== undefined
+              ? { uptimeRequirement: uptimeRequirement(primary, s.heliconSeconds) }
+              : {}),
+          }
+        : {}),
+      ...(l1.length > 0 ? { l1 } : {}),
+      // Answered for every subnet asked (none while the P-Chain bootstraps) and in none of them.
+      ...(s.subnets.length > 0 && s.subnets.every((x) => x.entry === undefined) ? { inNoSet: true } : {}),
+    },
+  };
+}
+
+const NAVAX_PER_AVAX = 1e9;
+
+/** Pure: the node page's platform section: the node's entry in each validator set asked. */
+export function platformSections(s: PlatformSnapshot | undefined): PageSection[] {
+  const rows: SectionRow[] = [];
+  if (s) {
+    for (const { subnet, entry } of s.subnets) {
+      const name = subnet === PRIMARY_NETWORK_ID ? 'primary network' : `subnet ${subnet}`;
+      if (!entry) {
+        rows.push({ label: name, values: [{ text: 'not a current validator' }] });
+        continue;
+      }
+      const key = entry.registeredKey === undefined || s.ownKey === undefined ? undefined : entry.registeredKey === s.ownKey;
+      if (entry.kind === 'staker') {
+        rows.push({ label: `${name}: stake`, values: [{ number: entry.weight / NAVAX_PER_AVAX, digits: 3, unit: 'AVAX' }] });
+        rows.push({ label: `${name}: started`, values: [{ time: entry.startSeconds }] });
+        rows.push({ label: `${name}: ends`, values: [{ time: entry.endSeconds }] });
+        if (entry.autoRenew)
+          rows.push({
+            label: `${name}: auto-renew`,
+            values: [
+              entry.autoRenew.nextPeriodSeconds > 0
+                ? { text: `yes, next period ${Math.round(entry.autoRenew.nextPeriodSeconds / 86_400)} days`, tone: 'ok' }
+                : { text: 'leaves at the end of this period', tone: 'warn' },
+            ],
+          });
+        const requirement = subnet === PRIMARY_NETWORK_ID ? uptimeRequirement(entry, s.heliconSeconds) : undefined;
+        if (requirement !== undefined) rows.push({ label: `${name}: uptime its reward needs`, values: [{ number: requirement * 100, unit: '%' }] });
+        if (entry.potentialReward !== undefined)
+          rows.push({ label: `${name}: potential reward`, values: [{ number: entry.potentialReward / NAVAX_PER_AVAX, digits: 3, unit: 'AVAX' }] });
+      } else {
+        const r = runway(entry.balance, s.feePriceNavaxPerSecond);
+        rows.push({ label: `${name}: L1 validator weight`, values: [{ number: entry.weight }] });
+        rows.push({
+          label: `${name}: balance`,
+          values: [{ number: entry.balance / NAVAX_PER_AVAX, digits: 6, unit: 'AVAX', tone: entry.balance === 0 ? 'bad' : 'ok' }],
+        });
+        if (r !== undefined)
+          rows.push({ label: `${name}: balance lasts`, values: [{ number: r / 86_400, digits: 2, unit: 'days at the current fee' }] });
+      }
+      if (key !== undefined) rows.push({ label: `${name}: registered BLS key is the node's`, values: [{ flag: key }] });
+    }
+    if (s.feePriceNavaxPerSecond !== undefined)
+      rows.push({ label: 'L1 validator fee', values: [{ number: s.feePriceNavaxPerSecond, digits: 3, unit: 'nAVAX/s' }] });
+    for (const [method, state] of Object.entries(s.methods))
+      if (state !== 'ok') rows.push({ label: method, values: [{ text: state.replace('_', ' '), tone: 'dim' }] });
+  }
+  return [{ title: 'Validator (platform API)', rows, empty: 'The platform source has not answered yet, or is off for this node.' }];
+}
 
 /**
  * The Helicon time from the info source's last poll when it asked info.upgrades, else from info.upgrades
