@@ -513,7 +513,7 @@ export const CATALOG = [
     ['node', 'chain'],
     'proposervm',
     "P-Chain height the chain's current ProposerVM epoch uses for its validator set. Polled from proposervm.getCurrentEpoch.",
-    "`pChainHeight` of `proposervm.getCurrentEpoch` (a decimal string) on `/ext/bc/<chain>/proposervm`, for each chain of `proposervm.chains`; `chain` is the name as configured. Falling further and further behind `avalanchego_platform_height` while the chain's height is flat is the frozen L1 of builders-hub #4534.",
+    "`pChainHeight` of `proposervm.getCurrentEpoch` (a decimal string) on `/ext/bc/<chain>/proposervm`, for each chain of `proposervm.chains`; `chain` is the name as configured. Falling further and further behind `avalanchego_platform_height` while the chain's height is flat is the frozen L1 of builders-hub #4534. Absent, without a failed poll, when the node answers `method not found` or HTTP 404 (a release before the ProposerVM API, or a chain the node does not run: logged once).",
   ),
   spec(
     'avalanchego_proposervm_epoch_number',

@@ -63,7 +63,8 @@ targets:
   - name: n
     url: ${node.url}
     index: { endpoints: [C/block] }
-    headers: { X-Api-Key: "\${TOKEN}" }
+    # A header secret beside basic_auth (an Authorization header with basic_auth is refused at load).
+    headers: { X-Api-Key: "Bearer \${TOKEN}" }
     basic_auth: { username: mon, password: ${PASSWORD} }
   - name: tls
     url: https://127.0.0.1:1
