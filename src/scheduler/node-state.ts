@@ -13,7 +13,7 @@ import type { Clock } from '../clock.js';
 import { lazyChild } from '../log.js';
 import type { TargetConfig } from '../config/schema.js';
 import type { PollError, Reason } from '../rpc/errors.js';
-import { LinesBuilder, NodeLabel, type LineBlock, type NodeLines } from '../metrics/render.js';
+import { LabelTable, LinesBuilder, NodeLabel, type LineBlock, type NodeLines } from '../metrics/render.js';
 import { addPollStats, type SourceStats } from '../metrics/samples.js';
 import type { PageSection, Problem, ValidatorPart } from '../sources/section.js';
 import type { NodeSnapshots, NodeStatus, Source, StateWatcher } from '../sources/source.js';
@@ -115,6 +115,8 @@ export class NodeState implements NodeSnapshots {
     sources: ReadonlyArray<Source<unknown>>,
     private readonly clock: Clock,
     logger: Logger,
+    /** The exporter's label table: every block of this node is built with it. */
+    private readonly labels: LabelTable = new LabelTable(),
   ) {
     this.label = new NodeLabel(target.name);
     this.sources = sources
@@ -178,7 +180,11 @@ export class NodeState implements NodeSnapshots {
     // One budget per node, shared by its sources: a source gets what the others' last polls left.
     let others = 0;
     for (const o of this.sources) if (o !== s) others += o.dataSeries ?? 0;
-    const b = new LinesBuilder(this.label, { maxSeries: Math.max(0, limits.maxSeriesPerNode - others), maxLabelLength: limits.maxLabelLength });
+    const b = new LinesBuilder(
+      this.label,
+      { maxSeries: Math.max(0, limits.maxSeriesPerNode - others), maxLabelLength: limits.maxLabelLength },
+      this.labels,
+    );
     source.samples(b, snapshot);
     s.dataSeries = b.limitedSeries;
     b.unlimited();

@@ -4,7 +4,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import express, { type Request, type Response } from 'express';
 import type { Registry } from 'prom-client';
 import type { FleetReader } from '../scheduler/fleet.js';
-import { CONTENT_TYPE } from '../metrics/render.js';
+import { CONTENT_TYPE } from '../metrics/scrape.js';
 import { sendChunked } from './exposition.js';
 import { landingPage } from './landing.js';
 import { nodePage } from './node-page.js';

@@ -4,7 +4,8 @@
 // `pChainHeight` is the P-Chain height the chain takes its validator set from:
 // one that falls further and further behind platform.getHeight while the
 // chain's height is flat is a frozen L1 (builders-hub #4534). A release
-// without the method answers `method not found`: a state, not a failure.
+// without the method answers `method not found`, one without the service (or a
+// node that does not run the chain) HTTP 404: states, not failures, logged once.
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { RpcReply } from '../rpc/client.js';
@@ -14,6 +15,7 @@ import type { LinesBuilder } from '../metrics/render.js';
 import { uint } from './wire.js';
 import type { PageSection } from './section.js';
 import type { Source, StateWatcher } from './source.js';
+import { firstIssue, uint } from './wire.js';
 
 export const PROPOSERVM_METHOD = 'proposervm.getCurrentEpoch';
 
@@ -24,7 +26,11 @@ export interface Epoch {
 }
 
 export type ProposerChainSnapshot =
-  { chain: string; state: 'ok'; epoch: Epoch } | { chain: string; state: 'unsupported' } | { chain: string; state: 'failed'; error: unknown };
+  | { chain: string; state: 'ok'; epoch: Epoch }
+  | { chain: string; state: 'unsupported' }
+  /** HTTP 404: no ProposerVM API for the chain on this node (a release before it, or a chain the node does not run). */
+  | { chain: string; state: 'unavailable' }
+  | { chain: string; state: 'failed'; error: unknown };
 
 export interface ProposerVmSnapshot {
   chains: ProposerChainSnapshot[];
@@ -79,6 +85,7 @@ const epochSchema = z.object({ number: uint, startTime: uint, pChainHeight: uint
 
 /** Pure: one chain's answer → its epoch, or `unsupported` for a release without the method. */
 export function parseEpochReply(chain: string, reply: RpcReply): ProposerChainSnapshot {
+  if (reply.status === 404) return { chain, state: 'unavailable' };
   const outcome = decodeRpc(reply);
   if (!outcome.ok) {
     if (isMethodNotFound(outcome.message)) return { chain, state: 'unsupported' };
@@ -90,16 +97,8 @@ export function parseEpochReply(chain: string, reply: RpcReply): ProposerChainSn
 /** Pure: the `result` of proposervm.getCurrentEpoch (`{"number","startTime","pChainHeight"}`, vms/proposervm/service.go GetEpochResponse). */
 export function parseEpoch(chain: string, result: unknown): Epoch {
   const r = epochSchema.safeParse(result);
-  if (!r.success) {
-    const issue = r.error.issues[0];
-    throw new InvalidResponseError(
-      `${PROPOSERVM_METHOD} on ${chain} returned no epoch: ${issue ? `${issue.path.join('.') || 'result'}: ${issue.message}` : 'not an epoch'}`,
-    );
-  }
-  const values = [r.data.number, r.data.startTime, r.data.pChainHeight].map(Number);
-  if (!values.every(Number.isSafeInteger)) throw new InvalidResponseError(`${PROPOSERVM_METHOD} on ${chain} returned a value beyond 2^53`);
-  const [number, startSeconds, pChainHeight] = values as [number, number, number];
-  return { number, startSeconds, pChainHeight };
+  if (!r.success) throw new InvalidResponseError(`${PROPOSERVM_METHOD} on ${chain} returned no epoch: ${firstIssue(r.error)}`);
+  return { number: r.data.number, startSeconds: r.data.startTime, pChainHeight: r.data.pChainHeight };
 }
 
 function addProposerLines(b: LinesBuilder, s: ProposerVmSnapshot | undefined): void {
@@ -122,7 +121,12 @@ function watchProposer(log: Logger): StateWatcher<ProposerVmSnapshot> {
         last.set(c.chain, c.state);
         if (before === c.state) continue;
         if (c.state === 'unsupported') log.info({ chain: c.chain }, `the node's version lacks ${PROPOSERVM_METHOD}: no epoch series for the chain`);
-        else if (c.state === 'failed') log.warn({ chain: c.chain, err: c.error }, `${PROPOSERVM_METHOD} fails on ${proposervmPath(c.chain)}`);
+        else if (c.state === 'unavailable') {
+          log.info(
+            { chain: c.chain },
+            `${proposervmPath(c.chain)} answers HTTP 404: the node's release has no ProposerVM API (before v1.14) or it does not run this chain; check proposervm.chains`,
+          );
+        } else if (c.state === 'failed') log.warn({ chain: c.chain, err: c.error }, `${PROPOSERVM_METHOD} fails on ${proposervmPath(c.chain)}`);
         else if (before !== undefined) log.info({ chain: c.chain }, `${PROPOSERVM_METHOD} answers again`);
       }
     },

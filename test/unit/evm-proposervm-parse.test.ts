@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import type { RpcReply } from '../../src/rpc/client.js';
 import { HttpStatusError, InvalidResponseError, RpcError } from '../../src/rpc/errors.js';
-import { LinesBuilder, renderNodes } from '../../src/metrics/render.js';
+import { LinesBuilder } from '../../src/metrics/render.js';
+import { renderNodes } from '../../src/metrics/scrape.js';
 import { evm, parseBlockNumber } from '../../src/sources/evm.js';
 import { parseEpochReply, proposervm } from '../../src/sources/proposervm.js';
 
@@ -82,6 +83,10 @@ describe('proposervm.getCurrentEpoch', () => {
         `avalanchego_proposervm_epoch_number{node="n1",chain="${L1}"} 1210`,
       ].join('\n'),
     );
+  });
+
+  it('HTTP 404 (a release without the ProposerVM API, or a chain the node does not run): unavailable, not a failure', () => {
+    expect(parseEpochReply('C', reply('proposervm.getCurrentEpoch', '404 page not found\n', 404))).toEqual({ chain: 'C', state: 'unavailable' });
   });
 
   it('a release without the method: unsupported, not a failure', () => {

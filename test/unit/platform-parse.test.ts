@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import type { RpcReply } from '../../src/rpc/client.js';
 import { defined } from '../helpers/assert.js';
 import { HttpStatusError, InvalidResponseError, RpcError } from '../../src/rpc/errors.js';
-import { LinesBuilder, renderNodes } from '../../src/metrics/render.js';
+import { LinesBuilder } from '../../src/metrics/render.js';
+import { renderNodes } from '../../src/metrics/scrape.js';
 import { PRIMARY_NETWORK_ID } from '../../src/config/schema.js';
 import { parseFeeState, parseOwnEntry, parsePlatform, platform, type PlatformAnswers } from '../../src/sources/platform.js';
 
