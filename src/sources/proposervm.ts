@@ -12,7 +12,6 @@ import type { RpcReply } from '../rpc/client.js';
 import { InvalidResponseError, RpcError } from '../rpc/errors.js';
 import { decodeRpc, isMethodNotFound } from '../rpc/jsonrpc.js';
 import type { LinesBuilder } from '../metrics/render.js';
-import { uint } from './wire.js';
 import type { PageSection } from './section.js';
 import type { Source, StateWatcher } from './source.js';
 import { firstIssue, uint } from './wire.js';
@@ -71,7 +70,12 @@ export function proposerSections(s: ProposerVmSnapshot | undefined): PageSection
           case 'ok':
             return { label: c.chain, values: [{ number: c.epoch.number }, { time: c.epoch.startSeconds }, { number: c.epoch.pChainHeight }] };
           case 'unsupported':
-            return { label: c.chain, values: [{ text: "the node's version has no epochs (before Helicon)", tone: 'dim' as const }] };
+            return { label: c.chain, values: [{ text: "the node's release has no proposervm.getCurrentEpoch", tone: 'dim' as const }] };
+          case 'unavailable':
+            return {
+              label: c.chain,
+              values: [{ text: 'HTTP 404: the node does not run this chain, or its release has no ProposerVM API', tone: 'dim' as const }],
+            };
           case 'failed':
             return { label: c.chain, values: [{ error: c.error instanceof Error ? c.error.message : String(c.error) }] };
         }

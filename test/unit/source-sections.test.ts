@@ -111,7 +111,7 @@ describe('source sections', () => {
           ],
         }),
       ),
-    ).toEqual({ C: '7 | t=10 | 99', X: "the node's version has no epochs (before Helicon)" });
+    ).toEqual({ C: '7 | t=10 | 99', X: "the node's release has no proposervm.getCurrentEpoch" });
     expect(evmSections(undefined)[0]?.empty).toMatch(/not answered yet/);
   });
 });
