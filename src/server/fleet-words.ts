@@ -3,7 +3,7 @@
 // what puts the reward or the stake at risk. Pure: from the node's summary and the fleet.
 import type { NodeSummary } from '../scheduler/fleet.js';
 import { UPTIME_REQUIREMENT } from '../sources/platform.js';
-import { humanDuration } from './html.js';
+import { humanDuration, nodeState } from './html.js';
 
 /** A poll failure in an operator's words, from its bounded reason and the message's facts. */
 export function failureWords(reason: string, message: string): string {
@@ -115,4 +115,12 @@ export function validatorView(n: NodeSummary, fleet: { number: number; text: str
   }
   const risk: Risk | undefined = facts.some((f) => f.tone === 'bad') ? 'bad' : facts.some((f) => f.tone === 'warn') ? 'warn' : undefined;
   return { facts, ...(risk ? { risk } : {}) };
+}
+
+/** The node's state as the pages show it: its status, and for a healthy node whose validator is at risk, that risk. */
+export function rowState(n: NodeSummary, view: ValidatorView): { rank: number; text: string; cls: string } {
+  const s = nodeState(n);
+  if (n.status !== 'healthy' || !view.risk) return s;
+  // At risk of losing a reward or the stake: below the faults, above the nodes that are merely fine.
+  return view.risk === 'bad' ? { rank: 1.5, text: 'at risk', cls: 'bad' } : { rank: 3.5, text: 'at risk', cls: 'warn' };
 }

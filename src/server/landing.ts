@@ -4,8 +4,8 @@
 // no I/O.
 import type { NodeSummary } from '../scheduler/fleet.js';
 import { truncate } from '../util/text.js';
-import { failureSummary, fleetVersion, validatorView, type ValidatorView } from './fleet-words.js';
-import { ago, esc, humanDuration, nodeHref, nodeState, num, page } from './html.js';
+import { failureSummary, fleetVersion, rowState, validatorView, type ValidatorView } from './fleet-words.js';
+import { ago, esc, humanDuration, nodeHref, num, page } from './html.js';
 
 const MAX_ROWS = 500;
 /** Failing checks listed per node on the overview (the node page lists all). */
@@ -63,14 +63,6 @@ function errorCell(n: NodeSummary): string {
   const lines = failureSummary(n);
   if (lines.length === 0) return '<td></td>';
   return `<td>${lines.map((l) => `<div class="bad">${esc(l)}</div>`).join('')}<div class="dim"><a href="${esc(nodeHref(n.name))}">details</a></div></td>`;
-}
-
-/** The row's state: the node's status, and for a healthy node whose validator is at risk, that risk (ranked above healthy). */
-function rowState(n: NodeSummary, view: ValidatorView): { rank: number; text: string; cls: string } {
-  const s = nodeState(n);
-  if (n.status !== 'healthy' || !view.risk) return s;
-  // At risk of losing a reward or the stake: below the faults, above the nodes that are merely fine.
-  return view.risk === 'bad' ? { rank: 1.5, text: 'at risk', cls: 'bad' } : { rank: 3.5, text: 'at risk', cls: 'warn' };
 }
 
 export function landingPage(nodes: NodeSummary[], info: LandingInfo): string {

@@ -6,7 +6,8 @@
 import type { NodeDetail } from '../scheduler/fleet.js';
 import type { PageSection, SectionValue } from '../sources/section.js';
 import { truncate } from '../util/text.js';
-import { ago, esc, humanDuration, nodeState, num, page } from './html.js';
+import { failureSummary, rowState, validatorView } from './fleet-words.js';
+import { ago, esc, humanDuration, num, page } from './html.js';
 
 /** A check's error text on the node page. */
 const MAX_ERROR_CHARS = 2000;
@@ -18,7 +19,10 @@ function yes(v: boolean | undefined, good = true): string {
 
 export function nodePage(d: NodeDetail, nowSeconds: number, metricsPath = '/metrics'): string {
   const n = d.summary;
-  const s = nodeState(n);
+  const view = validatorView(n, undefined, nowSeconds);
+  const s = rowState(n, view);
+  const risks = view.facts.filter((f) => f.tone === 'bad' || f.tone === 'warn');
+  const failures = failureSummary(n);
   const probe = `../probe?target=${encodeURIComponent(n.name)}`;
   const since =
     n.stateSinceSeconds !== undefined
@@ -41,6 +45,7 @@ export function nodePage(d: NodeDetail, nowSeconds: number, metricsPath = '/metr
     .join('\n');
   const body = `<h1>${esc(n.name)}</h1>
 <p><span class="${s.cls}">${esc(s.text)}</span>${since} · ${esc(n.url)}${n.nodeId ? ` · ${esc(n.nodeId)}` : ''} · last poll ${ago(n.lastPollSeconds, nowSeconds)}</p>
+${risks.map((f) => `<p class="${f.tone ?? ''}">${esc(f.text)}</p>`).join('')}${failures.map((f) => `<p class="bad">${esc(f)} (each source's message below)</p>`).join('')}
 <p><a href="${esc(probe)}">raw series (/probe)</a> · <a href="${esc(`${probe}&debug=true`)}">a fresh poll, traced step by step</a></p>
 ${n.lastError ? `<p>Last poll error: <span class="err">${esc(truncate(n.lastError, MAX_ERROR_CHARS))}</span></p>` : ''}
 ${d.sections.map((section) => sectionHtml(section, nowSeconds)).join('\n')}

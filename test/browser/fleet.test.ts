@@ -150,6 +150,8 @@ describe.skipIf(!existsSync(CHROMIUM))('the demo in Chromium: every scenario vis
     expect(text).toMatch(/uptime \(stake-weighted, as the network sees it\)\s+\d+(\.\d)? %/);
     expect(text).toMatch(/primary network: uptime its reward needs\s+(80|90) %/);
     expect(text).toMatch(/primary network: ends\s+in \d+m/);
+    // Its state and why, at the top, as on /.
+    expect(text).toMatch(/at risk for \d+[\s\S]*stake ends in \d+m/);
     await page.screenshot({ path: join(SHOTS, 'node-validator.png'), fullPage: true });
     await page.close();
   }, 60_000);
