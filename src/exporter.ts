@@ -59,7 +59,13 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
   // Every replica loads the whole config; the scheduler gets the targets this shard owns.
   let split = splitTargets(shard, config.targets);
   const scheduler = new Scheduler(
-    { dispatchers, logger, clock, onPollStart: (delaySeconds) => instruments.pollStartDelay.observe(delaySeconds) },
+    {
+      dispatchers,
+      logger,
+      clock,
+      onPollStart: (delaySeconds) => instruments.pollStartDelay.observe(delaySeconds),
+      onPollSkipped: (reason) => instruments.pollsSkipped.inc({ reason }),
+    },
     { ...config, targets: split.owned },
   );
   const reloadState: ReloadState = { lastReloadSuccessful: true, lastSuccessSeconds: clock.now() / 1000 };

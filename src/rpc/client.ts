@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { Agent, Pool, buildConnector, type Dispatcher } from 'undici';
 import type { TargetConfig, TlsSettings } from '../config/schema.js';
 import type { Limiter } from './limiter.js';
+import type { SendWatcher } from './deadline.js';
 import { InvalidResponseError, RequestFailed } from './errors.js';
 
 /** Bodies larger than this are refused: a health report of a node with many L1s is a few hundred KiB. */
@@ -237,15 +238,22 @@ interface PreparedCall {
  */
 export class NodeClient {
   private readonly headers: Record<string, string>;
-  private readonly dispatcher: Dispatcher;
   private readonly origin: string;
   private readonly basePath: string;
   private readonly calls = new Map<string, PreparedCall>();
+  /**
+   * The node's last request was sent and got no answer before its deadline:
+   * its requests take slots from the hanging nodes' share (rpc/limiter.ts)
+   * until one is answered again.
+   */
+  hanging = false;
+
+  readonly dispatcher: Dispatcher;
 
   constructor(
     private readonly target: TargetConfig,
     dispatchers: Dispatchers,
-    private readonly limiter: Limiter,
+    readonly limiter: Limiter,
   ) {
     this.dispatcher = dispatchers.for(target.tls);
     const url = new URL(target.url);
@@ -263,12 +271,12 @@ export class NodeClient {
    * POST a JSON body to `{url}{path}`. Resolves with any HTTP status; rejects
    * with RequestFailed (no answer) or InvalidResponseError (a body over MAX_BODY_BYTES).
    */
-  async post(path: string, body: unknown, signal: AbortSignal): Promise<HttpReply> {
-    return this.send(this.call(path, '', 0, Buffer.from(JSON.stringify(body))), signal);
+  async post(path: string, body: unknown, signal: AbortSignal, watcher?: SendWatcher): Promise<HttpReply> {
+    return this.send(this.call(path, '', 0, Buffer.from(JSON.stringify(body))), signal, watcher);
   }
 
   /** A JSON-RPC 2.0 request; decode the reply with rpc/jsonrpc.ts. */
-  rpc(path: string, method: string, params: object, signal: AbortSignal): Promise<RpcReply> {
+  rpc(path: string, method: string, params: object, signal: AbortSignal, watcher?: SendWatcher): Promise<RpcReply> {
     let call: PreparedCall;
     try {
       call = this.prepare(path, method, params);
@@ -276,7 +284,7 @@ export class NodeClient {
       // Params JSON cannot encode (a BigInt, a cycle): a rejection like any failed request, never a throw.
       return Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }
-    return this.send(call, signal);
+    return this.send(call, signal, watcher);
   }
 
   /** The request, made on its first use and kept: the same bytes every poll. */
@@ -297,11 +305,12 @@ export class NodeClient {
     return Object.freeze({ id, method, url: `${this.target.url}${path}`, options });
   }
 
-  private send(call: PreparedCall, signal: AbortSignal): Promise<RpcReply> {
-    if (this.limiter.take()) return exchange(this.dispatcher, call, signal, this.limiter);
-    // Every slot is taken: wait for one under the deadline.
-    return this.limiter.wait(signal).then(
-      () => exchange(this.dispatcher, call, signal, this.limiter),
+  private send(call: PreparedCall, signal: AbortSignal, watcher: SendWatcher | undefined): Promise<RpcReply> {
+    const hanging = this.hanging;
+    if (this.limiter.take(hanging)) return exchange(this, call, signal, watcher, hanging);
+    // Every slot is taken (or the hanging nodes' share is): wait for one under the poll's bound.
+    return this.limiter.wait(signal, hanging).then(
+      () => exchange(this, call, signal, watcher, hanging),
       (err: unknown) => {
         throw new RequestFailed(call.url, 'slot', signal.aborted, err);
       },
@@ -340,11 +349,16 @@ class Exchange implements Dispatcher.DispatchHandler {
   private first: Buffer | undefined = undefined;
   private more: Buffer[] | undefined = undefined;
   private size = 0;
+  /** On the wire (undici wrote it): the node's time runs. */
+  private started = false;
 
   constructor(
+    private readonly client: NodeClient,
     private readonly call: PreparedCall,
     private readonly signal: AbortSignal,
-    private readonly limiter: Limiter,
+    private readonly watcher: SendWatcher | undefined,
+    /** The slot is from the hanging nodes' share. */
+    private readonly hanging: boolean,
     private readonly resolve: (reply: RpcReply) => void,
     private readonly reject: (err: unknown) => void,
   ) {}
@@ -358,7 +372,8 @@ class Exchange implements Dispatcher.DispatchHandler {
   finished(): void {
     if (this.done) return;
     this.done = true;
-    this.limiter.release();
+    this.client.limiter.release(this.hanging);
+    if (this.started) this.watcher?.done();
   }
 
   fail(err: unknown): void {
@@ -368,6 +383,8 @@ class Exchange implements Dispatcher.DispatchHandler {
     this.first = undefined;
     this.more = undefined;
     const error = asError(err);
+    // Sent and cut by the deadline: the node hangs. (Aborted before it was sent: the exporter's wait, not the node.)
+    if (this.started && this.signal.aborted) this.client.hanging = true;
     this.controller?.abort(error);
     this.reject(error instanceof InvalidResponseError ? error : new RequestFailed(this.call.url, 'exchange', this.signal.aborted, error));
   }
@@ -375,7 +392,12 @@ class Exchange implements Dispatcher.DispatchHandler {
   onRequestStart(c: Controller): void {
     this.controller = c;
     // The deadline passed while the request waited for a connection.
-    if (this.failed) c.abort(asError(this.signal.reason));
+    if (this.failed) {
+      c.abort(asError(this.signal.reason));
+      return;
+    }
+    this.started = true;
+    this.watcher?.sent();
   }
 
   onResponseStart(_c: Controller, statusCode: number, headers: IncomingHttpHeaders): void {
@@ -394,6 +416,7 @@ class Exchange implements Dispatcher.DispatchHandler {
   onResponseEnd(): void {
     this.finished();
     if (this.failed) return;
+    this.client.hanging = false;
     this.failed = true;
     this.signal.removeEventListener('abort', this);
     const body = this.more ? Buffer.concat(this.more, this.size).toString('utf8') : (this.first?.toString('utf8') ?? '');
@@ -409,10 +432,16 @@ class Exchange implements Dispatcher.DispatchHandler {
   }
 }
 
-/** Sends `call` holding a slot of `limiter`, given back once undici is done with the request. */
-function exchange(dispatcher: Dispatcher, call: PreparedCall, signal: AbortSignal, limiter: Limiter): Promise<RpcReply> {
+/** Sends `call` holding a slot of the client's limiter, given back once undici is done with the request. */
+function exchange(
+  client: NodeClient,
+  call: PreparedCall,
+  signal: AbortSignal,
+  watcher: SendWatcher | undefined,
+  hanging: boolean,
+): Promise<RpcReply> {
   return new Promise((resolve, reject) => {
-    const x = new Exchange(call, signal, limiter, resolve, reject);
+    const x = new Exchange(client, call, signal, watcher, hanging, resolve, reject);
     if (signal.aborted) {
       x.finished();
       x.fail(signal.reason);
@@ -420,7 +449,7 @@ function exchange(dispatcher: Dispatcher, call: PreparedCall, signal: AbortSigna
     }
     signal.addEventListener('abort', x, { once: true });
     try {
-      dispatcher.dispatch(call.options, x);
+      client.dispatcher.dispatch(call.options, x);
     } catch (err) {
       x.finished();
       x.fail(err);

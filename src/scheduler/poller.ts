@@ -10,6 +10,7 @@ import { lazyChild } from '../log.js';
 import type { TargetConfig } from '../config/schema.js';
 import type { Limiter } from '../rpc/limiter.js';
 import { NodeClient, type Dispatchers } from '../rpc/client.js';
+import { PollDeadline } from '../rpc/deadline.js';
 import { classifyError, type PollError, type Reason } from '../rpc/errors.js';
 import { LinesBuilder, NodeLabel, type LineBlock, type NodeLines } from '../metrics/render.js';
 import { addPollStats, type SourceStats } from '../metrics/samples.js';
@@ -72,6 +73,8 @@ export interface DebugStep {
 export interface PollerDeps {
   /** Called as each poll starts, with how late it is (seconds after it was due). */
   onPollStart?: (delaySeconds: number) => void;
+  /** A poll could not send its requests within its interval (the exporter's own load): counted, never the node's fault. */
+  onPollSkipped?: (reason: 'saturated') => void;
   dispatchers: Dispatchers;
   limiter: Limiter;
   clock: Clock;
@@ -310,18 +313,24 @@ export class NodePoller implements NodeSnapshots {
   private async runPoll(loop: SourceLoop): Promise<void> {
     const { source, log } = loop;
     const started = performance.now();
-    const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(new Error(`poll deadline of ${this.target.timeoutMs} ms passed`)), this.target.timeoutMs);
+    // The node's timeout runs while a request is on the wire; waiting for a slot or a socket is bounded by the interval.
+    const deadline = new PollDeadline(this.target.timeoutMs, loop.intervalMs);
     let snapshot: unknown;
     let failure: { error: unknown } | undefined;
     try {
-      snapshot = await source.poll(this.context(deadline.signal));
+      snapshot = await source.poll(this.context(deadline));
       const partial = source.failure?.(snapshot);
       if (partial !== undefined) failure = { error: partial };
     } catch (err) {
       failure = { error: err };
     } finally {
-      clearTimeout(timer);
+      deadline.clear();
+    }
+    if (failure && deadline.saturated) {
+      // The exporter's own saturation: not a failure of the node. Its state, series and poll metrics stay as they were.
+      this.deps.onPollSkipped?.('saturated');
+      log.debug('poll skipped: the exporter could not send its requests within the interval (saturated)');
+      return;
     }
     const durationSeconds = Math.round((performance.now() - started) * 1000) / 1e6;
     const error = failure ? classifyError(failure.error, { url: this.target.url, timeoutMs: this.target.timeoutMs }) : undefined;
@@ -380,11 +389,12 @@ export class NodePoller implements NodeSnapshots {
     this.stateSinceSeconds = nowSeconds;
   }
 
-  private context(signal: AbortSignal): PollContext {
+  private context(deadline: PollDeadline): PollContext {
+    const { signal } = deadline;
     return {
       target: this.target,
       signal,
-      rpc: (path, method, params) => this.client.rpc(path, method, params, signal),
+      rpc: (path, method, params) => this.client.rpc(path, method, params, signal, deadline),
       node: this,
       now: () => this.deps.clock.now(),
     };

@@ -19,6 +19,8 @@ export interface SchedulerDeps {
   sources?: ReadonlyArray<Source<unknown>>;
   /** Called as each poll starts, with how late it is in seconds (avalanchego_exporter_poll_start_delay_seconds). */
   onPollStart?: (delaySeconds: number) => void;
+  /** Called when a poll is skipped because the exporter is saturated (avalanchego_exporter_polls_skipped_total). */
+  onPollSkipped?: (reason: 'saturated') => void;
 }
 
 /** A stable fraction in [0,1) from a name (FNV-1a), so a fleet's first polls spread over the interval. */
@@ -95,6 +97,7 @@ export class Scheduler implements FleetView {
           clock: this.clock,
           sources: this.sources,
           ...(this.deps.onPollStart ? { onPollStart: this.deps.onPollStart } : {}),
+          ...(this.deps.onPollSkipped ? { onPollSkipped: this.deps.onPollSkipped } : {}),
         },
         lazyChild(this.deps.logger, { node: target.name }),
       );
