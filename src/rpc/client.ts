@@ -30,11 +30,12 @@ export interface RpcReply extends HttpReply {
 /** Connections to one origin at most, per configured node behind it (a node on its own origin: 2). */
 export const CONNECTIONS_PER_NODE = 2;
 /**
- * Connections to one shared origin (a gateway) at most: past this, requests queue in undici's pool, which costs
- * less than hundreds of sockets to one process (a run with 512 sockets to 4 origins spent 2.8 × the floor a
- * request against 2 × with 8).
+ * Connections to one shared origin (a gateway) at most, unless scheduler.max_connections_per_origin says
+ * otherwise: past this, requests queue in undici's pool (the exporter's wait, not the node's time). A run with
+ * 512 sockets to 4 origins spent 2.8 × the floor a request against 2 × with 8; 60 nodes behind one gateway
+ * answering in 400 ms need 120.
  */
-export const MAX_CONNECTIONS_PER_ORIGIN = 64;
+export const MAX_CONNECTIONS_PER_ORIGIN = 128;
 /** File descriptors kept out of the socket budget: the exporter's own server, files, the event loop. */
 const FD_RESERVE = 256;
 /** The socket budget where the file-descriptor limit cannot be read. */
@@ -93,6 +94,7 @@ export class Dispatchers {
   private readonly agents = new Map<string, Agent>();
   private readonly perOrigin = new Map<string, number>();
   private maxInFlight = Infinity;
+  private maxPerOrigin = MAX_CONNECTIONS_PER_ORIGIN;
   private open = 0;
   readonly maxConnections: number;
 
@@ -111,8 +113,9 @@ export class Dispatchers {
    * requests in flight (no origin needs more connections than that). Call
    * before the targets' first requests and on reload; pools made afterwards use it.
    */
-  setLayout(urls: Iterable<string>, maxInFlight = Infinity): void {
+  setLayout(urls: Iterable<string>, maxInFlight = Infinity, maxPerOrigin = MAX_CONNECTIONS_PER_ORIGIN): void {
     this.maxInFlight = maxInFlight;
+    this.maxPerOrigin = maxPerOrigin;
     this.perOrigin.clear();
     for (const url of urls) {
       const origin = originOf(url);
@@ -122,12 +125,7 @@ export class Dispatchers {
 
   /** Connections allowed to one origin. */
   connectionsFor(origin: string): number {
-    return Math.min(
-      this.maxConnections,
-      this.maxInFlight,
-      MAX_CONNECTIONS_PER_ORIGIN,
-      CONNECTIONS_PER_NODE * Math.max(1, this.perOrigin.get(origin) ?? 1),
-    );
+    return Math.min(this.maxConnections, this.maxInFlight, this.maxPerOrigin, CONNECTIONS_PER_NODE * Math.max(1, this.perOrigin.get(origin) ?? 1));
   }
 
   for(tls: TlsSettings | undefined): Dispatcher {
@@ -349,8 +347,8 @@ class Exchange implements Dispatcher.DispatchHandler {
   private first: Buffer | undefined = undefined;
   private more: Buffer[] | undefined = undefined;
   private size = 0;
-  /** On the wire (undici wrote it): the node's time runs. */
-  private started = false;
+  /** On the wire since (undici wrote it; the node's time runs), or -1 before. */
+  private sentAt = -1;
 
   constructor(
     private readonly client: NodeClient,
@@ -373,7 +371,7 @@ class Exchange implements Dispatcher.DispatchHandler {
     if (this.done) return;
     this.done = true;
     this.client.limiter.release(this.hanging);
-    if (this.started) this.watcher?.done();
+    if (this.sentAt >= 0) this.watcher?.done(this.sentAt);
   }
 
   fail(err: unknown): void {
@@ -384,7 +382,7 @@ class Exchange implements Dispatcher.DispatchHandler {
     this.more = undefined;
     const error = asError(err);
     // Sent and cut by the deadline: the node hangs. (Aborted before it was sent: the exporter's wait, not the node.)
-    if (this.started && this.signal.aborted) this.client.hanging = true;
+    if (this.sentAt >= 0 && this.signal.aborted) this.client.hanging = true;
     this.controller?.abort(error);
     this.reject(error instanceof InvalidResponseError ? error : new RequestFailed(this.call.url, 'exchange', this.signal.aborted, error));
   }
@@ -396,8 +394,8 @@ class Exchange implements Dispatcher.DispatchHandler {
       c.abort(asError(this.signal.reason));
       return;
     }
-    this.started = true;
-    this.watcher?.sent();
+    this.sentAt = performance.now();
+    this.watcher?.sent(this.sentAt);
   }
 
   onResponseStart(_c: Controller, statusCode: number, headers: IncomingHttpHeaders): void {

@@ -76,6 +76,7 @@ export class Scheduler implements FleetView {
     this.deps.dispatchers.setLayout(
       config.targets.map((t) => t.url),
       config.maxConcurrentRequests,
+      config.maxConnectionsPerOrigin,
     );
     const wanted = new Map<string, TargetConfig>(config.targets.map((t) => [t.name, t]));
     const stopping: Promise<void>[] = [];
