@@ -29,6 +29,8 @@ export interface ExporterOptions {
   loadWebConfig?: () => WebConfig;
   /** Connections served at once (--web.max-connections). */
   maxConnections?: number;
+  /** Scrapes of /metrics served at once (--web.max-requests; 0: no cap). */
+  maxScrapes?: number;
 }
 
 export interface RunningExporter {
@@ -121,6 +123,9 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
     ownerOf: (name: string) => split.ownerOf(name),
     ...(options.loadConfig || options.loadWebConfig ? { reload } : {}),
     guard,
+    ...(options.maxScrapes !== undefined ? { maxScrapes: options.maxScrapes } : {}),
+    onScrapeRefused: () => instruments.scrapesRefused.inc(),
+    onDebugProbeRefused: () => instruments.debugProbesRefused.inc(),
   });
   const web = new WebServer({ handler, web: webConfig, logger, ...(options.maxConnections ? { maxConnections: options.maxConnections } : {}) });
   // Rejects with a ListenError (one line for the operator) before any poll has started.

@@ -445,6 +445,27 @@ describe('hostile clients and files', () => {
       WEB_USERS,
     ],
     [
+      'debug probe hammer: back-to-back /probe?debug=true for 3 s polls the node for debugging at most once per interval (the floor), the rest get the last trace',
+      async (_port, url) => {
+        const fake = defined(node, 'the fake node');
+        const before = fake.requests.filter((r) => r.path === '/ext/health').length;
+        const until = Date.now() + 3_000;
+        let answers = 0;
+        await Promise.all(
+          Array.from({ length: 8 }, async () => {
+            while (Date.now() < until) {
+              const r = await get(`${url}/probe?target=n&debug=true`);
+              expect([200, 429]).toContain(r.status);
+              if (r.status === 200) answers++;
+            }
+          }),
+        );
+        expect(answers).toBeGreaterThan(10);
+        // Scheduled polls every 2 s (two in 3 s, one more at a boundary) and debug polls at most once per interval (two).
+        expect(fake.requests.filter((r) => r.path === '/ext/health').length - before).toBeLessThanOrEqual(5);
+      },
+    ],
+    [
       'headers.Authorization beside basic_auth on one target is refused, naming both keys (one would silently replace the other)',
       () => {
         expect(() =>
