@@ -33,7 +33,7 @@ export function acceptsGzip(header: string | undefined): boolean {
 export class SharedRender {
   private readonly chunks: Buffer[] = [];
   private done = false;
-  private failure: unknown = undefined;
+  private failure: Error | undefined = undefined;
   private wake: (() => void) | undefined = undefined;
   private more: Promise<void> | undefined = undefined;
 
@@ -53,7 +53,7 @@ export class SharedRender {
         await nextTurn();
       }
     } catch (err) {
-      this.failure = err;
+      this.failure = err instanceof Error ? err : new Error('the render failed', { cause: err });
     }
     this.done = true;
     this.signal();
@@ -80,7 +80,7 @@ export class SharedRender {
         continue;
       }
       if (this.done) {
-        if (this.failure !== undefined) throw this.failure instanceof Error ? this.failure : new Error(String(this.failure));
+        if (this.failure) throw this.failure;
         return;
       }
       await (this.more ??= new Promise<void>((resolve) => (this.wake = resolve)));
