@@ -3,7 +3,7 @@ FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY src ./src
-RUN npm ci --no-audit --no-fund && npm prune --omit=dev
+RUN npm ci --no-audit --no-fund && npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
 ARG REVISION=unknown
@@ -14,7 +14,9 @@ COPY --from=build /app/dist ./dist
 COPY package.json config.example.yaml ./
 USER node
 EXPOSE 10650
-HEALTHCHECK --interval=30s --timeout=3s CMD ["node", "-e", "fetch('http://127.0.0.1:10650/-/healthy').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+# The healthcheck reads the address and scheme (--web.listen-address, --web.config.file) from the
+# exporter's own command line: `docker run … --web.listen-address=:9999` needs no other change.
+HEALTHCHECK --interval=30s --timeout=3s CMD ["node", "dist/main.js", "healthcheck"]
 ENTRYPOINT ["node", "dist/main.js"]
 # Without a config file the exporter polls http://127.0.0.1:9650 (the node in the same network namespace).
 CMD ["--web.listen-address=:10650"]

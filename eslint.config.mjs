@@ -17,7 +17,7 @@ export default defineConfig(
       parserOptions: {
         projectService: {
           // Scripts outside tsconfig.json's include get a default project.
-          allowDefaultProject: ['bench/*.mjs', 'grafana/*.mjs', 'scripts/*.mjs', '*.config.ts', '*.config.mjs'],
+          allowDefaultProject: ['bench/*.mjs', 'scripts/*.mjs', '*.config.ts', '*.config.mjs'],
           maximumDefaultProjectFileMatchCount_THIS_WILL_SLOW_DOWN_LINTING: 40,
         },
         tsconfigRootDir: import.meta.dirname,
@@ -32,5 +32,12 @@ export default defineConfig(
       // handler by its four parameters) says so with a leading underscore.
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_' }],
     },
+  },
+  {
+    // The dashboards are Grafana's classic JSON model, whose builders
+    // @grafana/grafana-foundation-sdk marks deprecated in favour of its v2 schema: Grafana before
+    // 12 cannot load v2 dashboards and dashboard-linter reads only the classic model.
+    files: ['grafana/lib/*.mjs'],
+    rules: { '@typescript-eslint/no-deprecated': 'off' },
   },
 );

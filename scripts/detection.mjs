@@ -1,8 +1,8 @@
 // Writes docs/detection.md: every simulator scenario run against a real Prometheus (the
 // shipped rules) and a real Alertmanager (the shipped configuration) in compressed time,
 // with what fired, what Alertmanager held back and what it sent; then a healthy fleet with
-// blips for a compressed hour. Needs `npm run build` and the Debian packages prometheus and
-// prometheus-alertmanager. Takes about 17 minutes.
+// blips for a compressed hour. Needs `npm run build`, Prometheus 3 and the current Alertmanager
+// (`. .ci/go-tools.sh && build_monitoring_stack`, test/helpers/monitoring.ts). Takes about 17 minutes.
 //
 //   node scripts/detection.mjs [--speedup=20] [--batch=6] [--out=docs/detection.md] [--only=down,stalled-chain] [--json=raw.json]
 //

@@ -40,6 +40,9 @@ export interface RunningExporter {
   close(): Promise<void>;
 }
 
+/** The exporter's port when --web.listen-address is not given (Prometheus default port allocations). */
+export const DEFAULT_LISTEN_ADDRESS = ':10650';
+
 export function parseListenAddress(address: string): { host: string | undefined; port: number } {
   const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/.exec(address);
   const port = m ? Number(m[3]) : NaN;
@@ -113,7 +116,7 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
   const guard = new WebGuard(webConfig);
   const registry = createSelfRegistry({ instruments, version: VERSION, revision: REVISION, fleet: scheduler, reload: reloadState, shard });
   const handler = createHandler({
-    scheduler: () => scheduler,
+    fleet: scheduler,
     registry,
     version: VERSION,
     configOrigin: () => config.origin,

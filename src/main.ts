@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { ConfigError, defaultConfig, loadConfigFile } from './config/load.js';
 import type { Config } from './config/schema.js';
-import { startExporter } from './exporter.js';
+import { DEFAULT_LISTEN_ADDRESS, startExporter } from './exporter.js';
 import { SHARD_COUNT_ENV, ShardFlagError, resolveShard, type ShardSpec } from './shard.js';
 import { DEFAULT_MAX_CONNECTIONS } from './server/http.js';
 import { DEFAULT_MAX_SCRAPES } from './server/app.js';
@@ -13,11 +13,10 @@ import { LOG_FORMATS, LOG_LEVELS, createLogger, type LogFormat, type LogLevel } 
 import { DEFAULT_HEAP_GROWING_PERCENT, disablePretenuring, setHeapGrowingPercent } from './runtime.js';
 import { VERSION } from './version.js';
 
-export const DEFAULT_LISTEN_ADDRESS = ':10650';
-
 const HELP = `Usage: avalanchego-exporter [flags]
        avalanchego-exporter simulate [flags]   run the AvalancheGo API simulator (see simulate --help)
        avalanchego-exporter demo               a simulated fleet and the exporter polling it
+       avalanchego-exporter healthcheck        exit 0 when this exporter's /-/healthy answers (containers)
 
 Polls AvalancheGo nodes' health and index APIs and serves them as Prometheus metrics.
 
@@ -66,6 +65,10 @@ export async function main(argv: string[]): Promise<number> {
   if (argv[0] === 'demo') {
     const { runDemo } = await import('./demo.js');
     return runDemo(argv.slice(1));
+  }
+  if (argv[0] === 'healthcheck') {
+    const { runHealthcheck } = await import('./healthcheck.js');
+    return runHealthcheck(argv.slice(1));
   }
 
   let values;

@@ -6,6 +6,8 @@
 // any scheme that balances the shards can move). kube-state-metrics takes a plain
 // `hash % N`, which moves about N/(N+1) of the objects when N changes.
 
+import { fmix32, nameHash } from './util/hash.js';
+
 export interface ShardSpec {
   /** 0-based index of this replica. */
   readonly index: number;
@@ -20,28 +22,6 @@ export const MAX_SHARD_COUNT = 1024;
 
 /** The environment variable that `--shard.from-pod-name` reads the count from when no flag gives it. */
 export const SHARD_COUNT_ENV = 'AVALANCHEGO_EXPORTER_SHARD_COUNT';
-
-/** murmur3's 32-bit finalizer: every input bit reaches every output bit. */
-function fmix32(h: number): number {
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
-}
-
-/** Two independent 32-bit hashes of the name's UTF-16 code units (FNV-1a with two bases, finalized). */
-function nameHash(name: string): [number, number] {
-  let a = 0x811c9dc5;
-  let b = 0x01000193 ^ 0x5bd1e995;
-  for (let i = 0; i < name.length; i++) {
-    const c = name.charCodeAt(i);
-    a = Math.imul(a ^ c, 0x01000193);
-    b = Math.imul(b ^ c, 0x5bd1e995) ^ (b >>> 15);
-  }
-  return [fmix32(a), fmix32(b ^ name.length)];
-}
 
 /** The shard (0..count-1) that owns a target name. Stable across processes, versions and reloads. */
 export function shardOf(name: string, count: number): number {

@@ -3,6 +3,7 @@
 // in the text each path is (for every later message).
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
 import type { ConfigPath } from './path.js';
+import { shorten } from '../util/text.js';
 
 export interface ConfigProblem {
   path: ConfigPath;
@@ -149,7 +150,7 @@ export function interpolate(value: unknown, env: Env, problems: ConfigProblem[],
       }
       const v = env[name];
       if (v === undefined) {
-        const shown = name.length > 80 ? `${name.slice(0, 80)}…` : name;
+        const shown = shorten(name, 80);
         problems.push({
           path: [...path],
           message: `environment variable ${shown} is not set: export it before starting the exporter, or write $\${${shown}} for a literal text`,

@@ -6,13 +6,14 @@ import type { z } from 'zod';
 import { interpolate, parseYaml, type ConfigProblem, type Env, type Locate } from './document.js';
 import { FileReadError, readRegularFile } from '../util/files.js';
 import { formatPath, type ConfigPath } from './path.js';
-import { isSecretPath, quote } from './redact.js';
+import { isSecretPath } from '../util/redact.js';
+import { quote } from './echo.js';
 import { resolveConfig } from './resolve.js';
 import { DEFAULT_CONFIG, configSchema, type Config } from './schema.js';
 import { keysAt } from './walk.js';
 
 export type { ConfigPath } from './path.js';
-export type { ConfigProblem, Env } from './document.js';
+export type { ConfigProblem, Env, Locate } from './document.js';
 export { formatPath } from './path.js';
 
 /** A config of tens of thousands of targets fits well below this. */
@@ -67,6 +68,23 @@ export function loadConfigFile(file: string, env: Env = process.env): Config {
 
 /** `baseDir`: the folder relative file paths in the config are read from. */
 export function parseConfigText(text: string, origin: string, env: Env = process.env, baseDir = process.cwd()): Config {
+  const { value: raw, locate } = readYaml(text, origin);
+  const problems: ConfigProblem[] = [];
+  const value = interpolate(raw, env, problems);
+  if (problems.length > 0)
+    throw new ConfigError(
+      origin,
+      problems.map((p) => ({ ...p, ...locate(p.path) })),
+    );
+  return checkConfig(value, origin, locate, baseDir);
+}
+
+/**
+ * YAML text to a plain value and where each path is in it (config/document.ts: syntax,
+ * duplicate keys in one pass, alias bombs, positions), or a ConfigError. Every YAML file
+ * the exporter reads (the config, the web config) comes through here.
+ */
+export function readYaml(text: string, origin: string): { value: unknown; locate: Locate } {
   let parsed: ReturnType<typeof parseYaml>;
   try {
     parsed = parseYaml(text);
@@ -75,31 +93,32 @@ export function parseConfigText(text: string, origin: string, env: Env = process
     throw new ConfigError(origin, [{ path: [], message: `cannot parse the YAML: ${quote((err as Error).message)}: check the file's syntax` }]);
   }
   if ('problems' in parsed) throw new ConfigError(origin, parsed.problems);
-  const problems: ConfigProblem[] = [];
-  const value = interpolate(parsed.value, env, problems);
-  if (problems.length > 0)
-    throw new ConfigError(
-      origin,
-      problems.map((p) => ({ ...p, ...parsed.locate(p.path) })),
-    );
-  return checkConfig(value, origin, parsed.locate, baseDir);
+  return parsed;
+}
+
+/**
+ * `value` checked against a strict zod schema: its data, or a ConfigError whose problems
+ * name the path, line and column, say what a wrong value was (never a secret's), and for an
+ * unknown key the closest known one. At most MAX_PROBLEMS are located (a walk each).
+ */
+export function checkSchema<T>(schema: z.ZodType<T>, value: unknown, origin: string, locate: Locate): T {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  throw new ConfigError(
+    origin,
+    parsed.error.issues
+      .slice(0, MAX_PROBLEMS)
+      .map((issue) => problemFromIssue(schema, issue, value, locate))
+      .concat(
+        // Counted, so that the total is right; not located.
+        parsed.error.issues.slice(MAX_PROBLEMS).map((issue) => ({ path: issue.path as ConfigPath, message: issue.message })),
+      ),
+  );
 }
 
 function checkConfig(value: unknown, origin: string, locate: Locate, baseDir: string): Config {
-  const parsed = configSchema.safeParse(value);
-  if (!parsed.success) {
-    throw new ConfigError(
-      origin,
-      parsed.error.issues
-        .slice(0, MAX_PROBLEMS)
-        .map((issue) => problemFromIssue(issue, value, locate))
-        .concat(
-          // Counted, so that the total is right; not located (which costs a walk each).
-          parsed.error.issues.slice(MAX_PROBLEMS).map((issue) => ({ path: issue.path as ConfigPath, message: issue.message })),
-        ),
-    );
-  }
-  const resolved = resolveConfig(parsed.data, baseDir);
+  const data = checkSchema(configSchema, value, origin, locate);
+  const resolved = resolveConfig(data, baseDir);
   if ('problems' in resolved)
     throw new ConfigError(
       origin,
@@ -131,11 +150,11 @@ function describeValue(v: unknown, path: ConfigPath): string {
 
 const MAX_KEYS_LISTED = 5;
 
-function problemFromIssue(issue: z.core.$ZodIssue, raw: unknown, locate: Locate): ConfigProblem {
+function problemFromIssue(schema: z.ZodType, issue: z.core.$ZodIssue, raw: unknown, locate: Locate): ConfigProblem {
   const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
   let message = issue.message;
   if (issue.code === 'unrecognized_keys') {
-    const known = keysAt(configSchema, path);
+    const known = keysAt(schema, path);
     const parts = issue.keys.slice(0, MAX_KEYS_LISTED).map((key) => {
       const guess = closest(key, known);
       return `unknown key ${quote(key)}${guess ? ` (did you mean "${guess}"?)` : ''}`;

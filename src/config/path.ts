@@ -1,4 +1,6 @@
 // A place in the config: `targets[1].health.tags` is ['targets', 1, 'health', 'tags'].
+import { shorten } from '../util/text.js';
+
 export type ConfigPath = ReadonlyArray<string | number>;
 
 /** Keys are the user's text: a long one is cut so that a message stays readable. */
@@ -9,7 +11,7 @@ export function formatPath(path: ConfigPath): string {
   for (const part of path) {
     if (typeof part === 'number') out += `[${part}]`;
     else {
-      const key = part.length > MAX_KEY_SHOWN ? `${part.slice(0, MAX_KEY_SHOWN)}…` : part;
+      const key = shorten(part, MAX_KEY_SHOWN);
       out += out ? `.${key}` : key;
     }
   }

@@ -4,11 +4,13 @@
 import { z } from 'zod';
 import { decodeCb58 } from './cb58.js';
 import { parsePromDuration } from './duration.js';
-import { maskUrl, quote } from './redact.js';
+import { maskUrl } from '../util/redact.js';
+import { quote } from './echo.js';
 
 export const INDEX_ENDPOINTS = ['C/block', 'P/block', 'X/block', 'X/tx', 'X/vtx'] as const;
 export type IndexEndpoint = (typeof INDEX_ENDPOINTS)[number];
 
+/** The primary network's subnet ID (ids.Empty in CB58): always checked, the `subnet` label of its validator series. */
 export const PRIMARY_NETWORK_ID = '11111111111111111111111111111111LpoYY';
 
 /**
@@ -236,6 +238,17 @@ const urlSchema = z.string({ error: "expected the node's base URL as a string, e
     ctx.addIssue({
       code: 'custom',
       message: `${shown()} must not have a query or fragment: give the base URL, the exporter adds /ext/health and /ext/index/…`,
+    });
+    return z.NEVER;
+  }
+  // An API path pasted as the URL (most often the C-Chain RPC, /ext/bc/C/rpc): the exporter
+  // would poll {url}/ext/health and report 404s as the node's fault.
+  const api = /(?:^|\/)ext(?:\/.*)?$/.exec(url.pathname);
+  if (api) {
+    const base = `${url.origin}${url.pathname.slice(0, api.index).replace(/\/+$/, '')}`;
+    ctx.addIssue({
+      code: 'custom',
+      message: `${shown()} ends in an AvalancheGo API path (${api[0].startsWith('/') ? api[0] : `/${api[0]}`}): give the node's base URL, ${quote(maskUrl(base))}; the exporter adds /ext/health, /ext/info, /ext/index/… itself`,
     });
     return z.NEVER;
   }

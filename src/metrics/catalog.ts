@@ -5,6 +5,7 @@
 // `help` is the HELP text on /metrics; it says the value is polled and which
 // node API method it comes from. `derivation` documents, for the README, how
 // the value is computed.
+import { PRIMARY_NETWORK_ID } from '../config/schema.js';
 
 export type MetricType = 'gauge' | 'counter' | 'histogram';
 /**
@@ -27,8 +28,6 @@ const HEALTH = 'Polled from health.health';
 const INDEX = 'Polled from index.getLastAccepted';
 const UPTIME = 'Polled from info.uptime';
 const VALIDATORS = "Polled from platform.getCurrentValidators (nodeIDs: the node's own ID)";
-/** subnet label of the primary network's validator entry. */
-export const PRIMARY_NETWORK_SUBNET_ID = '11111111111111111111111111111111LpoYY';
 
 function spec(name: string, type: MetricType, labels: readonly string[], source: MetricSource, help: string, derivation: string): MetricSpec {
   return { name, type, labels, source, help, derivation };
@@ -365,7 +364,7 @@ export const CATALOG = [
     ['node', 'subnet'],
     'platform',
     `1 when the node is in the current validator set of the subnet, else 0. ${VALIDATORS}.`,
-    '1 when `platform.getCurrentValidators` with `subnetID` and `nodeIDs: [<own node ID>]` lists the node, 0 when the list is empty. `subnet` is the primary network (`11111111111111111111111111111111LpoYY`) and each ID of `platform.subnets`. Absent while the P-Chain is not bootstrapped (HTTP 503) or the node ID is unknown.',
+    `1 when \`platform.getCurrentValidators\` with \`subnetID\` and \`nodeIDs: [<own node ID>]\` lists the node, 0 when the list is empty. \`subnet\` is the primary network (\`${PRIMARY_NETWORK_ID}\`) and each ID of \`platform.subnets\`. Absent while the P-Chain is not bootstrapped (HTTP 503) or the node ID is unknown.`,
   ),
   spec(
     'avalanchego_validator_start_timestamp_seconds',
@@ -568,12 +567,12 @@ export const GLOBAL_CATALOG = [
     "From `--shard.index` or the StatefulSet pod name's ordinal (`--shard.from-pod-name`); 0 without sharding.",
   ),
   spec(
-    'avalanchego_exporter_shard_count',
+    'avalanchego_exporter_shards',
     'gauge',
     [],
     'exporter',
     'Number of shards the targets are split over (1 without sharding).',
-    'From `--shard.count` (or `$AVALANCHEGO_EXPORTER_SHARD_COUNT` with `--shard.from-pod-name`); 1 without sharding. Replicas of one fleet must agree on it.',
+    'From `--shard.count` (or `$AVALANCHEGO_EXPORTER_SHARD_COUNT` with `--shard.from-pod-name`); 1 without sharding. Replicas of one fleet must agree on it. Named as kube-state-metrics names its shard gauges; it was `avalanchego_exporter_shard_count`, a name `promtool check metrics` rejects (`_count` is for histograms and summaries).',
   ),
   spec(
     'avalanchego_exporter_poll_start_delay_seconds',

@@ -4,6 +4,7 @@
 // in chunks, so its cost is proportional to its output and the fleet's text is
 // never held in one piece.
 import { CATALOG, type MetricName, type MetricSpec } from './catalog.js';
+import { shorten } from '../util/text.js';
 
 const FAMILY_INDEX = new Map<string, number>(CATALOG.map((m, i) => [m.name, i]));
 const FAMILIES = CATALOG.length;
@@ -100,7 +101,7 @@ function labelText(labels: Record<string, string>, maxLength: number | undefined
     let v = labels[key];
     if (v === undefined) continue;
     if (maxLength !== undefined && v.length > maxLength) {
-      v = `${v.slice(0, maxLength - 1)}…`;
+      v = shorten(v, maxLength - 1);
       cut = true;
     }
     text += `,${key}="${escapeLabelValue(v)}"`;

@@ -130,7 +130,7 @@ export function createSelfRegistry(options: SelfMetricsOptions): Registry {
 
   const shard = options.shard ?? { index: 0, count: 1 };
   new Gauge({ name: 'avalanchego_exporter_shard_index', help: help('avalanchego_exporter_shard_index'), registers: [registry] }).set(shard.index);
-  new Gauge({ name: 'avalanchego_exporter_shard_count', help: help('avalanchego_exporter_shard_count'), registers: [registry] }).set(shard.count);
+  new Gauge({ name: 'avalanchego_exporter_shards', help: help('avalanchego_exporter_shards'), registers: [registry] }).set(shard.count);
 
   new Gauge({
     name: 'avalanchego_exporter_targets',

@@ -265,14 +265,6 @@ export class NodeClient {
     Object.freeze(this.headers);
   }
 
-  /**
-   * POST a JSON body to `{url}{path}`. Resolves with any HTTP status; rejects
-   * with RequestFailed (no answer) or InvalidResponseError (a body over MAX_BODY_BYTES).
-   */
-  async post(path: string, body: unknown, signal: AbortSignal, watcher?: SendWatcher): Promise<HttpReply> {
-    return this.send(this.call(path, '', 0, Buffer.from(JSON.stringify(body))), signal, watcher);
-  }
-
   /** A JSON-RPC 2.0 request; decode the reply with rpc/jsonrpc.ts. */
   rpc(path: string, method: string, params: object, signal: AbortSignal, watcher?: SendWatcher): Promise<RpcReply> {
     let call: PreparedCall;

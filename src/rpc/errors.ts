@@ -2,6 +2,7 @@
 // bounded `reason` (the label of avalanchego_exporter_poll_errors_total).
 // The transport and the parsers throw the typed errors below, which only state
 // facts; classifyError, called once at the poll boundary, decides the reason.
+import { oneLine, shorten, truncate } from '../util/text.js';
 
 export const REASONS = ['timeout', 'connect', 'tls', 'host_rejected', 'http_status', 'rpc_error', 'invalid_response', 'internal'] as const;
 export type Reason = (typeof REASONS)[number];
@@ -17,12 +18,7 @@ export class PollError extends Error {
     options?: { cause?: unknown },
   ) {
     // A node's text reaches the message (an error message, a snippet): bound it for logs and pages.
-    super(
-      message.length > MAX_POLL_ERROR_CHARS
-        ? `${message.slice(0, MAX_POLL_ERROR_CHARS)}… (${message.length - MAX_POLL_ERROR_CHARS} more characters)`
-        : message,
-      options,
-    );
+    super(truncate(message, MAX_POLL_ERROR_CHARS), options);
     this.name = 'PollError';
   }
 }
@@ -54,6 +50,19 @@ export class HttpStatusError extends Error {
   }
 }
 
+/**
+ * HTTP 404 where the node's APIs should be: the target's URL is not the node's base URL (an API
+ * path pasted as the URL, a wrong proxy prefix), or the node has those APIs off. The message
+ * says which is more likely; the reason stays `http_status`.
+ */
+export class NotFoundAtUrlError extends HttpStatusError {
+  constructor(body: string, url: string, explanation: string) {
+    super(404, body, url);
+    this.message = `HTTP 404 from ${url}: ${explanation}`;
+    this.name = 'NotFoundAtUrlError';
+  }
+}
+
 /** A JSON-RPC `error` object in the answer. */
 export class RpcError extends Error {
   constructor(
@@ -76,8 +85,7 @@ export class InvalidResponseError extends Error {
 
 /** The first 200 characters of a body, on one line, for error messages. */
 export function snippet(body: string): string {
-  const flat = body.replace(/\s+/g, ' ').trim();
-  return flat.length > 200 ? `${flat.slice(0, 200)}…` : flat || '(empty body)';
+  return shorten(oneLine(body).trim(), 200) || '(empty body)';
 }
 
 const TLS_CODES = new Set([

@@ -51,6 +51,14 @@ function shown(value: unknown): string {
   }
 }
 
+/** gorilla/rpc's error for a method or service the node does not have (an older version, an API turned off). */
+const METHOD_NOT_FOUND = /^rpc: can't find (method|service) /;
+
+/** Whether a JSON-RPC error message says the node has no such method or service: a state of the node, not a failure. */
+export function isMethodNotFound(message: string): boolean {
+  return METHOD_NOT_FOUND.test(message);
+}
+
 /** The `result` of a JSON-RPC request; its error object is thrown as RpcError. */
 export function rpcResult(reply: RpcReply): unknown {
   const outcome = decodeRpc(reply);

@@ -101,25 +101,6 @@ export class Limiter {
     });
   }
 
-  /** A release function when a slot is free now, else undefined (then wait with acquire). */
-  tryAcquire(): (() => void) | undefined {
-    return this.take() ? this.releaser() : undefined;
-  }
-
-  /** Resolves with a release function once a slot is free; rejects if `signal` aborts first. */
-  acquire(signal?: AbortSignal): Promise<() => void> {
-    return this.wait(signal).then(() => this.releaser());
-  }
-
-  private releaser(): () => void {
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      this.release();
-    };
-  }
-
   private push(w: Waiter): void {
     const q = w.hanging ? this.hangingQueue : this.answering;
     if (q.tail) {

@@ -1,5 +1,6 @@
-// The polls' timetable: every source loop of every node waits in one queue
-// (a binary heap by due time) under one Node.js timer, armed for the earliest
+// The polls' timetable: every source loop of every node of one exporter (its
+// Scheduler owns the queue: two exporters in a process share none) waits in one
+// queue (a binary heap by due time) under one Node.js timer, armed for the earliest
 // due poll, instead of a timer and a closure of its own made at every poll. A
 // loop's entry is the loop itself, made once; the steady schedule allocates
 // nothing that outlives a poll.
@@ -136,6 +137,3 @@ export class DueQueue {
     item.slot = i;
   }
 }
-
-/** The process's poll timetable, shared by every scheduler and poller in it. */
-export const polls = new DueQueue();

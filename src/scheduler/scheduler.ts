@@ -2,6 +2,7 @@
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../clock.js';
 import { lazyChild } from '../log.js';
+import { nameHash } from '../util/hash.js';
 import type { Config, TargetConfig } from '../config/schema.js';
 import type { Dispatchers } from '../rpc/client.js';
 import { Limiter } from '../rpc/limiter.js';
@@ -9,7 +10,11 @@ import { renderChunks, renderNodes } from '../metrics/render.js';
 import type { FleetView } from '../metrics/self.js';
 import { SOURCES } from '../sources/registry.js';
 import type { Source } from '../sources/source.js';
-import { NodePoller, type NodeSummary, type NodeDetail, type DebugStep } from './poller.js';
+import { debugPoll, type DebugStep } from './debug-poll.js';
+import { DueQueue } from './due.js';
+import type { FleetReader } from './fleet.js';
+import type { NodeDetail, NodeSummary } from './node-state.js';
+import { NodePoller } from './poller.js';
 
 export interface SchedulerDeps {
   dispatchers: Dispatchers;
@@ -23,23 +28,12 @@ export interface SchedulerDeps {
   onPollSkipped?: (reason: 'saturated') => void;
 }
 
-/** A stable fraction in [0,1) from a name (FNV-1a), so a fleet's first polls spread over the interval. */
+/** A stable fraction in [0,1) from a name, so a fleet's first polls spread over the interval. */
 export function spreadFraction(name: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < name.length; i++) {
-    h ^= name.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  // Finalizer (murmur3 fmix32): fleets use sequential names, which FNV alone spreads unevenly.
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return (h >>> 0) / 2 ** 32;
+  return nameHash(name)[0] / 2 ** 32;
 }
 
-export class Scheduler implements FleetView {
+export class Scheduler implements FleetView, FleetReader {
   private pollers = new Map<string, NodePoller>();
   private readonly limiter: Limiter;
   private readonly clock: Clock;
@@ -47,6 +41,8 @@ export class Scheduler implements FleetView {
   private config: Config;
   private started = false;
   private readonly debugPolls = new Map<string, Promise<DebugStep[]>>();
+  /** This exporter's poll timetable: every source loop of every node waits in it (due.ts). */
+  private readonly timetable = new DueQueue();
 
   constructor(
     private readonly deps: SchedulerDeps,
@@ -97,6 +93,7 @@ export class Scheduler implements FleetView {
           limiter: this.limiter,
           clock: this.clock,
           sources: this.sources,
+          timetable: this.timetable,
           ...(this.deps.onPollStart ? { onPollStart: this.deps.onPollStart } : {}),
           ...(this.deps.onPollSkipped ? { onPollSkipped: this.deps.onPollSkipped } : {}),
         },
@@ -124,10 +121,6 @@ export class Scheduler implements FleetView {
 
   get requestsQueued(): number {
     return this.limiter.queued;
-  }
-
-  has(name: string): boolean {
-    return this.pollers.has(name);
   }
 
   /** Every node's series. No I/O: renders the last snapshots. */
@@ -176,7 +169,7 @@ export class Scheduler implements FleetView {
     if (!poller) return undefined;
     let running = this.debugPolls.get(name);
     if (!running) {
-      running = poller.debugPoll().finally(() => this.debugPolls.delete(name));
+      running = debugPoll(poller.target, poller.state, poller.client, this.clock).finally(() => this.debugPolls.delete(name));
       this.debugPolls.set(name, running);
     }
     return running;

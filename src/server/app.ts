@@ -3,7 +3,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import express, { type Request, type Response } from 'express';
 import type { Registry } from 'prom-client';
-import type { Scheduler } from '../scheduler/scheduler.js';
+import type { FleetReader } from '../scheduler/fleet.js';
 import { CONTENT_TYPE } from '../metrics/render.js';
 import { ScrapeGate, SharedRender, sendShared } from './exposition.js';
 import { landingPage } from './landing.js';
@@ -12,6 +12,7 @@ import { configPage } from './config-page.js';
 import type { Config } from '../config/schema.js';
 import type { ShardSpec } from '../shard.js';
 import type { WebGuard } from '../web/guard.js';
+import { shorten } from '../util/text.js';
 import { PAGE_HEADERS } from './page-headers.js';
 
 /**
@@ -22,7 +23,8 @@ import { PAGE_HEADERS } from './page-headers.js';
 const OPEN_PATHS = new Set(['/-/healthy', '/-/ready']);
 
 export interface AppOptions {
-  scheduler: () => Scheduler;
+  /** The fleet's series and views (the Scheduler, read-only). */
+  fleet: FleetReader;
   registry: Registry;
   version: string;
   configOrigin: () => string;
@@ -61,7 +63,7 @@ class DebugGate {
   private readonly traces = new Map<string, { atMs: number; done: boolean; text: Promise<string> }>();
 
   constructor(
-    private readonly poll: (target: string) => ReturnType<Scheduler['debugPoll']>,
+    private readonly poll: (target: string) => ReturnType<FleetReader['debugPoll']>,
     private readonly intervalMs: (target: string) => number | undefined,
   ) {}
 
@@ -128,7 +130,7 @@ function plain(res: ServerResponse, status: number, text: string, headers: Recor
  * ready-made lines, so it writes them with Node's API as they are.
  */
 function serveProbe(options: AppOptions, req: IncomingMessage, res: ServerResponse, target: string): void {
-  const body = options.scheduler().renderNode(target);
+  const body = options.fleet.renderNode(target);
   const owner = body === undefined ? options.ownerOf?.(target) : undefined;
   if (owner !== undefined && options.shard && owner !== options.shard.index) {
     // A misrouted scrape: the target is configured, and another replica polls it. 421
@@ -143,7 +145,7 @@ function serveProbe(options: AppOptions, req: IncomingMessage, res: ServerRespon
   }
   if (body === undefined) {
     // Only configured names: /probe never fetches an arbitrary URL.
-    const shown = target.length > 128 ? `${target.slice(0, 128)}…` : target;
+    const shown = shorten(target, 128);
     plain(
       res,
       404,
@@ -210,7 +212,7 @@ export function createApp(options: AppOptions): express.Express {
     () =>
       new SharedRender(
         options.registry.metrics().then((text) => Buffer.from(text)),
-        () => options.scheduler().renderChunks(),
+        () => options.fleet.renderChunks(),
       ),
   );
   app.all('/metrics', only(['GET']), async (req, res) => {
@@ -232,7 +234,7 @@ export function createApp(options: AppOptions): express.Express {
   });
 
   const debug = new DebugGate(
-    (target) => options.scheduler().debugPoll(target),
+    (target) => options.fleet.debugPoll(target),
     (target) => options.config().targets.find((t) => t.name === target)?.intervalMs,
   );
   app.all('/probe', only(['GET']), (req, res) => {
@@ -268,7 +270,7 @@ export function createApp(options: AppOptions): express.Express {
             res
               .type('text/plain')
               .send(
-                `Debug poll of ${target} (a fresh poll of every enabled source; it changes nothing the exporter serves)${reused}\n\n${text}\n\nSeries served now (from the scheduled polls):\n\n${options.scheduler().renderNode(target)?.toString() ?? ''}`,
+                `Debug poll of ${target} (a fresh poll of every enabled source; it changes nothing the exporter serves)${reused}\n\n${text}\n\nSeries served now (from the scheduled polls):\n\n${options.fleet.renderNode(target)?.toString() ?? ''}`,
               );
           },
           (err: unknown) =>
@@ -288,7 +290,7 @@ export function createApp(options: AppOptions): express.Express {
   });
 
   app.all('/-/ready', only(['GET']), (_req, res) => {
-    const pending = options.scheduler().pendingFirstPoll;
+    const pending = options.fleet.pendingFirstPoll;
     if (pending > 0) {
       res.status(503).type('text/plain').send(`not ready: waiting for the first poll of ${pending} target(s)\n`);
       return;
@@ -314,7 +316,7 @@ export function createApp(options: AppOptions): express.Express {
 
   app.all('/', only(['GET']), (req, res) => {
     res.type('html').send(
-      landingPage(options.scheduler().summaries(), {
+      landingPage(options.fleet.summaries(), {
         version: options.version,
         configOrigin: options.configOrigin(),
         nowSeconds: options.nowSeconds(),
@@ -326,9 +328,9 @@ export function createApp(options: AppOptions): express.Express {
 
   app.all('/node/:name', only(['GET']), (req, res) => {
     const name = String(req.params.name);
-    const detail = options.scheduler().detail(name);
+    const detail = options.fleet.detail(name);
     if (!detail) {
-      const shown = name.length > 128 ? `${name.slice(0, 128)}…` : name;
+      const shown = shorten(name, 128);
       res
         .status(404)
         .type('text/plain')

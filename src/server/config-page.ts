@@ -1,47 +1,67 @@
 // /config: the configuration in force, as the exporter resolved it (defaults merged into
-// every target), with every secret redacted: header values, basic-auth passwords, TLS
-// private keys. Certificates are public but long: shown by size.
+// every target), written as the config file is: snake_case keys, durations as durations,
+// no YAML anchors, so that it can be compared with the file or copied into one. Every
+// secret is redacted: header values, basic-auth passwords, TLS private keys. Certificates
+// are public but long: shown by size.
 import { stringify } from 'yaml';
+import { formatPromDuration } from '../config/duration.js';
 import type { Config, TargetConfig } from '../config/schema.js';
+import { REDACTED } from '../util/redact.js';
 import { esc, page } from './html.js';
-
-export const REDACTED = '<secret>';
 
 function pem(text: string | undefined, what: string): string | undefined {
   return text === undefined ? undefined : `<${what}, ${Buffer.byteLength(text)} bytes>`;
 }
 
-/** A target as the config page shows it: no secret leaves this function. */
+const d = formatPromDuration;
+
+/** A target in the config file's form: no secret leaves this function, and no object is shared (no anchors). */
 export function redactTarget(t: TargetConfig): Record<string, unknown> {
-  const { headers, basicAuth, tls, ...rest } = t;
+  const { tls, basicAuth } = t;
   return {
-    ...rest,
-    headers: Object.fromEntries(Object.keys(headers).map((k) => [k, REDACTED])),
-    ...(basicAuth ? { basicAuth: { username: basicAuth.username, password: REDACTED } } : {}),
+    name: t.name,
+    url: t.url,
+    interval: d(t.intervalMs),
+    timeout: d(t.timeoutMs),
+    health: { enabled: t.health.enabled, tags: [...t.health.tags] },
+    index: { endpoints: [...t.index.endpoints], interval: d(t.index.intervalMs) },
+    info: { enabled: t.info.enabled, interval: d(t.info.intervalMs) },
+    platform: { enabled: t.platform.enabled, interval: d(t.platform.intervalMs), subnets: [...t.platform.subnets] },
+    admin: { enabled: t.admin.enabled, interval: d(t.admin.intervalMs) },
+    limits: { max_series_per_node: t.limits.maxSeriesPerNode, max_label_length: t.limits.maxLabelLength },
+    headers: Object.fromEntries(Object.keys(t.headers).map((k) => [k, REDACTED])),
     ...(tls
       ? {
+          // The files were read at load: their content is what is in force.
           tls: {
-            ...(tls.ca !== undefined ? { ca: pem(tls.ca, 'PEM CA certificate(s)') } : {}),
-            ...(tls.cert !== undefined ? { cert: pem(tls.cert, 'PEM client certificate') } : {}),
-            ...(tls.key !== undefined ? { key: REDACTED } : {}),
-            ...(tls.serverName !== undefined ? { serverName: tls.serverName } : {}),
-            insecureSkipVerify: tls.insecureSkipVerify,
+            ...(tls.ca !== undefined ? { ca_file: pem(tls.ca, 'PEM CA certificate(s) read at load') } : {}),
+            ...(tls.cert !== undefined ? { cert_file: pem(tls.cert, 'PEM client certificate read at load') } : {}),
+            ...(tls.key !== undefined ? { key_file: REDACTED } : {}),
+            ...(tls.serverName !== undefined ? { server_name: tls.serverName } : {}),
+            insecure_skip_verify: tls.insecureSkipVerify,
           },
         }
       : {}),
+    ...(basicAuth ? { basic_auth: { username: basicAuth.username, password: REDACTED } } : {}),
   };
 }
 
 /** Targets listed on /config; a fleet of thousands is summarised after these. */
 export const MAX_TARGETS_SHOWN = 200;
 
+/** The configuration in force in the config file's form (YAML keys), secrets redacted. */
 export function redactConfig(config: Config): Record<string, unknown> {
   return {
-    origin: config.origin,
-    maxConcurrentRequests: config.maxConcurrentRequests,
+    scheduler: { max_concurrent_requests: config.maxConcurrentRequests },
     targets: config.targets.slice(0, MAX_TARGETS_SHOWN).map(redactTarget),
-    ...(config.targets.length > MAX_TARGETS_SHOWN ? { targetsNotShown: config.targets.length - MAX_TARGETS_SHOWN } : {}),
   };
+}
+
+/** The YAML text of /config: one document, no anchors or aliases. */
+export function configYaml(config: Config): string {
+  const hidden = config.targets.length - MAX_TARGETS_SHOWN;
+  const note = hidden > 0 ? `# ${hidden} more targets not shown (the first ${MAX_TARGETS_SHOWN} are)\n` : '';
+  return `${stringify(redactConfig(config), { lineWidth: 0, aliasDuplicateObjects: false })}${note}`;
 }
 
 export function configPage(config: Config, info: { shard?: { index: number; count: number } }): string {
@@ -50,7 +70,7 @@ export function configPage(config: Config, info: { shard?: { index: number; coun
   return page(
     'Configuration · AvalancheGo Exporter',
     `<h1>Configuration</h1>
-<p>Loaded from ${esc(config.origin)}, every target with its settings resolved (durations in milliseconds). Header values, passwords and TLS keys are redacted.${esc(shard)}</p>
-<pre>${esc(stringify(redactConfig(config), { lineWidth: 0 }))}</pre>`,
+<p>Loaded from ${esc(config.origin)}, written as the config file is, with every target's settings resolved (defaults merged in). Header values, passwords and TLS keys are redacted.${esc(shard)}</p>
+<pre>${esc(configYaml(config))}</pre>`,
   );
 }

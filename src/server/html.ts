@@ -1,15 +1,11 @@
 // What the status pages share: escaping, the page frame, times and bounded text. Every
 // value from a node or the config goes through esc(); nothing is inserted unescaped.
+import type { NodeStatus } from '../sources/source.js';
 import { showInvisible } from '../util/visible.js';
 
 export function esc(text: string): string {
   // Bidi and zero-width characters are written out (⟨U+202E⟩): they would let a node spoof a check name.
   return showInvisible(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
-/** Text cut to `max` characters, saying how much was left out. */
-export function truncate(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters)` : text;
 }
 
 /** "3m 20s", "2h 5m", "4d 1h": a duration for people, from seconds. */
@@ -59,12 +55,17 @@ ${body}
 `;
 }
 
-/** The node's state as the pages show it, with its rank (worst first). */
-export function nodeState(n: { up?: boolean; healthy?: boolean }): { rank: number; text: string; cls: string } {
-  if (n.up === undefined) return { rank: 2, text: 'waiting for first poll', cls: 'wait' };
-  if (!n.up) return { rank: 0, text: 'down', cls: 'bad' };
-  if (!n.healthy) return { rank: 1, text: 'unhealthy', cls: 'warn' };
-  return { rank: 3, text: 'healthy', cls: 'ok' };
+/** How the pages show each status, with its rank (worst first); `waiting`: no answer from the status source yet. */
+const STATES: Record<NodeStatus | 'waiting', { rank: number; text: string; cls: string }> = {
+  down: { rank: 0, text: 'down', cls: 'bad' },
+  unhealthy: { rank: 1, text: 'unhealthy', cls: 'warn' },
+  waiting: { rank: 2, text: 'waiting for first poll', cls: 'wait' },
+  healthy: { rank: 3, text: 'healthy', cls: 'ok' },
+};
+
+/** The node's state as the pages show it, with its rank (worst first): read from the status the node state keeps. */
+export function nodeState(n: { status?: NodeStatus }): { rank: number; text: string; cls: string } {
+  return STATES[n.status ?? 'waiting'];
 }
 
 /** The relative URL of a node's page from the page at `root`. */

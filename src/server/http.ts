@@ -208,10 +208,6 @@ export class WebServer {
     });
   }
 
-  get connections(): number {
-    return this.conns.size;
-  }
-
   /** Binds, or rejects with a ListenError whose message is one line for the operator. */
   async listen(host: string | undefined, port: number, shown: string): Promise<string> {
     await new Promise<void>((resolve, reject) => {

@@ -2,8 +2,9 @@
 // it is in its state, its heights and lag to the fleet per primary chain, the failing
 // checks with the node's own error text, and its last poll. Built from the last snapshots:
 // no I/O.
-import type { NodeSummary } from '../scheduler/poller.js';
-import { ago, esc, humanDuration, nodeHref, nodeState, num, page, truncate } from './html.js';
+import type { NodeSummary } from '../scheduler/fleet.js';
+import { truncate } from '../util/text.js';
+import { ago, esc, humanDuration, nodeHref, nodeState, num, page } from './html.js';
 
 const MAX_ROWS = 500;
 /** Failing checks listed per node on the overview (the node page lists all). */

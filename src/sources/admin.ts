@@ -10,7 +10,7 @@
 // state of the node, not a failed poll.
 import type { RpcReply } from '../rpc/client.js';
 import { InvalidResponseError } from '../rpc/errors.js';
-import { decodeRpc } from '../rpc/jsonrpc.js';
+import { decodeRpc, isMethodNotFound } from '../rpc/jsonrpc.js';
 import type { LinesBuilder } from '../metrics/render.js';
 import type { Source } from './source.js';
 
@@ -20,8 +20,6 @@ const INDEX_PROBE_PATH = '/ext/index/C/block';
 /** AvalancheGo's log levels (utils/logging/level.go), lower-cased; anything else is `unknown`. */
 export const LOG_LEVELS = ['off', 'fatal', 'error', 'warn', 'info', 'trace', 'debug', 'verbo'] as const;
 type LevelLabel = (typeof LOG_LEVELS)[number] | 'unknown';
-/** gorilla/rpc's answer for a method or service the node does not have. */
-const METHOD_NOT_FOUND = /^rpc: can't find (method|service) /;
 
 export interface AdminSnapshot {
   adminApiEnabled: boolean;
@@ -42,7 +40,7 @@ export function parseLoggerLevels(reply: RpcReply): Pick<AdminSnapshot, 'adminAp
   if (reply.status === 404) return { adminApiEnabled: false };
   const outcome = decodeRpc(reply);
   if (!outcome.ok) {
-    if (METHOD_NOT_FOUND.test(outcome.message)) return { adminApiEnabled: false };
+    if (isMethodNotFound(outcome.message)) return { adminApiEnabled: false };
     // The API answers (an error from a method that exists): it is on.
     return { adminApiEnabled: true };
   }

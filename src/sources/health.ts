@@ -7,12 +7,13 @@
 import type { Logger } from 'pino';
 import type { RpcReply } from '../rpc/client.js';
 import { jsonKind } from '../util/json-kind.js';
-import { InvalidResponseError } from '../rpc/errors.js';
+import { InvalidResponseError, NotFoundAtUrlError } from '../rpc/errors.js';
 import { header, rpcResult } from '../rpc/jsonrpc.js';
 import type { LinesBuilder } from '../metrics/render.js';
 import { parseGoDuration, parseRfc3339 } from '../util/gotime.js';
+import type { PageSection, SummaryPart } from './section.js';
+import type { NodeStatus, Source, StateWatcher } from './source.js';
 import { NODE_ID_SHAPE } from '../config/cb58.js';
-import type { Source, StateWatcher } from './source.js';
 import { info } from './info.js';
 
 export interface CheckSnapshot {
@@ -60,18 +61,6 @@ export interface HealthSnapshot {
   futureUpgrade: { secondsUntil?: number; stakeRatio?: number };
 }
 
-/** Application checks of AvalancheGo (tag `application`); every other check is a chain's. */
-export const APPLICATION_CHECKS = new Set([
-  'bootstrapped',
-  'database',
-  'diskspace',
-  'network',
-  'router',
-  'bls',
-  'futureupgrade',
-  'validation',
-  'shuttingDown',
-]);
 const PRIMARY_CHAINS = new Set(['C', 'P', 'X']);
 
 export const HEALTH_METHOD = 'health.health';
@@ -82,7 +71,15 @@ export const health: Source<HealthSnapshot> = {
   intervalMs: (target) => target.intervalMs,
   async poll(ctx) {
     const tags = ctx.target.health.tags;
-    const snapshot = parseHealthReply(await ctx.rpc('/ext/health', HEALTH_METHOD, tags.length > 0 ? { tags } : {}));
+    const reply = await ctx.rpc('/ext/health', HEALTH_METHOD, tags.length > 0 ? { tags } : {});
+    if (reply.status === 404) {
+      throw new NotFoundAtUrlError(
+        reply.body,
+        reply.url,
+        `no health API there: check that the target's url is the node's base URL (e.g. http://10.0.0.5:9650, no /ext/… path), or the node runs with --api-health-enabled=false`,
+      );
+    }
+    const snapshot = parseHealthReply(reply);
     // With the info source on, avalanchego_node_info is its (with version and network ID): one series, never two.
     if (info.enabled(ctx.target)) snapshot.nodeInfoByInfoSource = true;
     return snapshot;
@@ -90,7 +87,16 @@ export const health: Source<HealthSnapshot> = {
   reuse: reuseHealth,
   samples: addHealthLines,
   watch: watchChecks,
+  status: healthStatus,
+  summary: summarizeHealth,
+  sections: healthSections,
 };
+
+/** Whether the node is up, and healthy: the one place it is decided (a health answer, whatever it says, is up). */
+export function healthStatus(s: HealthSnapshot | undefined): NodeStatus {
+  if (!s) return 'down';
+  return s.healthy ? 'healthy' : 'unhealthy';
+}
 
 /**
  * `next`'s values in `previous`'s objects when the node reports the same checks and chains, in the same
@@ -374,7 +380,7 @@ function readChain(name: string, message: unknown, f: FieldReader): ChainSnapsho
 
 /** The node's series: avalanchego_up always (0 after a failed poll), the rest only from a valid report. */
 function addHealthLines(b: LinesBuilder, s: HealthSnapshot | undefined): void {
-  b.add('avalanchego_up', s ? 1 : 0);
+  b.add('avalanchego_up', healthStatus(s) === 'down' ? 0 : 1);
   if (!s) return;
   b.add('avalanchego_healthy', s.healthy ? 1 : 0);
   if (s.nodeId && !s.nodeInfoByInfoSource) b.add('avalanchego_node_info', 1, { node_id: s.nodeId });
@@ -439,4 +445,58 @@ function watchChecks(log: Logger): StateWatcher<HealthSnapshot> {
       failing = now;
     },
   };
+}
+
+/** The fleet page's line: the node ID, the failing checks with the node's text, the last accepted heights. */
+function summarizeHealth(s: HealthSnapshot): SummaryPart {
+  return {
+    ...(s.nodeId ? { nodeId: s.nodeId } : {}),
+    problems: s.checks
+      .filter((c) => !c.passing)
+      .map((c) => ({
+        name: c.name,
+        ...(c.error !== undefined ? { error: c.error } : {}),
+        ...(c.firstFailureSeconds !== undefined ? { sinceSeconds: c.firstFailureSeconds } : {}),
+      })),
+    heights: s.chains.flatMap((c) => (c.lastAcceptedHeight !== undefined ? [{ chain: c.chain, height: c.lastAcceptedHeight }] : [])),
+  };
+}
+
+/** The node page: every check (failing first) with the node's own text, and every chain. */
+function healthSections(s: HealthSnapshot | undefined): PageSection[] {
+  const checks = [...(s?.checks ?? [])].sort((a, b) => Number(a.passing) - Number(b.passing) || a.name.localeCompare(b.name));
+  return [
+    {
+      title: 'Health checks',
+      columns: ['check', 'passing', 'contiguous failures', 'failing since', 'last run', 'duration', "the node's error text"],
+      rows: checks.map((c) => ({
+        label: c.name,
+        values: [
+          { flag: c.passing },
+          { number: c.contiguousFailures },
+          c.firstFailureSeconds !== undefined ? { time: c.firstFailureSeconds } : { text: '' },
+          { time: c.timestampSeconds },
+          { number: c.durationSeconds, digits: 3, unit: 's' },
+          { error: c.error, ...(c.unparsed > 0 ? { note: `${c.unparsed} field(s) of the message could not be parsed` } : {}) },
+        ],
+      })),
+      empty: 'No health report (the node has not answered yet, or its last health poll failed).',
+    },
+    {
+      title: 'Chains',
+      columns: ['chain', 'bootstrapping', 'last accepted height', 'processing blocks', 'longest processing', 'avg acceptance', 'connected stake'],
+      rows: (s?.chains ?? []).map((c) => ({
+        label: c.chain,
+        values: [
+          { flag: c.bootstrapping, good: false },
+          { number: c.lastAcceptedHeight },
+          { number: c.processingBlocks },
+          { number: c.longestProcessingBlockSeconds, digits: 3, unit: 's' },
+          { number: c.avgAcceptanceTimeSeconds, digits: 3, unit: 's' },
+          { number: c.connectedStakeRatio === undefined ? undefined : c.connectedStakeRatio * 100, digits: 1, unit: '%' },
+        ],
+      })),
+      empty: 'No chain in the last health report.',
+    },
+  ];
 }

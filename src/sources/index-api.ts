@@ -7,12 +7,14 @@ import type { Logger } from 'pino';
 import type { IndexEndpoint } from '../config/schema.js';
 import type { RpcReply } from '../rpc/client.js';
 import { jsonKind } from '../util/json-kind.js';
-import { InvalidResponseError, RpcError } from '../rpc/errors.js';
+import { InvalidResponseError, NotFoundAtUrlError, RpcError } from '../rpc/errors.js';
 import { decodeRpc } from '../rpc/jsonrpc.js';
 import type { LinesBuilder } from '../metrics/render.js';
 import { parseRfc3339 } from '../util/gotime.js';
+import type { PageSection } from './section.js';
 import { uint64 } from '../util/uint64.js';
 import type { Source, StateWatcher } from './source.js';
+import { HEALTH_METHOD, health } from './health.js';
 
 export const INDEX_METHOD = 'index.getLastAccepted';
 export const EMPTY_INDEX_MESSAGE = 'no containers have been accepted';
@@ -42,13 +44,53 @@ export const indexApi: Source<IndexSnapshot> = {
         }
       }),
     );
+    if (endpoints.every((e) => e.state === 'disabled') && ctx.node.latest(health) === undefined) {
+      // Every endpoint 404 and no health answer to show the URL is a node's: ask /ext/health once.
+      // 404 there too says the URL is wrong, not that the node has indexing off.
+      const probe = await ctx.rpc('/ext/health', HEALTH_METHOD, {});
+      if (probe.status === 404) throw wrongBaseUrl(ctx.target.url, probe);
+    }
     return { endpoints };
   },
   failure: (snapshot) => snapshot.endpoints.find((e) => e.state === 'failed')?.error,
   reuse: reuseIndex,
   samples: addIndexLines,
   watch: watchIndexing,
+  sections: indexSections,
 };
+
+/** The node page: each endpoint's state, last accepted index and its time, or why there is none. */
+function indexSections(s: IndexSnapshot | undefined): PageSection[] {
+  return [
+    {
+      title: 'Index endpoints',
+      columns: ['endpoint', 'state', 'last accepted index', 'accepted'],
+      rows: (s?.endpoints ?? []).map((e) => {
+        const state = { text: e.state };
+        switch (e.state) {
+          case 'ok':
+            return { label: e.endpoint, values: [state, { number: e.lastIndex }, { time: e.timestampSeconds }] };
+          case 'failed':
+            return { label: e.endpoint, values: [state, { error: e.error instanceof Error ? e.error.message : String(e.error) }] };
+          case 'disabled':
+            return { label: e.endpoint, values: [state, { text: 'indexing is off on the node (HTTP 404)', tone: 'dim' as const }] };
+          case 'empty':
+            return { label: e.endpoint, values: [state, { text: 'no container accepted yet', tone: 'dim' as const }] };
+        }
+      }),
+      empty: 'The index source has not answered yet.',
+    },
+  ];
+}
+
+/** Pure: the error for a URL that answers 404 on /ext/health and on every index endpoint. */
+export function wrongBaseUrl(url: string, healthReply: RpcReply): NotFoundAtUrlError {
+  return new NotFoundAtUrlError(
+    healthReply.body,
+    healthReply.url,
+    `and from every /ext/index endpoint: ${url} is not an AvalancheGo node's base URL (a pasted API path such as /ext/bc/C/rpc, or a wrong proxy prefix); give the base, e.g. http://10.0.0.5:9650. Not reported as indexing off`,
+  );
+}
 
 /** `next`'s values in `previous`'s objects when it has the same endpoints (an endpoint still `ok` keeps its object); else `next`. */
 export function reuseIndex(previous: IndexSnapshot, next: IndexSnapshot): IndexSnapshot {

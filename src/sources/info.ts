@@ -9,12 +9,12 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { RpcReply } from '../rpc/client.js';
 import { InvalidResponseError, RpcError } from '../rpc/errors.js';
-import { decodeRpc } from '../rpc/jsonrpc.js';
+import { decodeRpc, isMethodNotFound } from '../rpc/jsonrpc.js';
 import type { LinesBuilder } from '../metrics/render.js';
 import { parseRfc3339 } from '../util/gotime.js';
-import { uint64Schema } from '../util/uint64.js';
 import { isNodeId } from '../config/cb58.js';
 import type { Source, StateWatcher } from './source.js';
+import { firstIssue, uint } from './wire.js';
 
 export const INFO_PATH = '/ext/info';
 export const INFO_METHODS = ['info.getNodeID', 'info.getNodeVersion', 'info.getNetworkID', 'info.uptime', 'info.upgrades', 'info.peers'] as const;
@@ -23,8 +23,6 @@ export type InfoMethod = (typeof INFO_METHODS)[number];
 /** What a method's answer says about the node: answered, not a validator (info.uptime), or absent from its version. */
 export type MethodState = 'ok' | 'not_validator' | 'unsupported';
 
-/** gorilla/rpc's answer for a method or service the node's version does not have. */
-const METHOD_NOT_FOUND = /^rpc: can't find (method|service) /;
 /** info.uptime on a node outside the primary network's validator set: `couldn't get node uptime: node is not a validator` (v1.7: `this is not a validator node`). */
 const NOT_VALIDATOR = /not a validator/;
 /** Upgrade times further ahead than this are placeholders (upgrade.UnscheduledActivationTime is in year 9999). */
@@ -98,7 +96,7 @@ export type InfoAnswers = Record<InfoMethod, RpcReply | Failed>;
 export function methodOutcome(reply: RpcReply): { state: 'ok'; result: unknown } | { state: 'not_validator' | 'unsupported' } {
   const outcome = decodeRpc(reply);
   if (outcome.ok) return { state: 'ok', result: outcome.result };
-  if (METHOD_NOT_FOUND.test(outcome.message)) return { state: 'unsupported' };
+  if (isMethodNotFound(outcome.message)) return { state: 'unsupported' };
   if (reply.method === 'info.uptime' && NOT_VALIDATOR.test(outcome.message)) return { state: 'not_validator' };
   throw new RpcError(outcome.code, outcome.message, reply.method);
 }
@@ -150,14 +148,6 @@ function invalid(method: string, what: string): InvalidResponseError {
   return new InvalidResponseError(`${method} returned ${what}`);
 }
 
-/** First zod issue as `path: message`. */
-function firstIssue(error: z.ZodError): string {
-  const issue = error.issues[0];
-  return issue ? `${issue.path.join('.') || 'result'}: ${issue.message}` : 'result: not what was expected';
-}
-
-// json.Uint32/Uint64 are decimal strings on the wire; the node's own decoder also takes numbers.
-const uint = uint64Schema;
 // json.Float64 is a decimal string with four decimals.
 const decimal = z.union([z.string().regex(/^-?\d+(\.\d+)?$/, 'expected a decimal string'), z.number()]);
 

@@ -10,14 +10,15 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { RpcReply } from '../rpc/client.js';
 import { InvalidResponseError, RpcError } from '../rpc/errors.js';
-import { decodeRpc } from '../rpc/jsonrpc.js';
+import { decodeRpc, isMethodNotFound } from '../rpc/jsonrpc.js';
 import type { LinesBuilder } from '../metrics/render.js';
 import { uint64Schema } from '../util/uint64.js';
 import { INFO_PATH, info, methodOutcome, parseNodeId } from './info.js';
 import type { Source, StateWatcher } from './source.js';
+import { uint } from './wire.js';
+import { PRIMARY_NETWORK_ID } from '../config/schema.js';
 
 export const PLATFORM_PATH = '/ext/bc/P';
-export const PRIMARY_NETWORK = '11111111111111111111111111111111LpoYY';
 export const PLATFORM_METHODS = ['platform.getCurrentValidators', 'platform.getValidatorFeeState'] as const;
 export type PlatformMethod = (typeof PLATFORM_METHODS)[number];
 export type PlatformMethodState = 'ok' | 'not_bootstrapped' | 'unsupported';
@@ -69,7 +70,7 @@ export const platform: Source<PlatformSnapshot> = {
     if (nodeId === undefined)
       throw new InvalidResponseError('info.getNodeID gave no node ID: the node ID to look up in the validator set is unknown');
     // The config refuses the primary network in `subnets`: it is always checked.
-    const subnets = [PRIMARY_NETWORK, ...ctx.target.platform.subnets];
+    const subnets = [PRIMARY_NETWORK_ID, ...ctx.target.platform.subnets];
     const settle = (p: Promise<RpcReply>) =>
       p.then(
         (reply): RpcReply | { failed: unknown } => reply,
@@ -102,7 +103,7 @@ function platformOutcome(reply: RpcReply): { state: 'ok'; result: unknown } | { 
   if (reply.status === 503) return { state: 'not_bootstrapped' };
   const outcome = decodeRpc(reply);
   if (outcome.ok) return { state: 'ok', result: outcome.result };
-  if (/^rpc: can't find (method|service) /.test(outcome.message)) return { state: 'unsupported' };
+  if (isMethodNotFound(outcome.message)) return { state: 'unsupported' };
   throw new RpcError(outcome.code, outcome.message, reply.method);
 }
 
@@ -146,8 +147,6 @@ export function parsePlatform(a: PlatformAnswers): PlatformSnapshot {
   return s;
 }
 
-// json.Uint64 is a decimal string; the node's decoder also takes a number. Over 2^64-1 it is refused, not served as +Inf.
-const uint = uint64Schema;
 const key = z.string().regex(/^0x[0-9a-fA-F]+$/, 'expected 0x-hex');
 
 const stakerSchema = z.object({
@@ -232,7 +231,7 @@ function addPlatformLines(b: LinesBuilder, s: PlatformSnapshot | undefined): voi
     b.add('avalanchego_validator_start_timestamp_seconds', entry.startSeconds, labels);
     if (entry.kind === 'staker') b.add('avalanchego_validator_end_timestamp_seconds', entry.endSeconds, labels);
     b.add('avalanchego_validator_weight', entry.weight, labels);
-    if (subnet === PRIMARY_NETWORK && entry.kind === 'staker') b.add('avalanchego_validator_potential_reward_navax', entry.potentialReward);
+    if (subnet === PRIMARY_NETWORK_ID && entry.kind === 'staker') b.add('avalanchego_validator_potential_reward_navax', entry.potentialReward);
     if (entry.registeredKey && s.ownKey) b.add('avalanchego_validator_registered_key_match', entry.registeredKey === s.ownKey ? 1 : 0, labels);
     if (entry.kind === 'l1') {
       b.add('avalanchego_l1_validator_balance_navax', entry.balance, labels);

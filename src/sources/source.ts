@@ -4,13 +4,17 @@
 // A source owns its name (the `source` label and its logger's), its
 // request(s), a pure parse from the answers to a snapshot (exported, no I/O,
 // no clock, so tests run tables over fixtures), the sample lines it
-// contributes, and the logs of its state changes. The poller owns the rest:
+// contributes, the logs of its state changes, and what it shows people (its
+// part of the node's summary and its node-page sections, section.ts). The one
+// source that decides whether the node is up says so through `status`. The
+// poller owns the rest:
 // the schedule, the poll's deadline, timing, the mapping of a failure to its
 // reason (rpc/errors.ts classifyError), the poll metrics and the poll logs.
 import type { Logger } from 'pino';
 import type { TargetConfig } from '../config/schema.js';
 import type { RpcReply } from '../rpc/client.js';
 import type { LinesBuilder } from '../metrics/render.js';
+import type { PageSection, SummaryPart } from './section.js';
 
 export interface Source<S> {
   /** The `source` label of the poll metrics and the logger's `source` field; unique, lowercase. */
@@ -57,7 +61,29 @@ export interface Source<S> {
    * its own memory); see StateWatcher.
    */
   watch?(log: Logger): StateWatcher<S>;
+
+  /**
+   * Only for the source that decides whether the node is up (health): the
+   * node's status from the snapshot it serves now (undefined after a poll that
+   * failed without data). Decided here once; the node state keeps it, with
+   * since when, and the pages and their ordering read that value. The source's
+   * own `avalanchego_up` sample uses the same function.
+   */
+  status?(snapshot: S | undefined): NodeStatus;
+
+  /** Optional: what the source adds to the node's line on the fleet page, from the snapshot it serves (none after a failed poll). */
+  summary?(snapshot: S): SummaryPart;
+
+  /**
+   * Optional: the source's sections of the node page, from the snapshot it
+   * serves (undefined before its first answer or after a failed poll: say so
+   * in the section's `empty`). Built when the page is asked for.
+   */
+  sections?(snapshot: S | undefined): PageSection[];
 }
+
+/** A node's status, as the source that decides it sees it: no answer (down), an answer saying unhealthy, or healthy. */
+export type NodeStatus = 'down' | 'unhealthy' | 'healthy';
 
 /** Logs a source's state changes for one node (ok → failing → ok) at info/warn, never every poll. */
 export interface StateWatcher<S> {

@@ -5,12 +5,10 @@
 import { dirname, isAbsolute, join } from 'node:path';
 import { createSecureContext, type SecureContextOptions } from 'node:tls';
 import bcrypt from 'bcryptjs';
-import { isMap, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
 import { z } from 'zod';
-import { ConfigError, type ConfigPath, type ConfigProblem } from '../config/load.js';
+import { checkSchema, ConfigError, readYaml, type ConfigPath, type ConfigProblem } from '../config/load.js';
 import { parsePromDuration } from '../config/duration.js';
 import { FileReadError, readRegularFile } from '../util/files.js';
-import { keysAt } from '../config/walk.js';
 
 /** A web config, a certificate or a key is small; anything bigger is the wrong file. */
 export const MAX_WEB_FILE_BYTES = 1 << 20;
@@ -141,47 +139,17 @@ export function loadWebConfigFile(file: string): WebConfig {
   return parseWebConfigText(text, file, dirname(file));
 }
 
+/** Web config text to a WebConfig, through the config's own YAML reading and schema checks (config/load.ts). */
 export function parseWebConfigText(text: string, origin: string, baseDir: string): WebConfig {
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, uniqueKeys: true });
-  if (doc.errors.length > 0) {
-    throw new ConfigError(
-      origin,
-      doc.errors.map((e) => ({
-        path: [],
-        message: `YAML syntax: ${(e.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '')}`,
-        line: e.linePos?.[0].line,
-        column: e.linePos?.[0].col,
-      })),
-    );
-  }
-  const locate = (path: ConfigPath) => locate1(doc, lineCounter, path);
-  let raw: unknown;
-  try {
-    raw = doc.toJS({ maxAliasCount: 100 }) ?? {};
-  } catch (err) {
-    throw new ConfigError(origin, [{ path: [], message: `YAML: ${(err as Error).message}: write the values out instead of through many aliases` }]);
-  }
-  const parsed = webConfigSchema.safeParse(raw);
-  if (!parsed.success) {
-    throw new ConfigError(
-      origin,
-      parsed.error.issues.map((issue): ConfigProblem => {
-        const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
-        if (issue.code === 'unrecognized_keys') {
-          const known = knownKeys(path);
-          return {
-            path,
-            message: `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}; known keys here: ${known.join(', ')}`,
-            ...locate([...path, ...issue.keys.slice(0, 1)]),
-          };
-        }
-        return { path, message: issue.message, ...locate(path) };
-      }),
-    );
-  }
+  const { value, locate } = readYaml(text, origin);
+  const raw = checkSchema(webConfigSchema, value, origin, locate);
   const problems: ConfigProblem[] = [];
-  const config = resolve(parsed.data, origin, baseDir, problems);
+  const config: WebConfig = { origin, users: new Map(), headers: {} };
+  resolveHeaders(raw, config, problems);
+  resolveUsers(raw, config, problems);
+  resolveRateLimit(raw, config, problems);
+  // Last: the TLS context is only made when nothing else is wrong.
+  resolveTls(raw, config, baseDir, problems);
   if (problems.length > 0)
     throw new ConfigError(
       origin,
@@ -190,15 +158,10 @@ export function parseWebConfigText(text: string, origin: string, baseDir: string
   return config;
 }
 
-function knownKeys(path: ConfigPath): string[] {
-  return keysAt(webConfigSchema, path);
-}
-
 type RawWebConfig = z.infer<typeof webConfigSchema>;
 
-function resolve(raw: RawWebConfig, origin: string, baseDir: string, problems: ConfigProblem[]): WebConfig {
-  const config: WebConfig = { origin, users: new Map(), headers: {} };
-
+/** The response headers: only those the toolkit allows, enumerated values checked; a blank one is unset. */
+function resolveHeaders(raw: RawWebConfig, config: WebConfig, problems: ConfigProblem[]): void {
   for (const [name, value] of Object.entries(raw.http_server_config?.headers ?? {})) {
     const allowed = EXTRA_HEADERS[name];
     const path = ['http_server_config', 'headers', name];
@@ -208,7 +171,10 @@ function resolve(raw: RawWebConfig, origin: string, baseDir: string, problems: C
       problems.push({ path, message: `invalid value ${JSON.stringify(value)} for ${name}: write one of ${allowed.join(', ')}` });
     else if (value !== '') config.headers[name] = value;
   }
+}
 
+/** basic_auth_users: bcrypt hashes only, of a cost bcrypt takes. */
+function resolveUsers(raw: RawWebConfig, config: WebConfig, problems: ConfigProblem[]): void {
   for (const [user, hash] of Object.entries(raw.basic_auth_users ?? {})) {
     const path = ['basic_auth_users', user];
     // Never echo the value: a plain password written here by mistake is a secret.
@@ -226,127 +192,113 @@ function resolve(raw: RawWebConfig, origin: string, baseDir: string, problems: C
     }
     config.users.set(user, hash);
   }
-
-  if (raw.rate_limit) {
-    // The schema has checked the interval; 0 stands for none.
-    const intervalMs = parsePromDuration(raw.rate_limit.interval ?? '0') ?? 0;
-    const burst = raw.rate_limit.burst ?? 0;
-    if (intervalMs > 0 && burst < 1)
-      problems.push({ path: ['rate_limit', 'burst'], message: 'burst must be at least 1 when interval is set: no request would ever be allowed' });
-    else if (intervalMs > 0) config.rateLimit = { intervalMs, burst };
-  }
-
-  const tls = raw.tls_server_config;
-  const enabled =
-    tls &&
-    (tls.cert !== undefined ||
-      tls.cert_file !== undefined ||
-      tls.key !== undefined ||
-      tls.key_file !== undefined ||
-      tls.client_ca !== undefined ||
-      tls.client_ca_file !== undefined ||
-      tls.client_auth_type !== undefined);
-  if (tls && enabled) {
-    const at = (key: string): ConfigPath => ['tls_server_config', key];
-    const file = (key: 'cert_file' | 'key_file' | 'client_ca_file'): string | undefined => {
-      const name = tls[key];
-      if (name === undefined) return undefined;
-      if (name === '') {
-        problems.push({ path: at(key), message: `${key} is empty: give the path of a PEM file` });
-        return undefined;
-      }
-      try {
-        return readRegularFile(isAbsolute(name) ? name : join(baseDir, name), MAX_WEB_FILE_BYTES);
-      } catch (err) {
-        problems.push({ path: at(key), message: (err as Error).message });
-        return undefined;
-      }
-    };
-    const both = (inline: 'cert' | 'key' | 'client_ca', fileKey: 'cert_file' | 'key_file' | 'client_ca_file'): string | undefined => {
-      if (tls[inline] !== undefined && tls[fileKey] !== undefined) {
-        problems.push({ path: at(inline), message: `give either ${inline} or ${fileKey}, not both` });
-        return undefined;
-      }
-      return tls[inline] ?? file(fileKey);
-    };
-    const cert = both('cert', 'cert_file');
-    const key = both('key', 'key_file');
-    const ca = both('client_ca', 'client_ca_file');
-    if (cert === undefined && tls.cert === undefined && tls.cert_file === undefined)
-      problems.push({ path: at('cert_file'), message: 'missing one of cert or cert_file: TLS needs the server certificate' });
-    if (key === undefined && tls.key === undefined && tls.key_file === undefined)
-      problems.push({ path: at('key_file'), message: 'missing one of key or key_file: TLS needs the private key of the certificate' });
-
-    const clientAuth = (
-      {
-        NoClientCert: 'none',
-        RequestClientCert: 'request',
-        RequireAnyClientCert: 'require-any',
-        RequireClientCert: 'require-any',
-        VerifyClientCertIfGiven: 'verify-if-given',
-        RequireAndVerifyClientCert: 'require-and-verify',
-      } as const
-    )[(tls.client_auth_type ?? 'NoClientCert') as (typeof CLIENT_AUTH_TYPES)[number]];
-    if ((tls.client_ca !== undefined || tls.client_ca_file !== undefined) && clientAuth === 'none') {
-      problems.push({
-        path: at('client_auth_type'),
-        message:
-          'client CAs are configured without a client auth policy: set client_auth_type (RequireAndVerifyClientCert to require client certificates)',
-      });
-    }
-    const min = tls.min_version ?? 'TLS12';
-    const max = tls.max_version ?? 'TLS13';
-    if (TLS_VERSION_ORDER.indexOf(min) > TLS_VERSION_ORDER.indexOf(max))
-      problems.push({ path: at('min_version'), message: `min_version ${min} is above max_version ${max}` });
-
-    if (problems.length > 0 || cert === undefined || key === undefined) return config;
-    const context: WebTls['context'] = {
-      cert,
-      key,
-      minVersion: TLS_VERSIONS[min as keyof typeof TLS_VERSIONS],
-      maxVersion: TLS_VERSIONS[max as keyof typeof TLS_VERSIONS],
-      // Go's default, and the toolkit's: the server's order of preference.
-      honorCipherOrder: tls.prefer_server_cipher_suites ?? true,
-      ...(ca !== undefined ? { ca } : {}),
-      ...(tls.cipher_suites?.length ? { ciphers: tls.cipher_suites.map((c) => CIPHER_SUITES[c]).join(':') } : {}),
-      ...(tls.curve_preferences?.length ? { ecdhCurve: tls.curve_preferences.map((c) => CURVES[c]).join(':') } : {}),
-    };
-    if (ca !== undefined && !ca.includes('-----BEGIN CERTIFICATE-----')) {
-      problems.push({
-        path: at(tls.client_ca !== undefined ? 'client_ca' : 'client_ca_file'),
-        message: 'holds no PEM certificate (-----BEGIN CERTIFICATE-----): give the CA certificate(s) that sign client certificates',
-      });
-      return config;
-    }
-    try {
-      // Fail at load, not at the first handshake, when the files cannot be used together.
-      createSecureContext(context);
-    } catch (err) {
-      // OpenSSL's message names the part that failed, never the key's content.
-      problems.push({
-        path: ['tls_server_config'],
-        message: `cannot use the certificate and key: ${(err as Error).message}: give a PEM certificate and its matching private key`,
-      });
-      return config;
-    }
-    config.tls = { context, clientAuth, ...(tls.client_allowed_sans ? { allowedSans: tls.client_allowed_sans } : {}) };
-  }
-  return config;
 }
 
-/** Line and column of the key or value at a path (or its nearest parent). */
-function locate1(doc: Document, lineCounter: LineCounter, path: ConfigPath): Pick<ConfigProblem, 'line' | 'column'> {
-  let node: unknown = doc.contents;
-  let found: unknown = node;
-  for (const part of path) {
-    if (!isMap(node)) break;
-    const pair = node.items.find((p) => isScalar(p.key) && p.key.value === part);
-    if (!pair) break;
-    found = pair.key;
-    node = pair.value;
+function resolveRateLimit(raw: RawWebConfig, config: WebConfig, problems: ConfigProblem[]): void {
+  if (!raw.rate_limit) return;
+  // The schema has checked the interval; 0 stands for none.
+  const intervalMs = parsePromDuration(raw.rate_limit.interval ?? '0') ?? 0;
+  const burst = raw.rate_limit.burst ?? 0;
+  if (intervalMs > 0 && burst < 1)
+    problems.push({ path: ['rate_limit', 'burst'], message: 'burst must be at least 1 when interval is set: no request would ever be allowed' });
+  else if (intervalMs > 0) config.rateLimit = { intervalMs, burst };
+}
+
+type RawTls = NonNullable<RawWebConfig['tls_server_config']>;
+const tlsPath = (key: string): ConfigPath => ['tls_server_config', key];
+
+/** Go's client auth policies, as the TLS server applies them. */
+const CLIENT_AUTH: Record<(typeof CLIENT_AUTH_TYPES)[number], ClientAuthType> = {
+  NoClientCert: 'none',
+  RequestClientCert: 'request',
+  RequireAnyClientCert: 'require-any',
+  RequireClientCert: 'require-any',
+  VerifyClientCertIfGiven: 'verify-if-given',
+  RequireAndVerifyClientCert: 'require-and-verify',
+};
+
+/** A PEM given inline or as a file (relative to the web config's folder), not both. */
+function pem(
+  tls: RawTls,
+  inline: 'cert' | 'key' | 'client_ca',
+  fileKey: 'cert_file' | 'key_file' | 'client_ca_file',
+  baseDir: string,
+  problems: ConfigProblem[],
+): string | undefined {
+  if (tls[inline] !== undefined && tls[fileKey] !== undefined) {
+    problems.push({ path: tlsPath(inline), message: `give either ${inline} or ${fileKey}, not both` });
+    return undefined;
   }
-  const range = (found as { range?: [number, number, number] } | null)?.range;
-  if (!range) return {};
-  const pos = lineCounter.linePos(range[0]);
-  return { line: pos.line, column: pos.col };
+  if (tls[inline] !== undefined) return tls[inline];
+  const name = tls[fileKey];
+  if (name === undefined) return undefined;
+  if (name === '') {
+    problems.push({ path: tlsPath(fileKey), message: `${fileKey} is empty: give the path of a PEM file` });
+    return undefined;
+  }
+  try {
+    return readRegularFile(isAbsolute(name) ? name : join(baseDir, name), MAX_WEB_FILE_BYTES);
+  } catch (err) {
+    problems.push({ path: tlsPath(fileKey), message: (err as Error).message });
+    return undefined;
+  }
+}
+
+/** tls_server_config: on when it names a certificate, key, client CA or policy; checked down to a TLS context made at load. */
+function resolveTls(raw: RawWebConfig, config: WebConfig, baseDir: string, problems: ConfigProblem[]): void {
+  const tls = raw.tls_server_config;
+  if (!tls) return;
+  const keys = ['cert', 'cert_file', 'key', 'key_file', 'client_ca', 'client_ca_file', 'client_auth_type'] as const;
+  if (!keys.some((k) => tls[k] !== undefined)) return;
+  const cert = pem(tls, 'cert', 'cert_file', baseDir, problems);
+  const key = pem(tls, 'key', 'key_file', baseDir, problems);
+  const ca = pem(tls, 'client_ca', 'client_ca_file', baseDir, problems);
+  if (cert === undefined && tls.cert === undefined && tls.cert_file === undefined)
+    problems.push({ path: tlsPath('cert_file'), message: 'missing one of cert or cert_file: TLS needs the server certificate' });
+  if (key === undefined && tls.key === undefined && tls.key_file === undefined)
+    problems.push({ path: tlsPath('key_file'), message: 'missing one of key or key_file: TLS needs the private key of the certificate' });
+  const clientAuth = CLIENT_AUTH[(tls.client_auth_type ?? 'NoClientCert') as (typeof CLIENT_AUTH_TYPES)[number]];
+  if ((tls.client_ca !== undefined || tls.client_ca_file !== undefined) && clientAuth === 'none') {
+    problems.push({
+      path: tlsPath('client_auth_type'),
+      message:
+        'client CAs are configured without a client auth policy: set client_auth_type (RequireAndVerifyClientCert to require client certificates)',
+    });
+  }
+  const min = tls.min_version ?? 'TLS12';
+  const max = tls.max_version ?? 'TLS13';
+  if (TLS_VERSION_ORDER.indexOf(min) > TLS_VERSION_ORDER.indexOf(max))
+    problems.push({ path: tlsPath('min_version'), message: `min_version ${min} is above max_version ${max}` });
+
+  if (problems.length > 0 || cert === undefined || key === undefined) return;
+  const context: WebTls['context'] = {
+    cert,
+    key,
+    minVersion: TLS_VERSIONS[min as keyof typeof TLS_VERSIONS],
+    maxVersion: TLS_VERSIONS[max as keyof typeof TLS_VERSIONS],
+    // Go's default, and the toolkit's: the server's order of preference.
+    honorCipherOrder: tls.prefer_server_cipher_suites ?? true,
+    ...(ca !== undefined ? { ca } : {}),
+    ...(tls.cipher_suites?.length ? { ciphers: tls.cipher_suites.map((c) => CIPHER_SUITES[c]).join(':') } : {}),
+    ...(tls.curve_preferences?.length ? { ecdhCurve: tls.curve_preferences.map((c) => CURVES[c]).join(':') } : {}),
+  };
+  if (ca !== undefined && !ca.includes('-----BEGIN CERTIFICATE-----')) {
+    problems.push({
+      path: tlsPath(tls.client_ca !== undefined ? 'client_ca' : 'client_ca_file'),
+      message: 'holds no PEM certificate (-----BEGIN CERTIFICATE-----): give the CA certificate(s) that sign client certificates',
+    });
+    return;
+  }
+  try {
+    // Fail at load, not at the first handshake, when the files cannot be used together.
+    createSecureContext(context);
+  } catch (err) {
+    // OpenSSL's message names the part that failed, never the key's content.
+    problems.push({
+      path: ['tls_server_config'],
+      message: `cannot use the certificate and key: ${(err as Error).message}: give a PEM certificate and its matching private key`,
+    });
+    return;
+  }
+  config.tls = { context, clientAuth, ...(tls.client_allowed_sans ? { allowedSans: tls.client_allowed_sans } : {}) };
 }

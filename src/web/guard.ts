@@ -62,10 +62,6 @@ export class WebGuard {
     this.resetBucket();
   }
 
-  get current(): WebConfig {
-    return this.config;
-  }
-
   /** Takes a reloaded web config: verified passwords stay valid only while the user's hash is unchanged. */
   setConfig(config: WebConfig): void {
     this.config = config;

@@ -546,7 +546,7 @@ describe.skipIf(!helm.path)('sharding.replicas: a StatefulSet of shards', () => 
         for (const [i, base] of bases.entries()) {
           const text = await (await fetch(`${base}/metrics`)).text();
           expect(text).toMatch(new RegExp(`^avalanchego_exporter_shard_index ${i}$`, 'm'));
-          expect(text).toMatch(new RegExp(`^avalanchego_exporter_shard_count ${SHARDS}$`, 'm'));
+          expect(text).toMatch(new RegExp(`^avalanchego_exporter_shards ${SHARDS}$`, 'm'));
           for (const [, node = ''] of text.matchAll(/^avalanchego_up\{node="([^"]+)"\} 1$/gm)) polledBy.set(node, [...(polledBy.get(node) ?? []), i]);
         }
         return polledBy.size === names.length;

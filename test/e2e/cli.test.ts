@@ -3,7 +3,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { startFakeNode, waitFor, type FakeNode } from '../helpers/fake-node.js';
 import { defined } from '../helpers/assert.js';
 import { sample } from '../helpers/exporter.js';
@@ -112,6 +112,12 @@ describe('CLI', () => {
     r = run(['--config.file=test/fixtures/config/invalid/unknown-key.yaml', '--config.check']);
     expect(r.status).toBe(1);
     expect(r.stderr).toContain('unknown-key.yaml:4:16: targets[0]: unknown key "intervall" (did you mean "interval"?)');
+    // The URL operators paste most often: the C-Chain RPC endpoint, not the node's base URL.
+    r = run(['--config.file=test/fixtures/config/invalid/url-api-path.yaml', '--config.check']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain(
+      'targets[0].url: "http://10.0.0.5:9650/ext/bc/C/rpc" ends in an AvalancheGo API path (/ext/bc/C/rpc): give the node\'s base URL, "http://10.0.0.5:9650"',
+    );
     r = run(['--config.file=/nonexistent.yaml', '--config.check']);
     expect(r.status).toBe(1);
     expect(r.stderr).toContain('/nonexistent.yaml: (top level): cannot read the file');
@@ -166,5 +172,45 @@ describe('CLI', () => {
     } finally {
       await slow.close();
     }
+  });
+
+  it('SIGTERM to `npm start` stops the exporter and frees its port (the script execs node)', async () => {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    // --ignore-scripts: no prestart build here (npm test built dist/ already; a build would
+    // rewrite dist/ under the other tests).
+    const npm = spawn(
+      'npm',
+      ['start', '--ignore-scripts', '--', `--web.listen-address=127.0.0.1:${port}`, `--config.file=${writeConfig('npm.yaml', ['a'])}`],
+      // Its own process group, so that a failed test still removes an exporter npm left behind.
+      { stdio: ['ignore', 'pipe', 'pipe'], detached: true },
+    );
+    const group = defined(npm.pid, 'the PID of npm');
+    onTestFinished(() => {
+      try {
+        process.kill(-group, 'SIGKILL');
+      } catch {
+        // the group is gone: everything stopped
+      }
+    });
+    let out = '';
+    npm.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    npm.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    await waitFor(async () => (await fetch(`${url}/-/ready`)).status === 200, 'the exporter under npm start ready', 20_000);
+    npm.kill('SIGTERM');
+    await exited(npm, 10_000);
+    await waitFor(
+      async () => {
+        try {
+          await fetch(`${url}/-/healthy`);
+          return false;
+        } catch {
+          return true;
+        }
+      },
+      `port ${port} freed after SIGTERM to npm start\n${out}`,
+      10_000,
+    );
+    expect(out).toContain('"msg":"stopped"');
   });
 });

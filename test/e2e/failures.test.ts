@@ -124,6 +124,23 @@ describe('index poll', () => {
     expect(exporter.logs.filter((l) => String(l.msg).startsWith('index endpoint answers HTTP 404'))).toHaveLength(2);
   });
 
+  it('HTTP 404 on /ext/health and on every index endpoint is a wrong URL, not "indexing off"', async () => {
+    // A URL that is no node's base (a proxy prefix that does not exist here): every path 404s.
+    node = await startFakeNode(health);
+    exporter = await startTestExporter(config(`${node.url}/node-7`, '    index: { endpoints: [C/block, X/tx] }'));
+    await waitForPolls(exporter, 2);
+    const text = await exporter.metrics();
+    expect(text).not.toContain('avalanchego_index_available{');
+    expect(sample(text, 'avalanchego_exporter_poll_success{node="n",source="index"}')).toBe(0);
+    expect(sample(text, 'avalanchego_exporter_poll_errors_total{node="n",source="index",reason="http_status"}')).toBeGreaterThanOrEqual(1);
+    expect(exporter.logs.filter((l) => String(l.msg).startsWith('index endpoint answers HTTP 404'))).toHaveLength(0);
+    const failed = exporter.logs
+      .filter((l) => l.msg === 'poll failed')
+      .map((l) => String((l.err as { message?: string } | undefined)?.message ?? l.error));
+    expect(failed.join('\n')).toContain(`${node.url}/node-7 is not an AvalancheGo node's base URL`);
+    expect(failed.join('\n')).toContain("no health API there: check that the target's url is the node's base URL");
+  });
+
   it('"no containers have been accepted" is an empty index, not a failure', async () => {
     node = await startFakeNode({ ...health, '/ext/index/X/tx': { fixture: 'index/empty-index.json' } });
     exporter = await startTestExporter(config(node.url, '    index: { endpoints: [X/tx] }'));

@@ -1,10 +1,12 @@
 // The whole pipeline: fixture answers served on loopback → exporter polls →
 // /metrics, compared with a checked-in golden file; promtool lints the output.
-import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeNode } from '../helpers/fake-node.js';
-import { promtoolCheckMetrics } from '../helpers/promtool.js';
+import { promtoolFindings } from '../helpers/promtool.js';
+import { prometheusGenerations } from '../helpers/monitoring.js';
+import { defined } from '../helpers/assert.js';
+import { IN_CI } from '../rules/lib.js';
 import { sample, startTestExporter, waitForPolls, type TestExporter } from '../helpers/exporter.js';
 
 const GOLDEN = 'test/golden/metrics.prom';
@@ -82,14 +84,21 @@ describe('golden /metrics', () => {
     expect(text).not.toContain('process_cpu');
   });
 
-  it('passes promtool check metrics', (ctx) => {
-    const found = spawnSync('promtool', ['--version']).status === 0;
-    if (!found) {
-      if (process.env.CI) throw new Error('promtool is required under CI (Debian package prometheus)');
-      ctx.skip('promtool not installed (apt-get install prometheus)');
-    }
-    return exporter.metrics().then((text) => {
-      expect(promtoolCheckMetrics(text)).toEqual([]);
+  // Both promtool generations, no finding accepted (issue 24: the shard gauge is
+  // avalanchego_exporter_shards, not a `_count` name that promtool reserves for histograms).
+  describe.each(prometheusGenerations().map((g) => [g.label, g] as const))('promtool check metrics (%s)', (_label, g) => {
+    it('is installed (required under CI=true)', (ctx) => {
+      if (!g.promtool.path && !IN_CI) ctx.skip(g.promtool.missing);
+      expect(g.promtool.missing).toBe('');
+    });
+
+    it.skipIf(!g.promtool.path)('has no finding on /metrics', async () => {
+      expect(promtoolFindings(defined(g.promtool.path, 'promtool'), await exporter.metrics())).toEqual([]);
+    });
+
+    it.skipIf(!g.promtool.path)('finds a gauge named like a summary part (the check can fail)', () => {
+      const findings = promtoolFindings(defined(g.promtool.path, 'promtool'), '# HELP x_count A gauge.\n# TYPE x_count gauge\nx_count 1\n');
+      expect(findings.join('\n')).toContain('x_count non-histogram and non-summary metrics should not have "_count" suffix');
     });
   });
 });

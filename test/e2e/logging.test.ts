@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { REDACTED } from '../../src/util/redact.js';
 import { defined } from '../helpers/assert.js';
 import { startFakeNode, type FakeNode } from '../helpers/fake-node.js';
 import { startTestExporter, waitForPolls, type TestExporter } from '../helpers/exporter.js';
@@ -75,7 +76,7 @@ targets:
     for (const secret of SECRETS) expect(raw).not.toContain(secret);
     // The logs did cover the targets' settings and the failures.
     expect(raw).toContain('"msg":"target configured"');
-    expect(raw).toContain('[REDACTED]');
+    expect(raw).toContain(JSON.stringify(REDACTED));
     expect(exporter.logs.some((l) => l.msg === 'poll failed' && l.reason === 'host_rejected')).toBe(true);
     expect(exporter.logs.some((l) => l.msg === 'health check failing' && l.check === 'router')).toBe(true);
     expect(exporter.logs.some((l) => l.node === 'tls' && l.msg === 'poll failed' && l.reason === 'connect')).toBe(true);

@@ -3,7 +3,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeNode, waitFor, type FakeNode } from '../helpers/fake-node.js';
 import { sample, startTestExporter, waitForPolls, type TestExporter } from '../helpers/exporter.js';
-import { Limiter } from '../../src/rpc/limiter.js';
 import { spreadFraction } from '../../src/scheduler/scheduler.js';
 import { defined } from '../helpers/assert.js';
 
@@ -148,33 +147,5 @@ ${targets(1, node.url, 'control')}`);
       await control.close();
     }
     expect(node.requests.filter((r) => r.path === '/n0/ext/health').length).toBe(stoppedCount);
-  });
-});
-
-describe('Limiter', () => {
-  it('grants in order up to the cap, and drops an aborted waiter', async () => {
-    const limiter = new Limiter(1);
-    const first = await limiter.acquire();
-    const controller = new AbortController();
-    const aborted = limiter.acquire(controller.signal);
-    const second = limiter.acquire();
-    expect(limiter.queued).toBe(2);
-    controller.abort(new Error('stop'));
-    await expect(aborted).rejects.toThrow('stop');
-    first();
-    first(); // releasing twice frees one slot only
-    const release = await second;
-    expect(limiter.inFlight).toBe(1);
-    release();
-    expect(limiter.inFlight).toBe(0);
-  });
-
-  it('setMax lets waiters through', async () => {
-    const limiter = new Limiter(1);
-    await limiter.acquire();
-    const waiting = limiter.acquire();
-    limiter.setMax(2);
-    await waiting;
-    expect(limiter.inFlight).toBe(2);
   });
 });

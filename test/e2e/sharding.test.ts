@@ -1,5 +1,5 @@
 // Sharded polling on real processes: one simulated fleet, three exporter processes with
-// --shard.count=3, and a real Prometheus scraping all three with the project's rules (sped
+// --shard.count=3, and a real Prometheus 3 scraping all three with the project's rules (sped
 // up). Every target is polled by exactly one replica; a misrouted /probe names the owner; a
 // replica killed by PID fires AvalancheGoExporterShardsMissing, which resolves when it is
 // back; a reload that adds targets moves no existing target. Everything on 127.0.0.1, every
@@ -8,15 +8,17 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IN_CI, ROOT, findTool } from '../rules/lib.js';
+import { IN_CI, ROOT } from '../rules/lib.js';
+import { prometheus3 } from '../helpers/monitoring.js';
 import { defined } from '../helpers/assert.js';
 import { ProcessGroup, type Proc } from '../helpers/processes.js';
 import { freePort } from '../helpers/net.js';
 import { TestPrometheus, waitFor } from '../helpers/prometheus.js';
 import { shardOf } from '../../src/shard.js';
 
-const prometheus = findTool('prometheus', ['--version']);
-const MISSING = 'prometheus not found on PATH (install the Debian package "prometheus")';
+// The current Prometheus (3.x), built by .ci/run from the Go module proxy.
+const { prometheus } = prometheus3();
+const MISSING = prometheus.missing;
 const MAIN = join(ROOT, 'dist', 'main.js');
 const JOB = 'avalanchego-exporter';
 const SHARDS = 3;
@@ -27,7 +29,7 @@ const group = new ProcessGroup(ROOT);
 const until = <T>(what: string, timeoutMs: number, check: () => Promise<T | undefined>): Promise<T> => waitFor(group, what, timeoutMs, check);
 
 describe('sharded polling with a real Prometheus', () => {
-  it('prometheus is installed (required under CI=true)', (ctx) => {
+  it('Prometheus 3 is installed (required under CI=true)', (ctx) => {
     if (!prometheus.path && !IN_CI) ctx.skip(MISSING);
     expect(prometheus.path, MISSING).toBeDefined();
   });
@@ -96,7 +98,14 @@ describe('sharded polling with a real Prometheus', () => {
       }
       for (const port of ports)
         await until(`exporter on ${port} ready`, 30_000, async () => ((await fetch(`http://127.0.0.1:${port}/-/ready`)).ok ? true : undefined));
-      prom = await TestPrometheus.start(group, { dir, job: JOB, targets: ports.map((p) => `127.0.0.1:${p}`), speedup: 20, interval: '2s' });
+      prom = await TestPrometheus.start(group, {
+        binary: prometheus.path,
+        dir,
+        job: JOB,
+        targets: ports.map((p) => `127.0.0.1:${p}`),
+        speedup: 20,
+        interval: '2s',
+      });
       await until(`all ${NODES} nodes in Prometheus`, 60_000, async () => ((await ownersInPrometheus()).size === NODES ? true : undefined));
     }, 180_000);
 
@@ -119,13 +128,13 @@ describe('sharded polling with a real Prometheus', () => {
     it('each replica reports its shard, the shard count, and only the targets it owns', async () => {
       const byInstance = async (metric: string) =>
         new Map((await prom.vector(`${metric}{job="${JOB}"}`)).map((s) => [defined(s.metric['instance'], 'the instance label'), Number(s.value[1])]));
-      const metrics = ['avalanchego_exporter_shard_index', 'avalanchego_exporter_shard_count', 'avalanchego_exporter_targets'];
+      const metrics = ['avalanchego_exporter_shard_index', 'avalanchego_exporter_shards', 'avalanchego_exporter_targets'];
       await until('shard metrics of every replica', 30_000, async () => {
         for (const m of metrics) if ((await byInstance(m)).size !== SHARDS) return undefined;
         return true;
       });
       const index = await byInstance('avalanchego_exporter_shard_index');
-      const count = await byInstance('avalanchego_exporter_shard_count');
+      const count = await byInstance('avalanchego_exporter_shards');
       const targets = await byInstance('avalanchego_exporter_targets');
       let total = 0;
       for (let i = 0; i < SHARDS; i++) {

@@ -65,7 +65,7 @@ describe('web flags', () => {
     writeFileSync(bad, 'basic_auth_users: {}\ntls_server_confg: {}\n');
     let r = run([`--web.config.file=${bad}`, `--config.file=${join(dir, 'c.yaml')}`]);
     expect(r.status).toBe(1);
-    expect(r.stderr).toContain(`${bad}:2:1: (top level): unknown key "tls_server_confg"`);
+    expect(r.stderr).toContain(`${bad}:2:19: (top level): unknown key "tls_server_confg" (did you mean "tls_server_config"?)`);
     r = run([`--web.config.file=${join(dir, 'absent.yml')}`, '--config.check', `--config.file=${join(dir, 'c.yaml')}`]);
     expect(r.status).toBe(1);
     expect(r.stderr).toContain(`cannot read ${join(dir, 'absent.yml')}: no such file`);
@@ -128,6 +128,12 @@ describe('web flags', () => {
     expect((await get(`${url}/metrics`, { ca: pki.ca })).status).toBe(401);
     const ok = await get(`${url}/metrics`, { ca: pki.ca, auth: 'prometheus:pw' });
     expect(sample(ok.body, 'avalanchego_up{node="a"}')).toBe(1);
+    // The container HEALTHCHECK: https from the same web config, no credentials needed.
+    const health = run(['healthcheck', `--web.listen-address=127.0.0.1:${port}`, `--web.config.file=${web}`]);
+    expect(health.status, `${health.stdout}${health.stderr}`).toBe(0);
+    expect(health.stdout).toContain(`https://127.0.0.1:${port}/-/healthy healthy`);
+    const plain = run(['healthcheck', `--web.listen-address=127.0.0.1:${port}`]);
+    expect(plain.status, `${plain.stdout}${plain.stderr}`).toBe(1);
 
     // Half-open clients: TCP connected, a TLS handshake or a request never finished.
     for (let i = 0; i < 20; i++) {

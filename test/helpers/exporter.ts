@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { parseConfigText } from '../../src/config/load.js';
 import { startExporter, type ExporterOptions, type RunningExporter } from '../../src/exporter.js';
-import { REDACT_PATHS } from '../../src/log.js';
+import { LOG_REDACTION } from '../../src/util/redact.js';
 import type { Clock } from '../../src/clock.js';
 import { waitFor } from './fake-node.js';
 
@@ -24,7 +24,7 @@ export async function startTestExporter(
       cb();
     },
   });
-  const logger = pino({ level: options.level ?? 'debug', redact: { paths: REDACT_PATHS, censor: '[REDACTED]' } }, sink);
+  const logger = pino({ level: options.level ?? 'debug', redact: LOG_REDACTION }, sink);
   const config = parseConfigText(yaml, 'test.yaml', options.env ?? {});
   const exporter = await startExporter({
     config,

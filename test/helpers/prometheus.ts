@@ -1,4 +1,4 @@
-// A real Prometheus (the Debian package) for end-to-end tests: the project's rules sped up,
+// A real Prometheus (Prometheus 3 or Debian's 2.42, test/helpers/monitoring.ts) for end-to-end tests: the project's rules sped up,
 // a process started on loopback and stopped by PID through a ProcessGroup, and its HTTP API.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -58,6 +58,8 @@ export function speedUpRules(text: string, speedup: number): string {
 export const RULE_FILES = ['avalanchego-recording.yml', 'avalanchego-alerts.yml'];
 
 export interface PrometheusOptions {
+  /** The prometheus binary (test/helpers/monitoring.ts); default `prometheus` on PATH (Debian's). */
+  binary?: string;
   /** Working directory: the config, the sped-up rule files and the TSDB go here. */
   dir: string;
   job: string;
@@ -100,7 +102,7 @@ export class TestPrometheus {
         '',
       ].join('\n'),
     );
-    group.start('prometheus', 'prometheus', [
+    group.start('prometheus', o.binary ?? 'prometheus', [
       `--config.file=${join(o.dir, 'prometheus.yml')}`,
       `--storage.tsdb.path=${join(o.dir, 'data')}`,
       `--web.listen-address=127.0.0.1:${port}`,

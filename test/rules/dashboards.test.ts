@@ -252,6 +252,17 @@ describe('dashboards as a set', () => {
     const r = run(process.execPath, [join(ROOT, 'grafana', 'build.mjs'), '--check']);
     expect(r.code, r.output).toBe(0);
   });
+
+  // Grafana cannot run here: the typed builders of @grafana/grafana-foundation-sdk are the
+  // schema check of every panel, query, option and enum value the modules set.
+  it("are built with Grafana's typed builders, and the modules type-check against them", () => {
+    for (const m of ['fleet', 'node', 'validators']) {
+      expect(readFileSync(join(ROOT, 'grafana', 'lib', `${m}.mjs`), 'utf8'), m).toContain("from './panels.mjs'");
+    }
+    expect(readFileSync(join(ROOT, 'grafana', 'lib', 'panels.mjs'), 'utf8')).toContain("from '@grafana/grafana-foundation-sdk/timeseries'");
+    const r = run(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'grafana', 'tsconfig.json')], 120_000);
+    expect(r.code, r.output).toBe(0);
+  }, 120_000);
 });
 
 describe('provisioning', () => {

@@ -13,7 +13,8 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
-import { ROOT, alertRules, findTool } from './lib.js';
+import { ROOT, alertRules } from './lib.js';
+import { currentAlertmanager, prometheus3, type Binary } from '../helpers/monitoring.js';
 import { L1_SUBNET_ID } from '../../src/simulator/index.js';
 import { defined } from '../helpers/assert.js';
 import { ProcessGroup } from '../helpers/processes.js';
@@ -28,11 +29,6 @@ export const JOB = 'avalanchego-exporter';
  * 1.5s timeout: generous enough that a loaded machine does not turn slow polls into a node down.
  */
 export const POLL_INTERVAL_S = 2;
-/** The Debian package's binary; upstream tarballs call it `alertmanager`. */
-export const alertmanagerTool = (): { path: string | undefined; version: string } => {
-  const debian = findTool('prometheus-alertmanager', ['--version']);
-  return debian.path ? debian : findTool('alertmanager', ['--version']);
-};
 
 // ---------------------------------------------------------------------------------------
 // Compressed copies of the configuration
@@ -121,6 +117,9 @@ export interface RunOptions {
   /** Simulator flags besides the fleet's size, time scale and seed (default: every node validates the primary network and an L1). */
   simulatorArgs?: string[];
   log?: (line: string) => void;
+  /** The Prometheus and Alertmanager binaries (default: the current ones, test/helpers/monitoring.ts). */
+  prometheus?: Binary;
+  alertmanager?: Binary;
 }
 
 export interface Notification {
@@ -173,10 +172,10 @@ const alertKey = (l: Record<string, string>): string =>
 export async function runDetection(opts: RunOptions): Promise<RunResult> {
   const { speedup } = opts;
   const log = opts.log ?? (() => {});
-  const am = alertmanagerTool();
-  if (!am.path) throw new Error('Alertmanager not found (install the Debian package "prometheus-alertmanager")');
-  const promTool = findTool('prometheus', ['--version']);
-  if (!promTool.path) throw new Error('prometheus not found (install the Debian package "prometheus")');
+  const am = opts.alertmanager ?? currentAlertmanager().alertmanager;
+  if (!am.path) throw new Error(am.missing);
+  const promTool = opts.prometheus ?? prometheus3().prometheus;
+  if (!promTool.path) throw new Error(promTool.missing);
   buildIfStale(ROOT);
 
   const group = new ProcessGroup(ROOT);
@@ -278,6 +277,7 @@ export async function runDetection(opts: RunOptions): Promise<RunResult> {
     await waitFor('Alertmanager to be ready', 30_000, async () => (await fetch(`${amUrl}/-/ready`)).ok);
 
     const prom = await TestPrometheus.start(group, {
+      binary: promTool.path,
       dir,
       job: JOB,
       targets: [`127.0.0.1:${expPort}`],

@@ -1,5 +1,6 @@
 // Every inhibit rule of deploy/alertmanager/alertmanager.yml against a real Alertmanager
-// (the Debian package): alerts are added with amtool, and Alertmanager's API says which
+// (the current one built from the Go module proxy and Debian's 0.25, the oldest supported,
+// test/helpers/monitoring.ts): alerts are added with amtool, and Alertmanager's API says which
 // are inhibited and by what. Each rule is exercised by at least one case that it must
 // inhibit, and cases that it must not (another node, an unrelated alert) keep it honest.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -7,15 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { IN_CI, ROOT, findTool, run } from './lib.js';
-import { AM_CONFIG, alertmanagerTool } from './detection-harness.js';
+import { IN_CI, ROOT, run } from './lib.js';
+import { AM_CONFIG } from './detection-harness.js';
+import { currentAlertmanager, debianAlertmanager, missingOf } from '../helpers/monitoring.js';
 import { defined } from '../helpers/assert.js';
 import { ProcessGroup } from '../helpers/processes.js';
 import { freePort } from '../helpers/net.js';
-
-const am = alertmanagerTool();
-const amtool = findTool('amtool');
-const MISSING = 'prometheus-alertmanager or amtool not found on PATH (install the Debian package "prometheus-alertmanager")';
 
 type Labels = Record<string, string>;
 interface InhibitRule {
@@ -182,11 +180,6 @@ const EXPORTER_ABSENT: Case = {
 };
 
 describe('inhibit rules', () => {
-  it('Alertmanager and amtool are installed (required under CI=true)', (ctx) => {
-    if ((!am.path || !amtool.path) && !IN_CI) ctx.skip(MISSING);
-    expect(am.path && amtool.path, MISSING).toBeTruthy();
-  });
-
   it('every inhibit rule is exercised by a case it must inhibit, and the expectations agree with the configuration', () => {
     const all = [...CASES, EXPORTER_ABSENT];
     const covered = new Set(all.filter((c) => c.inhibited).flatMap((c) => rulesFor(c.source, c.target)));
@@ -197,85 +190,99 @@ describe('inhibit rules', () => {
     for (const c of all) expect(rulesFor(c.source, c.target).length > 0, c.name).toBe(c.inhibited);
   });
 
-  describe.skipIf(!am.path || !amtool.path)(`a real Alertmanager (${am.version})`, () => {
-    const group = new ProcessGroup(ROOT);
-    let url = '';
-    let dir = '';
+  describe.each([currentAlertmanager(), debianAlertmanager()].map((g) => [g.label, g] as const))('%s', (_label, g) => {
+    const { alertmanager: am, amtool } = g;
+    const missing = missingOf(am, amtool);
+    it('Alertmanager and amtool are installed (required under CI=true)', (ctx) => {
+      if (missing && !IN_CI) ctx.skip(missing);
+      expect(missing).toBe('');
+    });
 
-    beforeAll(async () => {
-      dir = mkdtempSync(join(tmpdir(), 'avalanchego-inhibit-'));
-      const port = await freePort();
-      url = `http://127.0.0.1:${port}`;
-      group.start('alertmanager', defined(am.path, 'the alertmanager binary'), [
-        `--config.file=${AM_CONFIG}`,
-        `--storage.path=${dir}`,
-        `--web.listen-address=127.0.0.1:${port}`,
-        '--cluster.listen-address=',
-        '--log.level=error',
-      ]);
-      const deadline = Date.now() + 30_000;
-      for (;;) {
-        try {
-          if ((await fetch(`${url}/-/ready`)).ok) break;
-        } catch {
-          // starting
+    describe.skipIf(missing !== '')(`a real Alertmanager (${am.version})`, () => {
+      const group = new ProcessGroup(ROOT);
+      let url = '';
+      let dir = '';
+
+      beforeAll(async () => {
+        dir = mkdtempSync(join(tmpdir(), 'avalanchego-inhibit-'));
+        const port = await freePort();
+        url = `http://127.0.0.1:${port}`;
+        group.start('alertmanager', defined(am.path, 'the alertmanager binary'), [
+          `--config.file=${AM_CONFIG}`,
+          `--storage.path=${dir}`,
+          `--web.listen-address=127.0.0.1:${port}`,
+          '--cluster.listen-address=',
+          '--log.level=error',
+        ]);
+        const deadline = Date.now() + 30_000;
+        for (;;) {
+          try {
+            if ((await fetch(`${url}/-/ready`)).ok) break;
+          } catch {
+            // starting
+          }
+          if (Date.now() > deadline) throw new Error(`Alertmanager did not become ready\n${group.logs()}`);
+          await new Promise((r) => setTimeout(r, 200));
         }
-        if (Date.now() > deadline) throw new Error(`Alertmanager did not become ready\n${group.logs()}`);
-        await new Promise((r) => setTimeout(r, 200));
-      }
-    }, 40_000);
+      }, 40_000);
 
-    afterAll(async () => {
-      await group.stopAll();
-      if (dir) rmSync(dir, { recursive: true, force: true });
-    });
+      afterAll(async () => {
+        await group.stopAll();
+        if (dir) rmSync(dir, { recursive: true, force: true });
+      });
 
-    const add = (labels: Labels) => {
-      const r = run('amtool', ['alert', 'add', `--alertmanager.url=${url}`, ...Object.entries(labels).map(([k, v]) => `${k}=${v}`)]);
-      expect(r.code, r.output).toBe(0);
-    };
-    const state = async () => {
-      const alerts = (await (await fetch(`${url}/api/v2/alerts`)).json()) as Array<{
-        labels: Labels;
-        fingerprint: string;
-        status: { inhibitedBy: string[] };
-      }>;
-      const names = new Map(alerts.map((x) => [x.fingerprint, x.labels]));
-      return (labels: Labels) => {
-        const found = alerts.find(
-          (x) => Object.entries(labels).every(([k, v]) => x.labels[k] === v) && Object.keys(x.labels).length === Object.keys(labels).length,
-        );
-        if (!found) throw new Error(`alert ${JSON.stringify(labels)} not in Alertmanager`);
-        return found.status.inhibitedBy.map((f) => names.get(f)?.['alertname']);
+      const add = (labels: Labels) => {
+        const r = run(defined(amtool.path, 'amtool'), [
+          'alert',
+          'add',
+          `--alertmanager.url=${url}`,
+          ...Object.entries(labels).map(([k, v]) => `${k}=${v}`),
+        ]);
+        expect(r.code, r.output).toBe(0);
       };
-    };
-    const check = async (cases: Case[]) => {
-      for (const c of cases) {
-        add(c.source);
-        add(c.target);
-      }
-      const inhibitedBy = await state();
-      const got = cases.map((c) => ({ name: c.name, inhibited: inhibitedBy(c.target).includes(c.source['alertname']) }));
-      expect(got).toEqual(cases.map((c) => ({ name: c.name, inhibited: c.inhibited })));
-      // Sources are never inhibited by their targets.
-      for (const c of cases) expect(inhibitedBy(c.source), c.name).toEqual([]);
-      // amtool lists the inhibited targets.
-      const q = run('amtool', ['alert', 'query', '--inhibited', `--alertmanager.url=${url}`, '-o', 'json']);
-      expect(q.code, q.output).toBe(0);
-      const listed = (JSON.parse(q.stdout) as Array<{ labels: Labels; status: { inhibitedBy: string[] } }>)
-        .filter((x) => x.status.inhibitedBy.length > 0)
-        .map((x) => `${x.labels['alertname']}/${x.labels['node']}`);
-      for (const c of cases.filter((x) => x.inhibited)) expect(listed, c.name).toContain(`${c.target['alertname']}/${c.target['node']}`);
-    };
+      const state = async () => {
+        const alerts = (await (await fetch(`${url}/api/v2/alerts`)).json()) as Array<{
+          labels: Labels;
+          fingerprint: string;
+          status: { inhibitedBy: string[] };
+        }>;
+        const names = new Map(alerts.map((x) => [x.fingerprint, x.labels]));
+        return (labels: Labels) => {
+          const found = alerts.find(
+            (x) => Object.entries(labels).every(([k, v]) => x.labels[k] === v) && Object.keys(x.labels).length === Object.keys(labels).length,
+          );
+          if (!found) throw new Error(`alert ${JSON.stringify(labels)} not in Alertmanager`);
+          return found.status.inhibitedBy.map((f) => names.get(f)?.['alertname']);
+        };
+      };
+      const check = async (cases: Case[]) => {
+        for (const c of cases) {
+          add(c.source);
+          add(c.target);
+        }
+        const inhibitedBy = await state();
+        const got = cases.map((c) => ({ name: c.name, inhibited: inhibitedBy(c.target).includes(c.source['alertname']) }));
+        expect(got).toEqual(cases.map((c) => ({ name: c.name, inhibited: c.inhibited })));
+        // Sources are never inhibited by their targets.
+        for (const c of cases) expect(inhibitedBy(c.source), c.name).toEqual([]);
+        // amtool lists the inhibited targets.
+        const q = run(defined(amtool.path, 'amtool'), ['alert', 'query', '--inhibited', `--alertmanager.url=${url}`, '-o', 'json']);
+        expect(q.code, q.output).toBe(0);
+        const listed = (JSON.parse(q.stdout) as Array<{ labels: Labels; status: { inhibitedBy: string[] } }>)
+          .filter((x) => x.status.inhibitedBy.length > 0)
+          .map((x) => `${x.labels['alertname']}/${x.labels['node']}`);
+        for (const c of cases.filter((x) => x.inhibited)) expect(listed, c.name).toContain(`${c.target['alertname']}/${c.target['node']}`);
+      };
 
-    it('each case inhibits exactly when expected', async () => {
-      await check(CASES);
-    });
+      it('each case inhibits exactly when expected', async () => {
+        await check(CASES);
+      });
 
-    it('the exporter being absent inhibits every node alert', async () => {
-      await check([EXPORTER_ABSENT]);
-      const inhibitedBy = await state();
-      for (const c of CASES) expect(inhibitedBy(c.target), c.name).toContain('AvalancheGoExporterAbsent');
+      it('the exporter being absent inhibits every node alert', async () => {
+        await check([EXPORTER_ABSENT]);
+        const inhibitedBy = await state();
+        for (const c of CASES) expect(inhibitedBy(c.target), c.name).toContain('AvalancheGoExporterAbsent');
+      });
     });
   });
 });

@@ -4,16 +4,18 @@
 // in time compressed 20 times; a webhook receiver on loopback counts what Alertmanager sends.
 // About 100 s of real time.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { IN_CI, findTool } from './lib.js';
-import { alertmanagerTool, runDetection, summarize, type RunResult, type Summary } from './detection-harness.js';
+import { IN_CI } from './lib.js';
+import { currentAlertmanager, missingOf, prometheus3 } from '../helpers/monitoring.js';
+import { runDetection, summarize, type RunResult, type Summary } from './detection-harness.js';
 import { FAULTS, faultFleet, meets, unplanned } from './detection-plans.js';
 import { SCENARIOS } from '../../src/simulator/index.js';
 import { defined } from '../helpers/assert.js';
 
-const prometheus = findTool('prometheus', ['--version']);
-const am = alertmanagerTool();
-const missing = !prometheus.path || !am.path;
-const MISSING = 'prometheus or prometheus-alertmanager not found on PATH (Debian packages "prometheus", "prometheus-alertmanager")';
+// The current Prometheus and Alertmanager (built by .ci/run from the Go module proxy).
+const { prometheus } = prometheus3();
+const am = currentAlertmanager().alertmanager;
+const MISSING = missingOf(prometheus, am);
+const missing = MISSING !== '';
 
 const SPEEDUP = 20;
 /** Long enough for NodeUnhealthy (15m after the chain check fails) to fire, and be inhibited, on the stalled node. */
@@ -23,7 +25,7 @@ const RECOVERY = 8 * 60;
 const PICK = ['healthy', 'bootstrapping', 'stalled-chain', 'down'];
 
 describe('detection', () => {
-  it('prometheus and prometheus-alertmanager are installed (required under CI=true)', (ctx) => {
+  it('Prometheus 3 and the current Alertmanager are installed (required under CI=true)', (ctx) => {
     if (missing && !IN_CI) ctx.skip(MISSING);
     expect(missing, MISSING).toBe(false);
   });

@@ -1,6 +1,6 @@
 // End to end for the validator alerts (issue 9): the simulator's fleet of primary network and
 // L1 validators, the exporter polling its info and platform APIs every second, and a real
-// Prometheus (the Debian package) with the project's rules sped up 20 times. Each validator
+// Prometheus 3 (test/helpers/monitoring.ts) with the project's rules sped up 20 times. Each validator
 // scenario of the simulator, switched at runtime, fires its alert in /api/v1/alerts, and the
 // alert resolves once the node is back to healthy (re-staked, topped up, its key restored).
 // The simulator runs in real time (time scale 1): its L1 balance drains from 6 days of fees to
@@ -12,15 +12,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { L1_SUBNET_ID } from '../../src/simulator/index.js';
-import { PRIMARY_NETWORK_SUBNET_ID } from '../../src/metrics/catalog.js';
-import { IN_CI, ROOT, setSimScenario, findTool } from './lib.js';
+import { PRIMARY_NETWORK_ID } from '../../src/config/schema.js';
+import { IN_CI, ROOT, setSimScenario } from './lib.js';
+import { prometheus3 } from '../helpers/monitoring.js';
 import { buildIfStale } from '../helpers/build.js';
 import { ProcessGroup } from '../helpers/processes.js';
 import { freePort } from '../helpers/net.js';
 import { TestPrometheus, waitFor as waitForCondition } from '../helpers/prometheus.js';
 
-const prometheus = findTool('prometheus', ['--version']);
-const MISSING = 'prometheus not found on PATH (install the Debian package "prometheus")';
+// The current Prometheus (3.x), built by .ci/run from the Go module proxy.
+const { prometheus } = prometheus3();
+const MISSING = prometheus.missing;
 
 // Every node validates the primary network and the simulated L1; each gets one scenario.
 const NODES = ['node-0', 'node-1', 'node-2', 'node-3', 'node-4'];
@@ -44,7 +46,7 @@ async function resolved(name: string, node: string): Promise<true | undefined> {
 }
 
 describe('validator alerts end to end with a real Prometheus', () => {
-  it('prometheus is installed (required under CI=true)', (ctx) => {
+  it('Prometheus 3 is installed (required under CI=true)', (ctx) => {
     if (!prometheus.path && !IN_CI) ctx.skip(MISSING);
     expect(prometheus.path, MISSING).toBeDefined();
   });
@@ -91,7 +93,7 @@ describe('validator alerts end to end with a real Prometheus', () => {
       ]);
       await waitFor('the exporter', 20_000, async () => ((await fetch(`http://127.0.0.1:${expPort}/metrics`)).ok ? true : undefined));
 
-      prom = await TestPrometheus.start(group, { dir, job: JOB, targets: [`127.0.0.1:${expPort}`], speedup: SPEEDUP });
+      prom = await TestPrometheus.start(group, { binary: prometheus.path, dir, job: JOB, targets: [`127.0.0.1:${expPort}`], speedup: SPEEDUP });
       await waitFor('every node a primary network and L1 validator in Prometheus', 60_000, async () =>
         (await prom.vector(`avalanchego_validator{job="${JOB}"} == 1`)).length === 2 * NODES.length ? true : undefined,
       );
@@ -122,7 +124,7 @@ describe('validator alerts end to end with a real Prometheus', () => {
       await setScenario('node-3', 'stake-expiring');
       await setScenario('node-4', 'version-behind');
 
-      const primary = { subnet: PRIMARY_NETWORK_SUBNET_ID };
+      const primary = { subnet: PRIMARY_NETWORK_ID };
       const l1 = { subnet: L1_SUBNET_ID };
       // The stake ends 30 minutes after the switch: every window fires.
       for (const window of ['7d', '1d', '1h']) {

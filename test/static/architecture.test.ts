@@ -16,12 +16,26 @@ const LAYERS: ReadonlyArray<readonly string[]> = [
   ['scheduler/'],
   ['server/', 'docs/'],
   ['exporter.ts'],
-  ['main.ts', 'demo.ts'],
+  ['main.ts', 'demo.ts', 'healthcheck.ts'],
 ];
 /** The simulator stands apart: only the entry points (main.ts, demo.ts) see both worlds. */
 const SIMULATOR = 'simulator/';
 const ENTRY_POINTS = new Set(['main.ts', 'demo.ts']);
 const SHARED_WITH_SIMULATOR = new Set(['util/gotime.ts']);
+
+/**
+ * Narrow doors: modules of `from` may import modules of `to` only through `through`, and
+ * nothing `through` imports, however indirectly, is in `never`.
+ */
+const DOORS: ReadonlyArray<{ from: string; to: string; through: readonly string[]; never: readonly string[]; why: string }> = [
+  {
+    from: 'server/',
+    to: 'scheduler/',
+    through: ['scheduler/fleet.ts'],
+    never: ['scheduler/scheduler.ts'],
+    why: 'the server reads the fleet through FleetReader (scheduler/fleet.ts), never the Scheduler, which starts, stops and reconfigures polls',
+  },
+];
 
 const SRC = 'src';
 
@@ -78,6 +92,24 @@ describe('architecture (the import graph of src/)', () => {
         .map((t) => `${from} → ${t}`),
     );
     expect(crossing).toEqual([]);
+  });
+
+  it.each(DOORS)('$from reaches $to only through $through', ({ from, to, through, never, why }) => {
+    const around = [...graph].flatMap(([file, targets]) =>
+      file.startsWith(from) ? targets.filter((t) => t.startsWith(to) && !through.includes(t)).map((t) => `${file} → ${t}`) : [],
+    );
+    expect(around, why).toEqual([]);
+    const reached = new Set<string>();
+    const visit = (file: string): void => {
+      if (reached.has(file)) return;
+      reached.add(file);
+      for (const next of graph.get(file) ?? []) visit(next);
+    };
+    for (const door of through) visit(door);
+    expect(
+      never.filter((f) => reached.has(f)),
+      why,
+    ).toEqual([]);
   });
 
   it('has no import loop', () => {

@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { decodeCb58 } from '../../src/config/cb58.js';
 import { formatPath } from '../../src/config/path.js';
-import { isSecretPath, maskUrl, quote } from '../../src/config/redact.js';
+import { quote } from '../../src/config/echo.js';
+import { isSecretPath, maskUrl } from '../../src/util/redact.js';
 import { keysAt } from '../../src/config/walk.js';
 import { configSchema } from '../../src/config/schema.js';
 
@@ -31,16 +32,16 @@ describe('CB58', () => {
 describe('what a config error may echo', () => {
   it.each([
     ['http://10.0.0.5:9650', 'http://10.0.0.5:9650'],
-    ['http://user:pw@10.0.0.5:9650/', 'http://***@10.0.0.5:9650/'],
-    ['http://user:pw@10.0.0.5:99999/', 'http://***@10.0.0.5:99999/'],
-    ['ftp://user:pw@host/', 'ftp://***@host/'],
-    ['user:pw@host:9650', '***@host:9650'],
+    ['http://user:pw@10.0.0.5:9650/', 'http://<secret>@10.0.0.5:9650/'],
+    ['http://user:pw@10.0.0.5:99999/', 'http://<secret>@10.0.0.5:99999/'],
+    ['ftp://user:pw@host/', 'ftp://<secret>@host/'],
+    ['user:pw@host:9650', '<secret>@host:9650'],
     // A password with / ? # or @ in it: everything up to the last @ is masked.
-    ['http://user:p/w?x#y@host/', 'http://***@host/'],
-    ['http://u:p@w@host/', 'http://***@host/'],
-    ['http://host/?token=abc', 'http://host/?***'],
-    ['http://host/#token=abc', 'http://host/#***'],
-    ['http://user:pw@host/?token=abc#frag', 'http://***@host/?***'],
+    ['http://user:p/w?x#y@host/', 'http://<secret>@host/'],
+    ['http://u:p@w@host/', 'http://<secret>@host/'],
+    ['http://host/?token=abc', 'http://host/?<secret>'],
+    ['http://host/#token=abc', 'http://host/#<secret>'],
+    ['http://user:pw@host/?token=abc#frag', 'http://<secret>@host/?<secret>'],
   ])('maskUrl(%j) = %j', (text, shown) => {
     expect(maskUrl(text)).toBe(shown);
   });

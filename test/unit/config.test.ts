@@ -56,6 +56,17 @@ const INVALID_CASES: Array<[string, string[]]> = [
       '5:22: targets[0].headers.Authorization: environment variable AVAXEXP_TEST_UNSET_TOKEN is not set: export it before starting the exporter, or write $${AVAXEXP_TEST_UNSET_TOKEN} for a literal text',
     ],
   ],
+  // An API path pasted as the node's URL (the C-Chain RPC most often): refused, with the base URL to give.
+  [
+    'url-api-path',
+    [
+      '3:10: targets[0].url: "http://10.0.0.5:9650/ext/bc/C/rpc" ends in an AvalancheGo API path (/ext/bc/C/rpc): give the node\'s base URL, "http://10.0.0.5:9650"; the exporter adds /ext/health, /ext/info, /ext/index/… itself',
+      '5:10: targets[1].url: "https://node.example.org/ext/health" ends in an AvalancheGo API path (/ext/health): give the node\'s base URL, "https://node.example.org"; the exporter adds /ext/health, /ext/info, /ext/index/… itself',
+      '7:10: targets[2].url: "http://gw.example.org/avax/node-3/ext/info/" ends in an AvalancheGo API path (/ext/info/): give the node\'s base URL, "http://gw.example.org/avax/node-3"; the exporter adds /ext/health, /ext/info, /ext/index/… itself',
+      '9:10: targets[3].url: "http://10.0.0.5:9650/ext/index/C/block" ends in an AvalancheGo API path (/ext/index/C/block): give the node\'s base URL, "http://10.0.0.5:9650"; the exporter adds /ext/health, /ext/info, /ext/index/… itself',
+      '11:10: targets[4].url: "http://10.0.0.5:9650/ext" ends in an AvalancheGo API path (/ext): give the node\'s base URL, "http://10.0.0.5:9650"; the exporter adds /ext/health, /ext/info, /ext/index/… itself',
+    ],
+  ],
   ['missing-targets', ['1:1: targets: required key is missing: expected a list of targets']],
   ['missing-url', ["2:5: targets[0].url: required key is missing: expected the node's base URL as a string, e.g. http://10.0.0.5:9650"]],
   ['no-targets', ['1:10: targets: list at least one target under targets']],
@@ -128,15 +139,18 @@ const INVALID_CASES: Array<[string, string[]]> = [
   [
     'url-credentials-and-query',
     [
-      '3:10: targets[0].url: "http://***@10.0.0.5:9650/?***" carries credentials: move them to basic_auth so they are not logged',
-      '5:10: targets[1].url: "http://***@10.0.0.5:99999/" is not a URL: write the node\'s base URL, e.g. http://10.0.0.5:9650',
-      '7:10: targets[2].url: "ftp://***@10.0.0.5/" carries credentials: move them to basic_auth so they are not logged',
-      '9:10: targets[3].url: "http://***@10.0.0.5:9650/#***" carries credentials: move them to basic_auth so they are not logged',
-      '11:10: targets[4].url: "http://10.0.0.5:9650/?***" must not have a query or fragment: give the base URL, the exporter adds /ext/health and /ext/index/…',
-      '13:10: targets[5].url: "http://***@10.0.0.5:9650/" is not a URL: write the node\'s base URL, e.g. http://10.0.0.5:9650',
+      '3:10: targets[0].url: "http://<secret>@10.0.0.5:9650/?<secret>" carries credentials: move them to basic_auth so they are not logged',
+      '5:10: targets[1].url: "http://<secret>@10.0.0.5:99999/" is not a URL: write the node\'s base URL, e.g. http://10.0.0.5:9650',
+      '7:10: targets[2].url: "ftp://<secret>@10.0.0.5/" carries credentials: move them to basic_auth so they are not logged',
+      '9:10: targets[3].url: "http://<secret>@10.0.0.5:9650/#<secret>" carries credentials: move them to basic_auth so they are not logged',
+      '11:10: targets[4].url: "http://10.0.0.5:9650/?<secret>" must not have a query or fragment: give the base URL, the exporter adds /ext/health and /ext/index/…',
+      '13:10: targets[5].url: "http://<secret>@10.0.0.5:9650/" is not a URL: write the node\'s base URL, e.g. http://10.0.0.5:9650',
     ],
   ],
-  ['url-with-credentials', ['3:10: targets[0].url: "http://***@10.0.0.5:9650" carries credentials: move them to basic_auth so they are not logged']],
+  [
+    'url-with-credentials',
+    ['3:10: targets[0].url: "http://<secret>@10.0.0.5:9650" carries credentials: move them to basic_auth so they are not logged'],
+  ],
   ['url-without-scheme', ['3:10: targets[0].url: "10.0.0.5:9650" is not a URL: write the node\'s base URL, e.g. http://10.0.0.5:9650']],
   [
     'yaml-alias-bomb',

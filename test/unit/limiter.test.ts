@@ -1,70 +1,84 @@
+// The request limiter through the calls production makes (rpc/client.ts): take()
+// for a free slot now, wait() under the poll's deadline otherwise, release() once a slot.
 import { describe, expect, it } from 'vitest';
 import { Limiter } from '../../src/rpc/limiter.js';
 
 describe('request limiter', () => {
   it('grants slots up to the cap, then in arrival order as slots free', async () => {
     const limiter = new Limiter(2);
-    const a = limiter.tryAcquire();
-    const b = await limiter.acquire();
-    expect(a).toBeDefined();
-    expect(limiter.tryAcquire()).toBeUndefined();
+    expect(limiter.take()).toBe(true);
+    await limiter.wait();
+    expect(limiter.take()).toBe(false);
+    expect(limiter.inFlight).toBe(2);
     const order: string[] = [];
-    const c = limiter.acquire().then((release) => (order.push('c'), release));
-    const d = limiter.acquire().then((release) => (order.push('d'), release));
+    const c = limiter.wait().then(() => order.push('c'));
+    const d = limiter.wait().then(() => order.push('d'));
     expect(limiter.queued).toBe(2);
-    a?.();
-    a?.(); // a second release of the same slot changes nothing
-    const releaseC = await c;
+    limiter.release();
+    await c;
     expect(order).toEqual(['c']);
     expect(limiter.inFlight).toBe(2);
-    b();
+    limiter.release();
     await d;
     expect(order).toEqual(['c', 'd']);
     expect(limiter.queued).toBe(0);
-    releaseC();
-    expect(limiter.inFlight).toBe(1);
+    limiter.release();
+    limiter.release();
+    expect(limiter.inFlight).toBe(0);
   });
 
   it('a waiter whose deadline passes leaves the queue; the others keep their turn', async () => {
     const limiter = new Limiter(1);
-    const held = limiter.tryAcquire();
+    expect(limiter.take()).toBe(true);
     const deadline = new AbortController();
-    const first = limiter.acquire();
-    const dropped = limiter.acquire(deadline.signal);
-    const last = limiter.acquire();
+    const first = limiter.wait();
+    const dropped = limiter.wait(deadline.signal);
+    const last = limiter.wait();
     deadline.abort(new Error('poll deadline passed'));
     await expect(dropped).rejects.toThrow('poll deadline passed');
     expect(limiter.queued).toBe(2);
-    held?.();
-    (await first)();
-    (await last)();
+    limiter.release();
+    await first;
+    limiter.release();
+    await last;
+    limiter.release();
+    expect(limiter.inFlight).toBe(0);
+    expect(limiter.queued).toBe(0);
+  });
+
+  it('refuses a wait whose deadline has already passed, without queueing it', async () => {
+    const limiter = new Limiter(1);
+    const deadline = new AbortController();
+    deadline.abort('gone');
+    await expect(limiter.wait(deadline.signal)).rejects.toThrow('aborted');
     expect(limiter.inFlight).toBe(0);
     expect(limiter.queued).toBe(0);
   });
 
   it('does not let a new request overtake the queue, and grants waiters when the cap is raised', async () => {
     const limiter = new Limiter(1);
-    const held = limiter.tryAcquire();
-    const waiting = limiter.acquire();
-    held?.();
-    expect(limiter.tryAcquire()).toBeUndefined();
-    (await waiting)();
-    const one = limiter.tryAcquire();
-    const two = limiter.acquire();
+    expect(limiter.take()).toBe(true);
+    const waiting = limiter.wait();
+    limiter.release();
+    // The slot went to the waiter: a take() now would overtake it.
+    expect(limiter.take()).toBe(false);
+    await waiting;
+    limiter.release();
+    expect(limiter.take()).toBe(true);
+    const two = limiter.wait();
     limiter.setMax(2);
     await two;
     expect(limiter.inFlight).toBe(2);
-    one?.();
   });
 
   it('keeps 10,000 waiters and drops every other one without slowing down (linked queue)', async () => {
     const limiter = new Limiter(1);
-    const held = limiter.tryAcquire();
+    expect(limiter.take()).toBe(true);
     const controllers = Array.from({ length: 10_000 }, () => new AbortController());
-    const waits = controllers.map((c) => limiter.acquire(c.signal).then((release) => release()));
+    const waits = controllers.map((c) => limiter.wait(c.signal).then(() => limiter.release()));
     controllers.forEach((c, i) => i % 2 === 0 && c.abort(new Error('deadline')));
     expect(limiter.queued).toBe(5_000);
-    held?.();
+    limiter.release();
     const outcomes = await Promise.allSettled(waits);
     expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(5_000);
     expect(limiter.inFlight).toBe(0);

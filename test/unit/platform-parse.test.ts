@@ -8,7 +8,8 @@ import type { RpcReply } from '../../src/rpc/client.js';
 import { defined } from '../helpers/assert.js';
 import { HttpStatusError, InvalidResponseError, RpcError } from '../../src/rpc/errors.js';
 import { LinesBuilder, renderNodes } from '../../src/metrics/render.js';
-import { PRIMARY_NETWORK, parseFeeState, parseOwnEntry, parsePlatform, platform, type PlatformAnswers } from '../../src/sources/platform.js';
+import { PRIMARY_NETWORK_ID } from '../../src/config/schema.js';
+import { parseFeeState, parseOwnEntry, parsePlatform, platform, type PlatformAnswers } from '../../src/sources/platform.js';
 
 const body = (file: string) => readFileSync(new URL(`../fixtures/platform/${file}`, import.meta.url), 'utf8');
 const result = (file: string) => (JSON.parse(body(file)) as { result: unknown }).result;
@@ -32,7 +33,7 @@ function answers(over: Partial<PlatformAnswers> = {}): PlatformAnswers {
   return {
     nodeId: NODE,
     ownKey: KEY,
-    subnets: [PRIMARY_NETWORK, L1],
+    subnets: [PRIMARY_NETWORK_ID, L1],
     validators: [validators('getCurrentValidators-primary-v1.14.2.json'), validators('getCurrentValidators-l1-v1.14.2.json')],
     fee: fee(),
     ...over,
@@ -115,15 +116,15 @@ describe('parsePlatform and its lines', () => {
     const l1 = defined(defined(s.subnets[1], 'the L1 subnet').entry, 'the L1 entry');
     expect(lines(s)).toBe(
       [
-        `avalanchego_validator{node="n1",subnet="${PRIMARY_NETWORK}"} 1`,
+        `avalanchego_validator{node="n1",subnet="${PRIMARY_NETWORK_ID}"} 1`,
         `avalanchego_validator{node="n1",subnet="${L1}"} 1`,
-        `avalanchego_validator_start_timestamp_seconds{node="n1",subnet="${PRIMARY_NETWORK}"} 1791807659`,
+        `avalanchego_validator_start_timestamp_seconds{node="n1",subnet="${PRIMARY_NETWORK_ID}"} 1791807659`,
         `avalanchego_validator_start_timestamp_seconds{node="n1",subnet="${L1}"} 1793990680`,
-        `avalanchego_validator_end_timestamp_seconds{node="n1",subnet="${PRIMARY_NETWORK}"} 1814993778`,
-        `avalanchego_validator_weight{node="n1",subnet="${PRIMARY_NETWORK}"} 173084000000000`,
+        `avalanchego_validator_end_timestamp_seconds{node="n1",subnet="${PRIMARY_NETWORK_ID}"} 1814993778`,
+        `avalanchego_validator_weight{node="n1",subnet="${PRIMARY_NETWORK_ID}"} 173084000000000`,
         `avalanchego_validator_weight{node="n1",subnet="${L1}"} 89`,
         'avalanchego_validator_potential_reward_navax{node="n1"} 8907922230774',
-        `avalanchego_validator_registered_key_match{node="n1",subnet="${PRIMARY_NETWORK}"} 1`,
+        `avalanchego_validator_registered_key_match{node="n1",subnet="${PRIMARY_NETWORK_ID}"} 1`,
         `avalanchego_validator_registered_key_match{node="n1",subnet="${L1}"} 1`,
         `avalanchego_l1_validator_balance_navax{node="n1",subnet="${L1}"} ${l1.kind === 'l1' ? l1.balance : -1}`,
         `avalanchego_l1_validator_active{node="n1",subnet="${L1}"} 1`,
@@ -135,16 +136,16 @@ describe('parsePlatform and its lines', () => {
   });
 
   it('not a validator any more: avalanchego_validator 0 and nothing else per subnet', () => {
-    const s = parsePlatform(answers({ subnets: [PRIMARY_NETWORK], validators: [validators('getCurrentValidators-not-validator-v1.14.2.json')] }));
+    const s = parsePlatform(answers({ subnets: [PRIMARY_NETWORK_ID], validators: [validators('getCurrentValidators-not-validator-v1.14.2.json')] }));
     const text = lines(s);
-    expect(text).toContain(`avalanchego_validator{node="n1",subnet="${PRIMARY_NETWORK}"} 0`);
+    expect(text).toContain(`avalanchego_validator{node="n1",subnet="${PRIMARY_NETWORK_ID}"} 0`);
     expect(text).not.toContain('end_timestamp');
     expect(text).not.toContain('key_match');
   });
 
   it('a registered key that is not the node’s: key match 0; the node’s key unknown: no key-match series', () => {
     expect(lines(parsePlatform(answers({ ownKey: '0x' + 'ab'.repeat(48) })))).toContain(
-      `avalanchego_validator_registered_key_match{node="n1",subnet="${PRIMARY_NETWORK}"} 0`,
+      `avalanchego_validator_registered_key_match{node="n1",subnet="${PRIMARY_NETWORK_ID}"} 0`,
     );
     const withoutKey = answers();
     delete withoutKey.ownKey;
@@ -178,7 +179,7 @@ describe('parsePlatform and its lines', () => {
   it('v1.10.19 lacks getValidatorFeeState: state unsupported, no price, the validators still served', () => {
     const s = parsePlatform(
       answers({
-        subnets: [PRIMARY_NETWORK],
+        subnets: [PRIMARY_NETWORK_ID],
         validators: [validators('getCurrentValidators-primary-v1.14.2.json')],
         fee: fee('getValidatorFeeState-method-not-found-v1.10.19.json'),
       }),
@@ -186,7 +187,7 @@ describe('parsePlatform and its lines', () => {
     expect(s.failure).toBeUndefined();
     expect(lines(s)).toContain('avalanchego_platform_method_state{node="n1",method="platform.getValidatorFeeState",state="unsupported"} 1');
     expect(lines(s)).not.toContain('fee_price');
-    expect(lines(s)).toContain(`avalanchego_validator{node="n1",subnet="${PRIMARY_NETWORK}"} 1`);
+    expect(lines(s)).toContain(`avalanchego_validator{node="n1",subnet="${PRIMARY_NETWORK_ID}"} 1`);
   });
 
   it.each([
@@ -205,6 +206,6 @@ describe('parsePlatform and its lines', () => {
     const s = parsePlatform(answers(over));
     expect(s.failure).toBeInstanceOf(type);
     expect(platform.failure?.(s)).toBe(s.failure);
-    expect(lines(s)).toContain(`avalanchego_validator{node="n1",subnet="${PRIMARY_NETWORK}"} 1`);
+    expect(lines(s)).toContain(`avalanchego_validator{node="n1",subnet="${PRIMARY_NETWORK_ID}"} 1`);
   });
 });

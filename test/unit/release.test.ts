@@ -1,6 +1,7 @@
 // Release basics a user expects: the licence file matches package.json, the repository
 // field is the one the runbook links and the systemd unit name, the example configuration
-// passes --config.check as shipped, and the systemd notes install production dependencies only.
+// passes --config.check as shipped, and the systemd notes install the package with production
+// dependencies only (test/deploy/package.test.ts runs them).
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -37,16 +38,7 @@ describe('release basics', () => {
   // Without helm, test/deploy/helm.test.ts says so (and fails under CI).
   it.skipIf(!helm.path)("the runbook base URL is a value of the Helm chart; by default the repository's runbook", () => {
     const urls = (extra: string[]) => {
-      const r = run(defined(helm.path, 'helm'), [
-        'template',
-        'x',
-        CHART,
-        '--kube-version',
-        '1.30.0',
-        '--set',
-        'prometheusRule.enabled=true',
-        ...extra,
-      ]);
+      const r = run(defined(helm.path, 'helm'), ['template', 'x', CHART, '--set', 'prometheusRule.enabled=true', ...extra]);
       expect(r.code, r.output).toBe(0);
       const rule = parseManifests(r.stdout).find((o) => o.kind === 'PrometheusRule') as unknown as {
         spec: { groups: Array<{ rules: Array<{ alert?: string; annotations?: { runbook_url?: string } }> }> };
@@ -76,16 +68,19 @@ describe('release basics', () => {
     expect(r.status, `${r.stdout}${r.stderr}`).toBe(0);
   });
 
-  it('the systemd notes install production dependencies only', () => {
+  it('the systemd notes install the packed tarball with production dependencies only, and the unit runs its binary', () => {
     const unit = readFileSync(join(ROOT, 'deploy', 'systemd', 'avalanchego-exporter.service'), 'utf8');
     const notes = unit
       .split('\n')
       .filter((l) => l.startsWith('#'))
       .join('\n');
-    // On the host: the built dist/ and the production dependencies, no dev tools.
-    expect(notes).toMatch(
-      /Copy dist\/, package\.json and package-lock\.json to \/opt\/avalanchego-exporter, and there:\n#\s+npm ci --omit=dev --ignore-scripts\n/,
-    );
-    expect(unit).toContain('ExecStart=/usr/bin/node /opt/avalanchego-exporter/dist/main.js');
+    // On the host: the package's dist/ and its production dependencies, no dev tools, no build.
+    expect(notes).toContain('npm ci && npm pack');
+    expect(notes).toContain('npm install --global --omit=dev --prefix /opt/avalanchego-exporter ./avalanchego-exporter-*.tgz');
+    expect(notes).toContain('avalanchego-exporter.sysusers as /etc/sysusers.d/avalanchego-exporter.conf');
+    // The binary, not a fixed /usr/bin/node (Debian 12's is Node.js 18); the node on PATH runs it.
+    expect(unit).toContain('ExecStart=/opt/avalanchego-exporter/bin/avalanchego-exporter ');
+    expect(unit).not.toContain('/usr/bin/node');
+    expect(unit).toMatch(/^Environment=PATH=\/usr\/local\/bin:/m);
   });
 });

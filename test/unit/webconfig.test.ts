@@ -70,9 +70,9 @@ describe('web config files', () => {
 
   it.each([
     [
-      'an unknown top-level key, with its line',
+      'an unknown top-level key, with its line and the key meant (as in the main config)',
       'tls_server_config: {}\nbasic_auth_user: {}\n',
-      /web\.yml:2:1: \(top level\): unknown key "basic_auth_user"; known keys here: tls_server_config, http_server_config, basic_auth_users, rate_limit/,
+      /web\.yml:2:18: \(top level\): unknown key "basic_auth_user" \(did you mean "basic_auth_users"\?\); known keys here: tls_server_config, http_server_config, basic_auth_users, rate_limit/,
     ],
     ['an unknown TLS key', tls('  client_ca_fille: x\n'), /tls_server_config: unknown key "client_ca_fille"/],
     [
@@ -101,7 +101,12 @@ describe('web config files', () => {
     ['min_version above max_version', tls('  min_version: TLS13\n  max_version: TLS12\n'), /min_version TLS13 is above max_version TLS12/],
     ['a rate limit that allows nothing', 'rate_limit:\n  interval: 1s\n', /burst must be at least 1/],
     ['YAML syntax', 'basic_auth_users: [}', /YAML syntax/],
-    ['a duplicate key', 'rate_limit: {}\nrate_limit: {}\n', /YAML syntax: Map keys must be unique/],
+    [
+      'a duplicate key, with both lines',
+      'rate_limit: {}\nrate_limit: {}\n',
+      /web\.yml:2:1: \(top level\): duplicate key "rate_limit" \(first at line 1\)/,
+    ],
+    ["an alias count above the main config's cap", `a: &a x\nb: [${Array(1001).fill('*a').join(', ')}]\n`, /too many copies/],
   ])('refuses %s', (_name, text, expected) => {
     const message = problems(text);
     expect(message).toMatch(expected);

@@ -1,0 +1,316 @@
+// @ts-check
+// The validators (avalanchego-validators): one table row per validator node and subnet,
+// uptime, validation periods, L1 runway, versions and upgrades.
+import {
+  RUNWAY_STEPS,
+  TIME_LEFT_STEPS,
+  byName,
+  colorBg,
+  dashed,
+  mappingsProp,
+  merge,
+  row,
+  statPanel,
+  tablePanel,
+  tableTarget,
+  target,
+  thresholdsProp,
+  timeseriesPanel,
+  unitProp,
+  zeroOne,
+} from './panels.mjs';
+import { FLEET, PRIMARY_NETWORK, buildDashboard, dashboardsLink, nodeVariables, queryVar } from './shared.mjs';
+
+export function validators() {
+  const S = `{${FLEET}}`;
+  const V = `{${FLEET}, subnet=~"$subnet"}`;
+  // Every column of the table carries the same labels (node, subnet, node ID, version), so
+  // that the merge puts one validator entry on one row.
+  // One identity series per node (with version when the info source gives it), so the join never matches twice.
+  const nodeIdentity = `(group by (job, instance, node, node_id, version) (avalanchego_node_info{${FLEET}, version!=""}) or on (job, instance, node) group by (job, instance, node, node_id) (avalanchego_node_info${S}))`;
+  /** @param {string} expr */
+  const identity = (expr) => `(${expr}) * on (job, instance, node) group_left (node_id, version) ${nodeIdentity}`;
+  // Per-node facts of the primary network validation (info.uptime, potentialReward) on its row.
+  /** @param {string} expr */
+  const onPrimary = (expr) => `label_replace(${expr}, "subnet", "${PRIMARY_NETWORK}", "", "")`;
+  /**
+   * @param {string} expr
+   * @param {string} refId
+   */
+  const column = (expr, refId) => tableTarget(`max by (job, instance, node, subnet, node_id, version) (${identity(expr)})`, refId);
+  /** @type {Array<import('./shared.mjs').PanelOrRow>} */
+  const panels = [];
+
+  panels.push(row('Validators'));
+  /**
+   * @param {string} title
+   * @param {string} description
+   * @param {string} expr
+   * @param {string} color
+   */
+  const countStat = (title, description, expr, color) =>
+    statPanel(
+      title,
+      description,
+      'none',
+      [target(`count(${expr}) or vector(0)`)],
+      { h: 4, w: 4 },
+      {
+        thresholds: [
+          { color: 'green', value: null },
+          { color, value: 1 },
+        ],
+      },
+    );
+  panels.push(
+    statPanel(
+      'Validator entries',
+      'Validator entries of the selected nodes and subnets in the current validator sets (avalanchego_validator == 1).',
+      'none',
+      [target(`count(avalanchego_validator${V} == 1) or vector(0)`)],
+      { h: 4, w: 4 },
+    ),
+    countStat(
+      'Not validating',
+      'Node and subnet pairs the exporter checks that are not in the current validator set (avalanchego_validator == 0).',
+      `avalanchego_validator${V} == 0`,
+      'orange',
+    ),
+    countStat(
+      'Uptime near threshold',
+      'Validators whose perceived uptime is within 5 points of the reward threshold (AvalancheGoUptimeBelowRewardThreshold warning).',
+      `avalanchego_uptime_weighted_average_ratio${S} < on (job, instance, node) (node:avalanchego_uptime_reward_threshold:ratio${S} + 0.05) unless on (job, instance, node) (avalanchego_validator{${FLEET}, subnet="${PRIMARY_NETWORK}"} == 0)`,
+      'red',
+    ),
+    countStat(
+      'Ending within 7 days',
+      'Validations that end within 7 days (AvalancheGoValidatorStakeExpiring).',
+      `avalanchego_validator_end_timestamp_seconds${V} - time() < 7 * 86400`,
+      'orange',
+    ),
+    countStat(
+      'L1 runway under 30 days',
+      'L1 validators whose balance lasts less than 30 days at the current fee price, or is used up (AvalancheGoL1ValidatorBalanceLow, AvalancheGoL1ValidatorInactive).',
+      `node_subnet:avalanchego_l1_validator_balance_navax:runway_seconds${V} < 30 * 86400 or avalanchego_l1_validator_active${V} == 0`,
+      'red',
+    ),
+    countStat(
+      'Key mismatches',
+      "Validator entries whose registered BLS key is not the node's key (AvalancheGoRegisteredBLSKeyMismatch).",
+      `avalanchego_validator_registered_key_match${V} == 0`,
+      'red',
+    ),
+  );
+
+  panels.push(
+    tablePanel(
+      'Validators',
+      "One row per validator node and subnet (11111111111111111111111111111111LpoYY is the primary network): whether it is in the current validator set, the uptime the network perceives (primary network, info.uptime), start and end of the validation, stake, L1 balance and runway at the current fee price, whether the registered BLS key is the node's, and the node's ID and version.",
+      'none',
+      [
+        column(`avalanchego_validator${V}`, 'validator'),
+        column(onPrimary(`avalanchego_uptime_weighted_average_ratio${S}`), 'uptime'),
+        column(onPrimary(`avalanchego_uptime_rewarding_stake_ratio${S}`), 'rewarding'),
+        column(`avalanchego_validator_start_timestamp_seconds${V} * 1000`, 'start'),
+        column(`avalanchego_validator_end_timestamp_seconds${V} * 1000`, 'end'),
+        column(`avalanchego_validator_end_timestamp_seconds${V} - time()`, 'left'),
+        column(`avalanchego_validator_weight${V} / 1e9`, 'weight'),
+        column(onPrimary(`avalanchego_validator_potential_reward_navax${S} / 1e9`), 'reward'),
+        column(`avalanchego_l1_validator_balance_navax${V} / 1e9`, 'balance'),
+        column(`node_subnet:avalanchego_l1_validator_balance_navax:runway_seconds${V}`, 'runway'),
+        column(`avalanchego_l1_validator_active${V}`, 'active'),
+        column(`avalanchego_validator_registered_key_match${V}`, 'key'),
+      ],
+      { h: 12, w: 24 },
+      [
+        merge(),
+        {
+          id: 'organize',
+          options: {
+            excludeByName: { Time: true },
+            indexByName: {
+              node: 0,
+              subnet: 1,
+              'Value #validator': 2,
+              'Value #uptime': 3,
+              'Value #rewarding': 4,
+              'Value #start': 5,
+              'Value #end': 6,
+              'Value #left': 7,
+              'Value #weight': 8,
+              'Value #reward': 9,
+              'Value #balance': 10,
+              'Value #runway': 11,
+              'Value #active': 12,
+              'Value #key': 13,
+              version: 14,
+              node_id: 15,
+              job: 16,
+              instance: 17,
+            },
+            renameByName: {
+              subnet: 'Subnet',
+              node_id: 'Node ID',
+              version: 'Version',
+              'Value #validator': 'Validator',
+              'Value #uptime': 'Perceived uptime',
+              'Value #rewarding': 'Stake that would reward',
+              'Value #start': 'Started',
+              'Value #end': 'Ends',
+              'Value #left': 'Time left',
+              'Value #weight': 'Weight (AVAX)',
+              'Value #reward': 'Potential reward (AVAX)',
+              'Value #balance': 'L1 balance (AVAX)',
+              'Value #runway': 'L1 runway',
+              'Value #active': 'L1 active',
+              'Value #key': 'Key match',
+            },
+          },
+        },
+      ],
+      [
+        byName('Validator', [mappingsProp(zeroOne(['no', 'orange'], ['yes', 'green'])), colorBg]),
+        byName('Perceived uptime', [
+          unitProp('percentunit'),
+          colorBg,
+          thresholdsProp([
+            { color: 'red', value: null },
+            { color: 'orange', value: 0.82 },
+            { color: 'green', value: 0.85 },
+          ]),
+        ]),
+        byName('Stake that would reward', [unitProp('percentunit')]),
+        byName('Started', [unitProp('dateTimeAsIso')]),
+        byName('Ends', [unitProp('dateTimeAsIso')]),
+        byName('Time left', [unitProp('dtdurations'), colorBg, thresholdsProp(TIME_LEFT_STEPS)]),
+        byName('L1 runway', [unitProp('dtdurations'), colorBg, thresholdsProp(RUNWAY_STEPS)]),
+        byName('L1 active', [mappingsProp(zeroOne(['inactive', 'red'], ['active', 'green'])), colorBg]),
+        byName('Key match', [mappingsProp(zeroOne(['mismatch', 'red'], ['match', 'green'])), colorBg]),
+      ],
+    ),
+  );
+
+  panels.push(row('Uptime and validation periods'));
+  panels.push(
+    timeseriesPanel(
+      'Perceived uptime',
+      'The uptime the network perceives of each validator (info.uptime weightedAveragePercentage) and the reward threshold (node:avalanchego_uptime_reward_threshold:ratio, dashed).',
+      'percentunit',
+      [
+        target(`avalanchego_uptime_weighted_average_ratio${S}`, '{{node}}'),
+        target(`min(node:avalanchego_uptime_reward_threshold:ratio${S})`, 'reward threshold'),
+      ],
+      { h: 8, w: 12 },
+      {
+        max: 1,
+        overrides: [byName('reward threshold', [dashed])],
+      },
+    ),
+    timeseriesPanel(
+      'Validation time left',
+      'Time until each validation ends (endTime); warning below 7 days, pages below 1 day and 1 hour.',
+      'dtdurations',
+      [target(`avalanchego_validator_end_timestamp_seconds${V} - time()`, '{{node}} {{subnet}}')],
+      { h: 8, w: 12 },
+      { thresholds: TIME_LEFT_STEPS },
+    ),
+  );
+
+  panels.push(row('L1 validators'));
+  panels.push(
+    timeseriesPanel(
+      'L1 runway',
+      "How long each L1 validator's balance lasts at the current fee price (balance / price); ticket below 30 days, page below 7.",
+      'dtdurations',
+      [target(`node_subnet:avalanchego_l1_validator_balance_navax:runway_seconds${V}`, '{{node}} {{subnet}}')],
+      { h: 8, w: 8 },
+      { thresholds: RUNWAY_STEPS },
+    ),
+    timeseriesPanel(
+      'L1 balance',
+      'P-Chain balance of each L1 validator, in AVAX (0 = inactive).',
+      'short',
+      [target(`avalanchego_l1_validator_balance_navax${V} / 1e9`, '{{node}} {{subnet}}')],
+      { h: 8, w: 8 },
+      { axisLabel: 'AVAX' },
+    ),
+    timeseriesPanel(
+      'Validator fee price',
+      'Continuous fee of one L1 validator as each node reports it (platform.getValidatorFeeState price), in nAVAX per second.',
+      'none',
+      [target(`avalanchego_validator_fee_price_navax_per_second${S}`, '{{node}}')],
+      { h: 8, w: 8 },
+      { axisLabel: 'nAVAX/s' },
+    ),
+  );
+
+  panels.push(row('Versions and upgrades'));
+  panels.push(
+    tablePanel(
+      'Versions',
+      "Each node's version and network (avalanchego_node_info), the share of its peers on a newer version, and its next known network upgrade (info.upgrades).",
+      'none',
+      [
+        tableTarget(`max by (job, instance, node, version, network_id) (avalanchego_node_info${S})`, 'info'),
+        tableTarget(`max by (job, instance, node) (avalanchego_network_peers_newer_version_ratio${S})`, 'newer'),
+        tableTarget(`max by (job, instance, node) (avalanchego_next_upgrade_timestamp_seconds${S}) * 1000`, 'upgrade'),
+      ],
+      { h: 8, w: 12 },
+      [
+        merge(),
+        {
+          id: 'organize',
+          options: {
+            excludeByName: { Time: true, 'Value #info': true },
+            indexByName: { node: 0, version: 1, network_id: 2, 'Value #newer': 3, 'Value #upgrade': 4, job: 5, instance: 6 },
+            renameByName: {
+              version: 'Version',
+              network_id: 'Network ID',
+              'Value #newer': 'Peers on a newer version',
+              'Value #upgrade': 'Next upgrade',
+            },
+          },
+        },
+      ],
+      [
+        byName('Peers on a newer version', [
+          unitProp('percentunit'),
+          colorBg,
+          thresholdsProp([
+            { color: 'green', value: null },
+            { color: 'orange', value: 0.5 },
+          ]),
+        ]),
+        byName('Next upgrade', [unitProp('dateTimeAsIso')]),
+      ],
+    ),
+    timeseriesPanel(
+      'Peers on a newer version',
+      "Share of each node's peers that run a newer AvalancheGo (info.peers); above 50% for an hour is AvalancheGoNodeVersionBehindPeers.",
+      'percentunit',
+      [target(`avalanchego_network_peers_newer_version_ratio${S}`, '{{node}}')],
+      { h: 8, w: 12 },
+      {
+        min: 0,
+        max: 1,
+        thresholds: [
+          { color: 'green', value: null },
+          { color: 'orange', value: 0.5 },
+        ],
+      },
+    ),
+  );
+
+  return buildDashboard({
+    uid: 'avalanchego-validators',
+    title: 'AvalancheGo / Validators',
+    description:
+      "Validators and L1 validators among the selected nodes: one row per node and subnet with uptime, validation end, stake, L1 balance runway, BLS key match and version; from the exporter's info and platform sources.",
+    variables: [
+      ...nodeVariables(),
+      queryVar('subnet', 'Subnet', 'label_values(avalanchego_validator{job=~"$job", instance=~"$instance", node=~"$node"}, subnet)'),
+    ],
+    links: [dashboardsLink('Node detail')],
+    panels,
+  });
+}

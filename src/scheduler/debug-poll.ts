@@ -1,0 +1,78 @@
+// The traced poll of /probe?debug=true: one fresh poll of every enabled source
+// of a node, each request with its status, size and time, and what the parser
+// made of it. It goes through the same boundary as a scheduled poll (deadline,
+// request cap, classified failure: poller.ts pollBounded) and changes nothing
+// the node serves. A node or proxy may echo a request header back in its body:
+// every configured secret is masked in the trace (util/redact.ts).
+import { performance } from 'node:perf_hooks';
+import type { Clock } from '../clock.js';
+import type { TargetConfig } from '../config/schema.js';
+import type { NodeClient } from '../rpc/client.js';
+import type { PollContext } from '../sources/source.js';
+import { maskSecrets, secretsOf } from '../util/redact.js';
+import { oneLine, truncate } from '../util/text.js';
+import type { NodeState } from './node-state.js';
+import { pollBounded, type PollOutcome } from './poller.js';
+
+/** One step of a debug poll: what was asked, what came back, and how long it took. */
+export interface DebugStep {
+  /** Milliseconds since the debug poll started. */
+  atMs: number;
+  source: string;
+  text: string;
+}
+
+/** The longest body or parse result shown in a step. */
+const MAX_SNIPPET = 600;
+
+export async function debugPoll(target: TargetConfig, node: NodeState, client: NodeClient, clock: Clock): Promise<DebugStep[]> {
+  const t0 = performance.now();
+  const steps: DebugStep[] = [];
+  const secrets = secretsOf(target);
+  const note = (source: string, text: string) => {
+    steps.push({ atMs: Math.round((performance.now() - t0) * 10) / 10, source, text: maskSecrets(text, secrets) });
+  };
+  await Promise.all(
+    node.sources.map(async ({ source }) => {
+      note(source.name, `poll started (deadline ${target.timeoutMs} ms)`);
+      const context = (signal: AbortSignal): PollContext => ({
+        target,
+        signal,
+        node,
+        now: () => clock.now(),
+        rpc: async (path, method, params) => {
+          const started = performance.now();
+          note(source.name, `POST ${target.url}${path} ${method} ${JSON.stringify(params)}`);
+          try {
+            const reply = await client.rpc(path, method, params, signal);
+            const ms = Math.round((performance.now() - started) * 10) / 10;
+            const nodeId = reply.headers['node-id'] ? `, node-id ${String(reply.headers['node-id'])}` : '';
+            note(source.name, `  → HTTP ${reply.status}, ${Buffer.byteLength(reply.body)} bytes in ${ms} ms${nodeId}: ${snippet(reply.body)}`);
+            return reply;
+          } catch (err) {
+            note(
+              source.name,
+              `  → no answer after ${Math.round(performance.now() - started)} ms: ${(err as Error).message}${(err as Error).cause ? ` (${String((err as { cause?: unknown }).cause)})` : ''}`,
+            );
+            throw err;
+          }
+        },
+      });
+      const outcome: PollOutcome = { snapshot: undefined, error: undefined, durationSeconds: 0 };
+      await pollBounded(source, target, context, outcome);
+      const ms = Math.round(outcome.durationSeconds * 1000);
+      const { error, snapshot } = outcome;
+      if (error) {
+        const kept = snapshot !== undefined ? ' (the data that did arrive is kept)' : '';
+        note(source.name, `poll FAILED after ${ms} ms, reason=${error.reason}: ${error.message}${kept}`);
+      } else note(source.name, `poll succeeded in ${ms} ms`);
+      if (snapshot !== undefined) note(source.name, `parsed: ${snippet(JSON.stringify(snapshot))}`);
+    }),
+  );
+  return steps;
+}
+
+/** The start of a body or parse result, on one line. */
+function snippet(text: string): string {
+  return truncate(oneLine(text), MAX_SNIPPET);
+}

@@ -1,0 +1,59 @@
+// What a source shows people, render-ready: its part of the node's one-line
+// summary on the fleet page (`/`) and its sections of the node page
+// (/node/<name>). The source builds these from its snapshot; the server lays
+// them out and escapes every text. So no file outside sources/ needs to know a
+// snapshot's shape, and a new source gets its page section by implementing
+// Source.sections, with no change to the server.
+//
+// These are built when a page is asked for (never per poll or per scrape):
+// plain objects, no HTML, no I/O.
+
+/** How a value reads at a glance; the page colours it. */
+export type Tone = 'ok' | 'warn' | 'bad' | 'dim';
+
+/** One value of a row, with how to show it. */
+export type SectionValue =
+  /** Plain text. */
+  | { readonly text: string; readonly tone?: Tone }
+  /** A number (– when undefined), with at most `digits` decimals and an optional unit after it (`%`, `s`). */
+  | { readonly number: number | undefined; readonly digits?: number; readonly unit?: string; readonly tone?: Tone }
+  /** A moment, as Unix seconds: shown as "5m 2s ago" with the UTC time in a tooltip; "never" when undefined. */
+  | { readonly time: number | undefined }
+  /** yes / no (– when undefined), coloured ok when it equals `good` (default true), else bad. */
+  | { readonly flag: boolean | undefined; readonly good?: boolean }
+  /** Text from the node (an error message): kept as written (newlines), cut, shown in the error style; `note` is a warning under it. */
+  | { readonly error: string | undefined; readonly note?: string };
+
+/** A row: its label (the first column) and its values, one per further column. */
+export interface SectionRow {
+  readonly label: string;
+  readonly values: readonly SectionValue[];
+}
+
+/** One section of the node page: a heading and a table. */
+export interface PageSection {
+  readonly title: string;
+  /** Column heads, the label's first; without columns the rows are a list of label: value. */
+  readonly columns?: readonly string[];
+  readonly rows: readonly SectionRow[];
+  /** Shown instead of the table when there is no row (say why: not answered yet, off on the node …). */
+  readonly empty: string;
+}
+
+/** Something wrong with the node now, for the fleet page: a name, the node's own text, since when. */
+export interface Problem {
+  readonly name: string;
+  readonly error?: string;
+  /** Unix seconds of the first failure, when the node says. */
+  readonly sinceSeconds?: number;
+}
+
+/** What a source adds to the node's one-line summary on the fleet page; every field optional. */
+export interface SummaryPart {
+  /** The node's ID (`NodeID-…`), when the source learns it. */
+  readonly nodeId?: string;
+  /** What is failing now, in the order to show. */
+  readonly problems?: readonly Problem[];
+  /** Last accepted heights by chain alias (`C`, `P`, `X` …); the fleet page compares them across nodes. */
+  readonly heights?: ReadonlyArray<{ readonly chain: string; readonly height: number }>;
+}
