@@ -54,6 +54,8 @@ interface NodeCase {
   raw?: string;
   index?: string[];
   limits?: string;
+  /** More keys of the target (YAML lines, indented as under the target). */
+  target?: string;
   /** avalanchego_up after the poll. */
   up: 0 | 1;
   /** The health or index poll's failure reason, when it fails. */
@@ -70,6 +72,8 @@ const manyChecks = Object.fromEntries(
 );
 
 const HUGE = '9'.repeat(400);
+const ECHOED_KEY = 'k3y-0f-the-0perat0r-5ecret';
+const ECHOED_PASSWORD = 'hunter2-pa55w0rd';
 const NODE_ID = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
 const NO_METHOD = JSON.stringify({ jsonrpc: '2.0', error: { code: -32601, message: "rpc: can't find method" }, id: 1 });
 
@@ -271,6 +275,75 @@ const NODE_CASES: NodeCase[] = [
       expect((await get(`${exporter.url}/node/n`)).body).toContain('fine⟨U+200B⟩fine⟨U+2066⟩');
     },
   },
+  {
+    name: "a node that echoes the request's headers in its errors: the configured API key and basic-auth password never reach /, /node/n or the log",
+    routes: {
+      '/ext/health': {
+        body: health(
+          {
+            ...HEALTHY.result.checks,
+            echo: {
+              message: {},
+              error: `proxy says: X-Api-Key ${ECHOED_KEY} and Authorization: Basic ${Buffer.from(`ops:${ECHOED_PASSWORD}`).toString('base64')} refused (${ECHOED_PASSWORD})`,
+              timestamp: '2026-11-20T10:15:02Z',
+              duration: 1,
+              contiguousFailures: 1,
+              timeOfFirstFailure: null,
+            },
+          },
+          false,
+        ),
+      },
+      '/ext/info': { status: 401, body: `unauthorized: X-Api-Key ${ECHOED_KEY} is not known here` },
+    },
+    target: `    headers: { X-Api-Key: ${ECHOED_KEY} }\n    basic_auth: { username: ops, password: ${ECHOED_PASSWORD} }\n`,
+    up: 1,
+    async check(metrics, exporter) {
+      const shown = [metrics, exporter.rawLogs(), (await get(`${exporter.url}/`)).body, (await get(`${exporter.url}/node/n`)).body];
+      for (const text of shown) {
+        expect(text).not.toContain(ECHOED_KEY);
+        expect(text).not.toContain(ECHOED_PASSWORD);
+      }
+      expect((await get(`${exporter.url}/node/n`)).body).toContain('X-Api-Key &#60;secret&#62;');
+    },
+  },
+  {
+    name: 'a node with 1,000 new failing check names: the log holds 10 check lines a poll and "and 990 more", not 1,000',
+    routes: {
+      '/ext/health': {
+        body: health(
+          Object.fromEntries(
+            Array.from({ length: 1_000 }, (_, i) => [
+              `failing-${i}`,
+              {
+                message: {},
+                error: 'E'.repeat(1_500),
+                timestamp: '2026-11-20T10:15:02Z',
+                duration: 1,
+                contiguousFailures: 1,
+                timeOfFirstFailure: null,
+              },
+            ]),
+          ),
+          false,
+        ),
+      },
+    },
+    up: 1,
+    check(_metrics, exporter) {
+      const lines = exporter.logs.filter((l) => l.node === 'n');
+      expect(lines.filter((l) => l.msg === 'health check failing').length).toBe(10);
+      expect(lines.some((l) => l.msg === 'and 990 more health check changes at this poll (not logged one by one)')).toBe(true);
+      expect(
+        Math.max(
+          ...exporter
+            .rawLogs()
+            .split('\n')
+            .map((l) => l.length),
+        ),
+      ).toBeLessThan(10_000);
+    },
+  },
 ];
 
 /** Every poll failure reason in the exposition (the exporter's own skip reasons are not a node's). */
@@ -278,8 +351,8 @@ function pollReasons(metrics: string): string[] {
   return [...metrics.matchAll(/^(?!avalanchego_exporter_polls_skipped_total)[^\n]*reason="([^"]*)"/gm)].map((m) => defined(m[1], 'a reason'));
 }
 
-function config(url: string, c: Pick<NodeCase, 'index' | 'limits'>): string {
-  return `defaults:\n  interval: 2s\n  timeout: 1s\n  index: { endpoints: [${(c.index ?? []).join(', ')}] }\n${c.limits ? `  ${c.limits}\n` : ''}targets:\n  - name: n\n    url: ${url}\n`;
+function config(url: string, c: Pick<NodeCase, 'index' | 'limits' | 'target'>): string {
+  return `defaults:\n  interval: 2s\n  timeout: 1s\n  index: { endpoints: [${(c.index ?? []).join(', ')}] }\n${c.limits ? `  ${c.limits}\n` : ''}targets:\n  - name: n\n    url: ${url}\n${c.target ?? ''}`;
 }
 
 /** What every row asserts on the exporter's output after the hostile case. */
