@@ -63,7 +63,7 @@ targets:
   - name: n
     url: ${node.url}
     index: { endpoints: [C/block] }
-    headers: { Authorization: "Bearer \${TOKEN}" }
+    headers: { X-Api-Key: "Bearer \${TOKEN}" }
     basic_auth: { username: mon, password: ${PASSWORD} }
   - name: tls
     url: https://127.0.0.1:1
