@@ -6,7 +6,8 @@ import { parseArgs } from 'node:util';
 import { health, parseHealth } from '../dist/sources/health.js';
 import { indexApi } from '../dist/sources/index-api.js';
 import { addPollStats } from '../dist/metrics/samples.js';
-import { LinesBuilder, renderNodes } from '../dist/metrics/render.js';
+import { LinesBuilder } from '../dist/metrics/render.js';
+import { renderNodes } from '../dist/metrics/scrape.js';
 
 const { values } = parseArgs({ options: { nodes: { type: 'string', default: '10000' }, rounds: { type: 'string', default: '5' } } });
 const n = Number(values.nodes);

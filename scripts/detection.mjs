@@ -6,9 +6,16 @@
 //
 //   node scripts/detection.mjs [--speedup=20] [--batch=6] [--out=docs/detection.md] [--only=down,stalled-chain] [--json=raw.json]
 //
+// With --real (`npm run detection:real`), the fault drills on real AvalancheGo instead
+// (test/real-node/drills.ts; needs Go and root, run it under `flock /tmp/heavy.lock`): one JSON
+// line a drill on stdout, and the section "Real AvalancheGo" of the report rewritten (only when
+// every drill ran). --drills=killed,frozen runs some. The simulator's run keeps that section.
+//
+//   node scripts/detection.mjs --real [--drills=killed,frozen] [--speedup=20] [--out=docs/detection.md]
+//
 // The harness is test/rules/detection-harness.ts (shared with test/rules/detection.test.ts),
 // loaded through Vite's module loader (vitest/node), as vitest loads it for the tests.
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -22,6 +29,8 @@ const { values } = parseArgs({
     out: { type: 'string', default: 'docs/detection.md' },
     only: { type: 'string' },
     json: { type: 'string' },
+    real: { type: 'boolean', default: false },
+    drills: { type: 'string' },
   },
 });
 const speedup = Number(values.speedup);
@@ -34,22 +43,56 @@ const vite = await createViteServer({
   server: { middlewareMode: true, hmr: false, ws: false },
   optimizeDeps: { noDiscovery: true, include: [] },
 });
+/** @typedef {typeof import('../test/real-node/drills.js')} Drills */
 /** @typedef {typeof import('../test/rules/detection-harness.js')} Harness */
 /** @typedef {typeof import('../test/rules/detection-plans.js')} Plans */
 /** @type {Harness} */
 let harness;
 /** @type {Plans} */
 let plans;
+/** @type {Drills | undefined} */
+let drills;
 try {
   // ssrLoadModule gives any module the type Record<string, any>: these are the types of the modules it loads.
   harness = /** @type {Harness} */ (await vite.ssrLoadModule('/test/rules/detection-harness.ts'));
   plans = /** @type {Plans} */ (await vite.ssrLoadModule('/test/rules/detection-plans.ts'));
+  if (values.real) drills = /** @type {Drills} */ (await vite.ssrLoadModule('/test/real-node/drills.ts'));
 } finally {
   await vite.close();
 }
+const out = resolve(ROOT, values.out);
 
 /** @param {string} line */
 const log = (line) => process.stderr.write(`[detection] ${line}\n`);
+if (drills) {
+  const names = values.drills?.split(',').map((n) => n.trim());
+  const unknown = (names ?? []).filter((n) => !(/** @type {readonly string[]} */ (drills.DRILL_NAMES).includes(n)));
+  if (unknown.length) throw new Error(`--drills names ${unknown.join(', ')}; the drills: ${drills.DRILL_NAMES.join(', ')}`);
+  const started = new Date();
+  const run = await drills.runDrills({
+    speedup,
+    drills: drills.DRILL_NAMES.filter((n) => !names || names.includes(n)),
+    log: (line) => process.stderr.write(`[drills] ${line}\n`),
+  });
+  for (const d of run.drills) process.stdout.write(`${JSON.stringify(drills.jsonLine(d, run.speedup))}\n`);
+  if (values.json) {
+    /**
+     * @param {string} _k
+     * @param {unknown} v
+     */
+    const sets = (_k, v) => (v instanceof Set ? [...v] : v);
+    writeFileSync(resolve(ROOT, values.json), JSON.stringify(run, sets, 1));
+  }
+  if (names) {
+    log(`--drills: ${values.out} is left as it is (the section is written only when every drill ran)`);
+  } else {
+    const section = drills.renderSection(run, started, 'npm run detection:real');
+    writeFileSync(out, drills.spliceSection(existsSync(out) ? readFileSync(out, 'utf8') : '', section));
+    log(`wrote the section "Real AvalancheGo" of ${values.out}`);
+  }
+  process.exit(run.drills.every((d) => drills.judge(d, run.speedup).ok) ? 0 : 1);
+}
+
 const only = values.only?.split(',');
 const faults = plans.FAULTS.filter((f) => !only || only.includes(f.scenario));
 const started = new Date();
@@ -99,7 +142,11 @@ const md = plans.renderReport({
   started,
   command: `node scripts/detection.mjs --speedup=${speedup} --batch=${values.batch}`,
 });
-writeFileSync(resolve(ROOT, values.out), md);
+// The drills on real AvalancheGo are another run (--real): their section is kept as it is.
+const previous = existsSync(out) ? readFileSync(out, 'utf8') : '';
+const kept = previous.indexOf('<!-- real-avalanchego:start -->');
+const end = previous.indexOf('<!-- real-avalanchego:end -->');
+writeFileSync(out, kept >= 0 && end > kept ? `${md.trimEnd()}\n\n${previous.slice(kept, end)}<!-- real-avalanchego:end -->\n` : md);
 if (values.json) {
   /**
    * @param {string} _k

@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { configFromValue } from './config/load.js';
 import { startExporter } from './exporter.js';
 import { LOG_FORMATS, LOG_LEVELS, createLogger, type LogFormat, type LogLevel } from './log.js';
-import { startSimulator, type ScenarioName } from './simulator/index.js';
+import { L1_SUBNET_ID, startSimulator, type ScenarioName } from './simulator/index.js';
 
 /** The fleet: what an operator meets, faults developing over a few minutes. */
 export const DEMO_SCENARIOS: readonly ScenarioName[] = [
@@ -85,7 +85,9 @@ export async function runDemo(argv: string[]): Promise<number> {
   });
   const config = configFromValue(
     {
-      defaults: { interval: '5s', timeout: '2s' },
+      // The simulated L1 in platform.subnets, as an operator lists theirs: without it there is no
+      // avalanchego_l1_validator_* series and l1-balance-draining shows nothing.
+      defaults: { interval: '5s', timeout: '2s', platform: { subnets: [L1_SUBNET_ID] } },
       // The simulator's names, so that a node is the same on /, in /metrics and in /sim/nodes/<name>.
       targets: simulator.nodes.map((n) => ({ name: n.name, url: n.baseUrl })),
     },
@@ -100,14 +102,16 @@ export async function runDemo(argv: string[]): Promise<number> {
     return 1;
   }
 
+  const shown = encodeURIComponent((config.targets[3] ?? config.targets[0])?.name ?? '');
   process.stdout.write(`
   AvalancheGo exporter demo
   ─────────────────────────
   Simulated nodes:   ${simulator.url}
                      ${simulator.nodes.map((n, i) => `${n.name} ${DEMO_SCENARIOS[i]}`).join(', ')}
   Landing page:      ${exporter.url}/
+  One node:          ${exporter.url}/node/${shown}   (its series: ${exporter.url}/probe?target=${shown})
+  Configuration:     ${exporter.url}/config
   Metrics:           ${exporter.url}/metrics
-  One node:          ${exporter.url}/probe?target=${(config.targets[3] ?? config.targets[0])?.name ?? ''}
   Push a node into a fault:
     curl -X POST -d '{"scenario":"router-overload"}' ${simulator.url}/sim/nodes/node-0/scenario
 

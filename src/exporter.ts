@@ -31,6 +31,8 @@ export interface ExporterOptions {
   maxConnections?: number;
   /** Scrapes of /metrics served at once (--web.max-requests; 0: no cap). */
   maxScrapes?: number;
+  /** Where the metrics are served (--web.telemetry-path; default /metrics). */
+  telemetryPath?: string;
 }
 
 export interface RunningExporter {
@@ -94,7 +96,8 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
         }
       } catch (err) {
         reloadState.lastReloadSuccessful = false;
-        logger.error({ err }, 'config reload failed; the previous configuration stays in force');
+        // The problems, as --config.check prints them; a stack trace would say nothing more.
+        logger.error({ error: err instanceof Error ? err.message : String(err) }, 'config reload failed; the previous configuration stays in force');
         throw err;
       }
       const nextSplit = splitTargets(shard, next.targets);
@@ -129,6 +132,7 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
     ...(options.maxScrapes !== undefined ? { maxScrapes: options.maxScrapes } : {}),
     onScrapeRefused: () => instruments.scrapesRefused.inc(),
     onDebugProbeRefused: () => instruments.debugProbesRefused.inc(),
+    ...(options.telemetryPath ? { telemetryPath: options.telemetryPath } : {}),
   });
   const web = new WebServer({ handler, web: webConfig, logger, ...(options.maxConnections ? { maxConnections: options.maxConnections } : {}) });
   // Rejects with a ListenError (one line for the operator) before any poll has started.

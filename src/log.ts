@@ -1,11 +1,12 @@
-// pino, as designed: JSON lines (or pretty for people) on stderr, secrets redacted (util/redact.ts).
+// pino, as designed: JSON lines, logfmt (as Prometheus-org exporters write) or pretty for people,
+// on stderr, secrets redacted (util/redact.ts).
 import { pino, type DestinationStream, type Logger } from 'pino';
 import pretty from 'pino-pretty';
 import { LOG_REDACTION } from './util/redact.js';
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
-export const LOG_FORMATS = ['json', 'pretty'] as const;
+export const LOG_FORMATS = ['json', 'logfmt', 'pretty'] as const;
 export type LogFormat = (typeof LOG_FORMATS)[number];
 
 export function createLogger(options: { level: LogLevel; format: LogFormat; destination?: DestinationStream }): Logger {
@@ -21,7 +22,66 @@ export function createLogger(options: { level: LogLevel; format: LogFormat; dest
       pretty({ destination: options.destination ? undefined : 2, colorize: process.stderr.isTTY, sync: true, ignore: 'app,pid,hostname' }),
     );
   }
-  return pino(base, options.destination ?? pino.destination({ dest: 2, sync: false }));
+  const destination = options.destination ?? pino.destination({ dest: 2, sync: false });
+  if (options.format === 'logfmt') return pino(base, logfmtStream(destination));
+  return pino(base, destination);
+}
+
+const LEVEL_NAMES: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
+/** pino's own fields, written first or not at all. */
+const FIXED_FIELDS = new Set(['time', 'level', 'msg', 'pid', 'hostname', 'app']);
+
+function hasControl(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x20 || c === 0x7f) return true;
+  }
+  return false;
+}
+
+function logfmtValue(value: unknown): string {
+  // undefined for undefined and functions, whatever its declared type says.
+  const text = typeof value === 'string' ? value : ((JSON.stringify(value) as string | undefined) ?? String(value));
+  // Quoted (with JSON's escapes, as logfmt readers accept) when empty or holding a space, =, " or a control character.
+  return text === '' || /[\s="\\]/.test(text) || hasControl(text) ? JSON.stringify(text) : text;
+}
+
+function logfmtFields(prefix: string, value: unknown, out: string[]): void {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const record = value as Record<string, unknown>;
+    // An error: its type and message; the stack is for developers (json has it).
+    if (typeof record['message'] === 'string' && typeof record['stack'] === 'string') {
+      out.push(`${prefix}=${logfmtValue(record['message'])}`);
+      return;
+    }
+    for (const [k, v] of Object.entries(record)) logfmtFields(prefix ? `${prefix}.${k}` : k, v, out);
+    return;
+  }
+  if (value !== undefined) out.push(`${prefix}=${logfmtValue(value)}`);
+}
+
+/** Pure: one pino JSON line → one logfmt line (time=… level=INFO msg=… key=value …). */
+export function toLogfmt(line: string): string {
+  let record: Record<string, unknown>;
+  try {
+    record = JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return line;
+  }
+  const level = typeof record['level'] === 'number' ? (LEVEL_NAMES[record['level']] ?? String(record['level'])) : String(record['level']);
+  const out = [`time=${new Date(Number(record['time'])).toISOString()}`, `level=${level}`];
+  if (record['msg'] !== undefined) out.push(`msg=${logfmtValue(record['msg'])}`);
+  for (const [k, v] of Object.entries(record)) if (!FIXED_FIELDS.has(k)) logfmtFields(k, v, out);
+  return `${out.join(' ')}\n`;
+}
+
+/** A destination that writes pino's lines as logfmt to `to` (flushed with it). */
+function logfmtStream(to: DestinationStream & { flushSync?: () => void; flush?: (cb?: () => void) => void }): DestinationStream {
+  return {
+    write: (line: string) => to.write(toLogfmt(line)),
+    ...(to.flushSync ? { flushSync: () => to.flushSync?.() } : {}),
+    ...(to.flush ? { flush: (cb?: () => void) => to.flush?.(cb) } : {}),
+  };
 }
 
 /** What a lazy child holds until it is used: its parent, its bindings, and the child once made. */

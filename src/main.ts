@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // avalanchego-exporter: flags, wiring and signals.
 import { hostname } from 'node:os';
-import { parseArgs } from 'node:util';
-import { ConfigError, defaultConfig, loadConfigFile } from './config/load.js';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { ConfigError, closest, defaultConfig, loadConfigFile } from './config/load.js';
 import type { Config } from './config/schema.js';
 import { DEFAULT_LISTEN_ADDRESS, startExporter } from './exporter.js';
 import { SHARD_COUNT_ENV, ShardFlagError, resolveShard, type ShardSpec } from './shard.js';
@@ -12,6 +12,26 @@ import { loadWebConfigFile, type WebConfig } from './web/config.js';
 import { LOG_FORMATS, LOG_LEVELS, createLogger, type LogFormat, type LogLevel } from './log.js';
 import { DEFAULT_HEAP_GROWING_PERCENT, disablePretenuring, setHeapGrowingPercent } from './runtime.js';
 import { VERSION } from './version.js';
+
+const DEFAULT_TELEMETRY_PATH = '/metrics';
+
+const FLAGS = {
+  'config.file': { type: 'string' },
+  'config.check': { type: 'boolean' },
+  'web.listen-address': { type: 'string', default: DEFAULT_LISTEN_ADDRESS },
+  'web.telemetry-path': { type: 'string', default: DEFAULT_TELEMETRY_PATH },
+  'shard.count': { type: 'string' },
+  'shard.index': { type: 'string' },
+  'shard.from-pod-name': { type: 'boolean' },
+  'web.config.file': { type: 'string' },
+  'web.max-connections': { type: 'string', default: String(DEFAULT_MAX_CONNECTIONS) },
+  'web.max-requests': { type: 'string', default: String(DEFAULT_MAX_SCRAPES) },
+  'runtime.heap-growing-percent': { type: 'string', default: String(DEFAULT_HEAP_GROWING_PERCENT) },
+  'log.level': { type: 'string', default: 'info' },
+  'log.format': { type: 'string', default: 'json' },
+  version: { type: 'boolean', short: 'v' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies ParseArgsConfig['options'];
 
 const HELP = `Usage: avalanchego-exporter [flags]
        avalanchego-exporter simulate [flags]   run the AvalancheGo API simulator (see simulate --help)
@@ -26,6 +46,7 @@ Flags:
   --config.check               Validate the configuration, print the problems or a summary,
                                exit 1 or 0.
   --web.listen-address=ADDR    Address to serve /metrics on (default ${DEFAULT_LISTEN_ADDRESS}, all interfaces).
+  --web.telemetry-path=PATH    Path under which the metrics are served (default ${DEFAULT_TELEMETRY_PATH}).
   --shard.count=N              Split the targets over N replicas (default 1): this one polls, serves
                                and lists only the targets it owns (a stable hash of the name).
   --shard.index=I              This replica's shard, 0 to N-1.
@@ -44,13 +65,35 @@ Flags:
                                which lets a large fleet's heap grow to several times its live
                                size. A value such as 40 trades CPU for memory (docs/performance.md).
   --log.level=LEVEL            ${LOG_LEVELS.join(', ')} (default info).
-  --log.format=FORMAT          ${LOG_FORMATS.join(' or ')} (default json).
-  --version                    Print the version and exit.
+  --log.format=FORMAT          ${LOG_FORMATS.join(', ')} (default json); logfmt as Prometheus' own exporters.
+  -v, --version                Print the version and exit.
   -h, --help                   Print this help and exit.
 
 Signals: SIGHUP reloads the configuration (as does POST /-/reload); SIGTERM and SIGINT
 stop polling, wait for polls under way and exit 0.
 `;
+
+/** Paths the exporter serves itself: the metrics cannot take one of them. */
+const RESERVED_PATHS = ['/', '/probe', '/config', '/-/healthy', '/-/ready', '/-/reload'];
+
+function telemetryPathProblem(path: string): string | undefined {
+  if (!/^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]+$/.test(path)) return 'must be a path starting with / (e.g. /metrics)';
+  if (RESERVED_PATHS.includes(path) || path.startsWith('/node/') || path.startsWith('/-/'))
+    return `is a path the exporter serves itself (${RESERVED_PATHS.join(', ')}, /node/…)`;
+  return undefined;
+}
+
+/** The flags, with their dashes, for "did you mean". */
+const FLAG_NAMES = Object.keys(FLAGS).map((name) => `--${name}`);
+
+/** parseArgs' error, with the nearest flag for an unknown one. */
+function flagError(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  const unknown = /^Unknown option '(-{1,2}[^']+)'/.exec(message)?.[1];
+  if (!unknown) return message;
+  const guess = closest(unknown.split('=')[0] ?? unknown, FLAG_NAMES);
+  return `unknown flag ${unknown}${guess ? ` (did you mean ${guess}?)` : ''}`;
+}
 
 function fail(message: string, code = 2): number {
   process.stderr.write(`avalanchego-exporter: ${message}\n`);
@@ -77,25 +120,10 @@ export async function main(argv: string[]): Promise<number> {
       args: argv,
       strict: true,
       allowPositionals: false,
-      options: {
-        'config.file': { type: 'string' },
-        'config.check': { type: 'boolean' },
-        'web.listen-address': { type: 'string', default: DEFAULT_LISTEN_ADDRESS },
-        'shard.count': { type: 'string' },
-        'shard.index': { type: 'string' },
-        'shard.from-pod-name': { type: 'boolean' },
-        'web.config.file': { type: 'string' },
-        'web.max-connections': { type: 'string', default: String(DEFAULT_MAX_CONNECTIONS) },
-        'web.max-requests': { type: 'string', default: String(DEFAULT_MAX_SCRAPES) },
-        'runtime.heap-growing-percent': { type: 'string', default: String(DEFAULT_HEAP_GROWING_PERCENT) },
-        'log.level': { type: 'string', default: 'info' },
-        'log.format': { type: 'string', default: 'json' },
-        version: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
+      options: FLAGS,
     }));
   } catch (err) {
-    return fail(`${(err as Error).message}\nRun avalanchego-exporter --help for the flags.`);
+    return fail(`${flagError(err)}\nRun avalanchego-exporter --help for the flags.`);
   }
   if (values.help) {
     process.stdout.write(HELP);
@@ -105,6 +133,9 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(`avalanchego-exporter ${VERSION} (Node.js ${process.version})\n`);
     return 0;
   }
+  const telemetryPath = values['web.telemetry-path'];
+  const pathProblem = telemetryPathProblem(telemetryPath);
+  if (pathProblem) return fail(`--web.telemetry-path="${telemetryPath}" ${pathProblem}`);
   const level = values['log.level'] as LogLevel;
   if (!LOG_LEVELS.includes(level)) return fail(`--log.level="${level}" is not one of ${LOG_LEVELS.join(', ')}`);
   const format = values['log.format'] as LogFormat;
@@ -183,6 +214,7 @@ export async function main(argv: string[]): Promise<number> {
       shard,
       maxConnections,
       maxScrapes,
+      telemetryPath,
       ...(file ? { loadConfig: load } : {}),
       ...(webConfig ? { webConfig, loadWebConfig: loadWeb } : {}),
     });

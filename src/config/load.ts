@@ -71,12 +71,10 @@ export function parseConfigText(text: string, origin: string, env: Env = process
   const { value: raw, locate } = readYaml(text, origin);
   const problems: ConfigProblem[] = [];
   const value = interpolate(raw, env, problems);
-  if (problems.length > 0)
-    throw new ConfigError(
-      origin,
-      problems.map((p) => ({ ...p, ...locate(p.path) })),
-    );
-  return checkConfig(value, origin, locate, baseDir);
+  // Every problem in one pass: the variables' problems, then what the schema and the cross-field
+  // checks find in the rest (a value whose variable is missing is not checked again).
+  const envProblems = problems.map((p) => ({ ...p, ...locate(p.path) }));
+  return checkConfig(value, origin, locate, baseDir, envProblems);
 }
 
 /**
@@ -116,15 +114,56 @@ export function checkSchema<T>(schema: z.ZodType<T>, value: unknown, origin: str
   );
 }
 
-function checkConfig(value: unknown, origin: string, locate: Locate, baseDir: string): Config {
-  const data = checkSchema(configSchema, value, origin, locate);
-  const resolved = resolveConfig(data, baseDir);
-  if ('problems' in resolved)
-    throw new ConfigError(
-      origin,
-      resolved.problems.map((p, i) => (i < MAX_PROBLEMS ? { ...p, ...locate(p.path) } : p)),
-    );
+const startsWith = (path: ConfigPath, prefix: ConfigPath): boolean => prefix.length <= path.length && prefix.every((p, i) => path[i] === p);
+
+function checkConfig(value: unknown, origin: string, locate: Locate, baseDir: string, earlier: ConfigProblem[] = []): Config {
+  const skip = (path: ConfigPath) => earlier.some((p) => startsWith(path, p.path));
+  const parsed = configSchema.safeParse(value);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.filter((issue) => !skip(issue.path as ConfigPath));
+    const problems = issues
+      .slice(0, MAX_PROBLEMS)
+      .map((issue) => problemFromIssue(configSchema, issue, value, locate))
+      .concat(
+        // Counted, so that the total is right; not located (which costs a walk each).
+        issues.slice(MAX_PROBLEMS).map((issue) => ({ path: issue.path as ConfigPath, message: issue.message })),
+      );
+    throw new ConfigError(origin, [...earlier, ...problems, ...crossFieldProblemsOfTheRest(value, parsed.error.issues, baseDir, locate, skip)]);
+  }
+  const resolved = resolveConfig(parsed.data, baseDir);
+  const problems = 'problems' in resolved ? resolved.problems.filter((p) => !skip(p.path)) : [];
+  if (earlier.length > 0 || problems.length > 0)
+    throw new ConfigError(origin, [...earlier, ...problems.map((p, i) => (i < MAX_PROBLEMS ? { ...p, ...locate(p.path) } : p))]);
+  if ('problems' in resolved) throw new ConfigError(origin, resolved.problems);
   return { ...resolved.config, origin };
+}
+
+/**
+ * When the schema's problems are all inside some targets, the other targets still get the
+ * cross-field checks and file reads (timeout against intervals, duplicate names, TLS files),
+ * so that one --config.check lists every problem. Problems outside targets: nothing more.
+ */
+function crossFieldProblemsOfTheRest(
+  value: unknown,
+  issues: ReadonlyArray<{ path: PropertyKey[] }>,
+  baseDir: string,
+  locate: Locate,
+  skip: (path: ConfigPath) => boolean,
+): ConfigProblem[] {
+  const failed = new Set<number>();
+  for (const { path } of issues) {
+    if (path[0] !== 'targets' || typeof path[1] !== 'number') return [];
+    failed.add(path[1]);
+  }
+  if (typeof value !== 'object' || value === null || !Array.isArray((value as { targets?: unknown }).targets)) return [];
+  const all = (value as { targets: unknown[] }).targets;
+  const kept = all.map((_, i) => i).filter((i) => !failed.has(i));
+  if (kept.length === 0) return [];
+  const rest = configSchema.safeParse({ ...value, targets: kept.map((i) => all[i]) });
+  if (!rest.success) return [];
+  const resolved = resolveConfig(rest.data, baseDir, (j) => kept[j] ?? j);
+  if (!('problems' in resolved)) return [];
+  return resolved.problems.filter((p) => !skip(p.path)).map((p, i) => (i < MAX_PROBLEMS ? { ...p, ...locate(p.path) } : p));
 }
 
 function valueAt(root: unknown, path: ConfigPath): unknown {
@@ -172,7 +211,8 @@ function problemFromIssue(schema: z.ZodType, issue: z.core.$ZodIssue, raw: unkno
   return { path, message, ...locate(path) };
 }
 
-function closest(word: string, candidates: string[]): string | undefined {
+/** The candidate nearest to a mistyped word (edit distance), if one is near enough. */
+export function closest(word: string, candidates: string[]): string | undefined {
   // Long unknown keys are not typos of the short known ones (and would cost a large table).
   if (word.length > 64) return undefined;
   let best: string | undefined;

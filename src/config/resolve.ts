@@ -40,6 +40,8 @@ type MergedSettings = RawSettings & {
   timeout: number;
   info: { enabled: boolean; interval: number };
   platform: { enabled: boolean; interval: number; subnets: string[] };
+  evm: { enabled: boolean; interval?: number; chains: string[] };
+  proposervm: { enabled: boolean; interval: number; chains: string[] };
   admin: { enabled: boolean; interval: number };
   limits: { max_series_per_node: number; max_label_length: number };
 };
@@ -138,14 +140,19 @@ class FileCache {
 
 export type Resolved = { config: Omit<Config, 'origin'> } | { problems: ConfigProblem[] };
 
-export function resolveConfig(config: RawConfig, baseDir: string): Resolved {
+/**
+ * `at(i)`: the index in the file of `config.targets[i]` (the load drops targets that failed the
+ * schema and resolves the rest, so that one pass reports every problem).
+ */
+export function resolveConfig(config: RawConfig, baseDir: string, at: (i: number) => number = (i) => i): Resolved {
   const problems: ConfigProblem[] = [];
   const files = new FileCache(baseDir);
   const seen = new Map<string, number>();
   const reported = new Set<string>();
   // Built-in ← defaults once; each target goes over that.
   const base = mergeOver(mergeOver({}, BUILTIN), config.defaults);
-  const targets = config.targets.map((t, i): TargetConfig => {
+  const targets = config.targets.map((t, j): TargetConfig => {
+    const i = at(j);
     const first = seen.get(t.name);
     if (first !== undefined) {
       problems.push({
@@ -170,6 +177,8 @@ export function resolveConfig(config: RawConfig, baseDir: string): Resolved {
       index: { endpoints, intervalMs: s.index?.interval ?? s.interval },
       info: { enabled: s.info.enabled, intervalMs: s.info.interval },
       platform: { enabled: s.platform.enabled, intervalMs: s.platform.interval, subnets: s.platform.subnets },
+      evm: { enabled: s.evm.enabled, intervalMs: s.evm.interval ?? s.interval, chains: s.evm.chains },
+      proposervm: { enabled: s.proposervm.enabled, intervalMs: s.proposervm.interval, chains: s.proposervm.chains },
       admin: { enabled: s.admin.enabled, intervalMs: s.admin.interval },
       limits: { maxSeriesPerNode: s.limits.max_series_per_node, maxLabelLength: s.limits.max_label_length },
       headers: s.headers ?? {},
@@ -181,6 +190,8 @@ export function resolveConfig(config: RawConfig, baseDir: string): Resolved {
       ['index.interval', resolved.index.intervalMs, endpoints.length > 0 && s.index?.interval !== undefined],
       ['info.interval', resolved.info.intervalMs, resolved.info.enabled],
       ['platform.interval', resolved.platform.intervalMs, resolved.platform.enabled],
+      ['evm.interval', resolved.evm.intervalMs, resolved.evm.enabled && resolved.evm.chains.length > 0 && s.evm.interval !== undefined],
+      ['proposervm.interval', resolved.proposervm.intervalMs, resolved.proposervm.enabled && resolved.proposervm.chains.length > 0],
       ['admin.interval', resolved.admin.intervalMs, resolved.admin.enabled],
     ];
     for (const [key, ms, applies] of intervals) {

@@ -124,6 +124,50 @@ const platformSchema = sourceSchema(
   },
 );
 
+/** A chain as /ext/bc/<chain>/… names it: its alias (C) or its blockchain ID (CB58). */
+const chainName = z
+  .string({ error: 'expected a chain alias or blockchain ID as a string, e.g. C' })
+  .regex(
+    /^[A-Za-z0-9_.-]{1,64}$/,
+    'a chain is named by its alias (C) or its blockchain ID (CB58, from platform.getBlockchains): letters and digits, at most 64 characters, no slash',
+  );
+
+const chainList = (example: string, what: string) =>
+  z
+    .array(chainName, { error: `expected a list of chains, e.g. ${example}` })
+    .optional()
+    .refine((list) => list === undefined || new Set(list).size === list.length, { message: 'a chain is listed twice: list each chain once' })
+    .describe(what);
+
+const evmSchema = sourceSchema(
+  {
+    enabled:
+      "Poll each EVM chain's executed height (eth_blockNumber). After Helicon the C-Chain accepts blocks before it executes them; the gap is an execution backlog.",
+    interval: "the executed heights are polled (default: the target's interval, health's cadence)",
+    source: 'The evm source (eth_blockNumber on {url}/ext/bc/<chain>/rpc).',
+  },
+  {
+    chains: chainList(
+      '[C]',
+      "EVM chains whose executed height is polled, by alias or blockchain ID; use the name its health check has (C, or the L1 chain's blockchain ID) so the rules can compare it with the accepted height. [] turns the source off.",
+    ),
+  },
+);
+
+const proposervmSchema = sourceSchema(
+  {
+    enabled: "Poll each listed chain's ProposerVM epoch (proposervm.getCurrentEpoch): the P-Chain height the chain's validator set is taken from.",
+    interval: 'the ProposerVM epochs are polled',
+    source: 'The proposervm source (proposervm.getCurrentEpoch on {url}/ext/bc/<chain>/proposervm).',
+  },
+  {
+    chains: chainList(
+      '[2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5]',
+      "Chains (usually L1 chains) whose ProposerVM epoch is polled, by blockchain ID or alias; use the name its health check has (the blockchain ID for an L1, C for the C-Chain) so the rules can compare it with the chain's height. [] (the default) turns the source off.",
+    ),
+  },
+);
+
 const adminSchema = sourceSchema(
   {
     enabled:
@@ -205,6 +249,8 @@ const settingsShape = {
   index: indexSchema.optional(),
   info: infoSchema.optional(),
   platform: platformSchema.optional(),
+  evm: evmSchema.optional(),
+  proposervm: proposervmSchema.optional(),
   admin: adminSchema.optional(),
   limits: limitsSchema.optional(),
   headers: headersSchema.optional(),
@@ -290,7 +336,8 @@ export const configSchema = z
 /**
  * The built-in defaults, as a config file would write them. The lowest layer of
  * the one merge (built-in ← defaults ← target); the README's default column.
- * `index.interval` is absent on purpose: it defaults to the target's interval.
+ * `index.interval` and `evm.interval` are absent on purpose: they default to the target's interval (the
+ * executed height is compared with health's accepted height, polled at that cadence).
  */
 export const BUILTIN_DEFAULTS = {
   interval: '15s',
@@ -299,6 +346,8 @@ export const BUILTIN_DEFAULTS = {
   index: { endpoints: ['C/block', 'P/block', 'X/block', 'X/tx'] },
   info: { enabled: true, interval: '30s' },
   platform: { enabled: true, interval: '1m', subnets: [] },
+  evm: { enabled: true, chains: ['C'] },
+  proposervm: { enabled: true, interval: '1m', chains: [] },
   admin: { enabled: false, interval: '5m' },
   limits: { max_series_per_node: 5000, max_label_length: 256 },
   headers: {},
@@ -307,7 +356,7 @@ export const BUILTIN_DEFAULTS = {
 export const BUILTIN_SCHEDULER = { max_concurrent_requests: 512, max_connections_per_origin: 128 } as const satisfies z.input<typeof schedulerSchema>;
 
 /** Defaults that are not a fixed value, as the reference states them. */
-export const DERIVED_DEFAULTS: Readonly<Record<string, string>> = { 'index.interval': 'interval' };
+export const DERIVED_DEFAULTS: Readonly<Record<string, string>> = { 'index.interval': 'interval', 'evm.interval': 'interval' };
 
 /** The config used when no --config.file is given: one node at the default address. */
 export const DEFAULT_CONFIG = { targets: [{ name: 'local', url: 'http://127.0.0.1:9650' }] } as const satisfies z.input<typeof configSchema>;
@@ -335,6 +384,10 @@ export interface TargetConfig {
   info: { enabled: boolean; intervalMs: number };
   /** `subnets` excludes the primary network, which is always checked. */
   platform: { enabled: boolean; intervalMs: number; subnets: string[] };
+  /** The evm source is off when `enabled` is false or `chains` is empty. */
+  evm: { enabled: boolean; intervalMs: number; chains: string[] };
+  /** The proposervm source is off when `enabled` is false or `chains` is empty. */
+  proposervm: { enabled: boolean; intervalMs: number; chains: string[] };
   admin: { enabled: boolean; intervalMs: number };
   limits: { maxSeriesPerNode: number; maxLabelLength: number };
   headers: Record<string, string>;

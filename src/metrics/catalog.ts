@@ -13,7 +13,7 @@ export type MetricType = 'gauge' | 'counter' | 'histogram';
  * `info` (/ext/info), `platform` (/ext/bc/P) and `admin` (the node posture check) are
  * the slow sources of the validator and posture issues; `exporter` is the exporter itself.
  */
-export type MetricSource = 'health' | 'index' | 'exporter' | 'info' | 'platform' | 'admin';
+export type MetricSource = 'health' | 'index' | 'exporter' | 'info' | 'platform' | 'admin' | 'evm' | 'proposervm';
 
 export interface MetricSpec {
   readonly name: string;
@@ -353,8 +353,8 @@ export const CATALOG = [
     'gauge',
     ['node', 'method', 'state'],
     'info',
-    'State of each info API method the exporter calls: one series per method, for its current state (ok, not_validator, unsupported). Polled from the info API (/ext/info).',
-    '1, one series per method (`info.getNodeID`, `info.getNodeVersion`, `info.getNetworkID`, `info.uptime`, `info.peers`, `info.upgrades`) with its `state` at the last info poll: `ok` (answered), `not_validator` (`info.uptime` answered `node is not a validator`), `unsupported` (the node\'s version lacks the method: `method not found`). These are states of the node, not poll failures; failures are `avalanchego_exporter_poll_errors_total{source="info"}`.',
+    'State of each info API method the exporter calls: one series per method, for its current state (ok, not_validator, start_time_bootstrapping, start_time_not_found, unsupported). Polled from the info API (/ext/info).',
+    '1, one series per method (`info.getNodeID`, `info.getNodeVersion`, `info.getNetworkID`, `info.uptime`, `info.peers`, `info.upgrades`) with its `state` at the last info poll: `ok` (answered), `not_validator` (`info.uptime` answered `node is not a validator`), `start_time_bootstrapping` and `start_time_not_found` (v1.15 `info.uptime`: `… error while fetching local validator start time still bootstrapping` while the P-Chain bootstraps, `… start time not found` on a node counted as a validator but absent from the P-Chain state), `unsupported` (the node\'s version lacks the method: `method not found`). These are states of the node, not poll failures; failures are `avalanchego_exporter_poll_errors_total{source="info"}`.',
   ),
 
   // --- platform API (/ext/bc/P), issue 9 -----------------------------------
@@ -436,7 +436,92 @@ export const CATALOG = [
     ['node', 'method', 'state'],
     'platform',
     'State of each platform API method the exporter calls: one series per method, for its current state (ok, not_bootstrapped, unsupported). Polled from the platform API (/ext/bc/P).',
-    "1, one series per method (`platform.getCurrentValidators`, `platform.getValidatorFeeState`) with its `state` at the last platform poll: `ok`, `not_bootstrapped` (HTTP 503 while the P-Chain bootstraps), `unsupported` (the node's version lacks the method). States, not poll failures.",
+    "1, one series per method (`platform.getCurrentValidators`, `platform.getValidatorFeeState`, `platform.getHeight`) with its `state` at the last platform poll: `ok`, `not_bootstrapped` (HTTP 503 while the P-Chain bootstraps), `unsupported` (the node's version lacks the method). States, not poll failures.",
+  ),
+
+  spec(
+    'avalanchego_platform_height',
+    'gauge',
+    ['node'],
+    'platform',
+    "The P-Chain's last accepted height. Polled from platform.getHeight.",
+    "`height` of `platform.getHeight` (a decimal string). An L1's ProposerVM epoch (`avalanchego_proposervm_epoch_pchain_height`) is compared with it: an epoch that falls further and further behind while the L1's height is flat is a frozen L1.",
+  ),
+  spec(
+    'avalanchego_validator_uptime_requirement_ratio',
+    'gauge',
+    ['node', 'subnet'],
+    'platform',
+    `Uptime (0..1) the node's primary network validation needs to be rewarded: 0.9 when it started at or after Helicon, else 0.8. ${VALIDATORS} (startTime) and info.upgrades (heliconTime).`,
+    "0.9 when the `startTime` of the node's primary network validator entry is at or after `heliconTime` of `info.upgrades` (ACP-267, AvalancheGo v1.15), else 0.8 (also on releases without Helicon). An auto-renewed validator's cycles all start after Helicon. Absent while `info.upgrades` cannot be read. The uptime alerts use it through `node:avalanchego_uptime_reward_threshold:ratio`, with 0.8 only when it is absent.",
+  ),
+  spec(
+    'avalanchego_validator_auto_renew',
+    'gauge',
+    ['node', 'subnet'],
+    'platform',
+    `1 when the node's primary network validator is auto-renewed (ACP-236) and renews at the end of this cycle, else 0. ${VALIDATORS} (nextPeriod).`,
+    '1 when the validator entry carries the auto-renew config (`nextPeriod`, `autoCompoundRewardShares`, `validatorAuthority`; AvalancheGo v1.15+) with `nextPeriod` above 0; 0 for a fixed-term validator and for an auto-renewed one with `nextPeriod` `"0"`, which leaves at the end of its cycle. While it is 1, `avalanchego_validator_end_timestamp_seconds` is the end of the current cycle, not of the stake, and AvalancheGoValidatorStakeExpiring stays silent. Served for every primary network validator entry, 0 on releases before v1.15 (rules treat an absent series as fixed-term too).',
+  ),
+  spec(
+    'avalanchego_validator_next_period_seconds',
+    'gauge',
+    ['node', 'subnet'],
+    'platform',
+    `Length in seconds of the auto-renewed validator's next cycle. ${VALIDATORS} (nextPeriod).`,
+    '`nextPeriod` of the validator entry (a decimal string of seconds), for an auto-renewed validator that renews (`avalanchego_validator_auto_renew` 1); absent otherwise.',
+  ),
+  spec(
+    'avalanchego_validator_auto_compound_reward_ratio',
+    'gauge',
+    ['node', 'subnet'],
+    'platform',
+    `Share (0..1) of the auto-renewed validator's rewards restaked at each cycle end. ${VALIDATORS} (autoCompoundRewardShares).`,
+    '`autoCompoundRewardShares` of the validator entry (millionths: `"500000"` = 0.5) / 1,000,000, for an auto-renewed validator that renews; absent otherwise.',
+  ),
+  spec(
+    'avalanchego_validator_restaked_validation_reward_navax',
+    'gauge',
+    ['node', 'subnet'],
+    'platform',
+    `Validation rewards in nAVAX the auto-renewed validator has restaked so far. ${VALIDATORS} (restakedValidationRewards).`,
+    '`restakedValidationRewards` of the validator entry (a decimal string of nAVAX), when the node reports it (releases after v1.15.0); absent otherwise.',
+  ),
+  spec(
+    'avalanchego_validator_restaked_delegatee_reward_navax',
+    'gauge',
+    ['node', 'subnet'],
+    'platform',
+    `Delegation fee rewards in nAVAX the auto-renewed validator has restaked so far. ${VALIDATORS} (restakedDelegateeRewards).`,
+    '`restakedDelegateeRewards` of the validator entry (a decimal string of nAVAX), when the node reports it (releases after v1.15.0); absent otherwise.',
+  ),
+
+  // --- the C-Chain's executed height (eth_blockNumber), issue 20 -------------
+  spec(
+    'avalanchego_chain_executed_height',
+    'gauge',
+    ['node', 'chain'],
+    'evm',
+    "Height of the chain's last executed block. Polled from eth_blockNumber on /ext/bc/<chain>/rpc.",
+    '`result` of `eth_blockNumber` (a 0x-hex quantity) on `/ext/bc/<chain>/rpc`, for each chain of `evm.chains`; `chain` is the name as configured (`C`). After Helicon the C-Chain accepts blocks before it executes them (ACP-194): `avalanchego_chain_last_accepted_height` minus this is the execution backlog. Before Helicon the two agree.',
+  ),
+
+  // --- an L1's ProposerVM view of the P-Chain, issue 20 -------------------------
+  spec(
+    'avalanchego_proposervm_epoch_pchain_height',
+    'gauge',
+    ['node', 'chain'],
+    'proposervm',
+    "P-Chain height the chain's current ProposerVM epoch uses for its validator set. Polled from proposervm.getCurrentEpoch.",
+    "`pChainHeight` of `proposervm.getCurrentEpoch` (a decimal string) on `/ext/bc/<chain>/proposervm`, for each chain of `proposervm.chains`; `chain` is the name as configured. Falling further and further behind `avalanchego_platform_height` while the chain's height is flat is the frozen L1 of builders-hub #4534.",
+  ),
+  spec(
+    'avalanchego_proposervm_epoch_number',
+    'gauge',
+    ['node', 'chain'],
+    'proposervm',
+    "Number of the chain's current ProposerVM epoch. Polled from proposervm.getCurrentEpoch.",
+    '`number` of `proposervm.getCurrentEpoch` (a decimal string): it rises as the chain builds blocks across epoch boundaries (Granite+).',
   ),
 
   // --- node posture (admin API and indexing), issue 12 ---------------------

@@ -1,16 +1,14 @@
-// Prometheus text exposition of the per-node catalog. A source's sample lines
-// for a node are built once, when its poll ends, as one buffer (LineBlock); a
-// scrape copies byte ranges of those buffers under each family's HELP and TYPE,
-// in chunks, so its cost is proportional to its output and the fleet's text is
-// never held in one piece.
-import { CATALOG, type MetricName, type MetricSpec } from './catalog.js';
+// A node's sample lines, built when a poll ends: a source's lines for a node
+// are one buffer (LineBlock), family by family in catalog order, updated in
+// place by the next poll when it adds the same series (a steady poll writes
+// only the values that changed). A scrape copies byte ranges of these buffers
+// (scrape.ts): no line is built at scrape time.
+import { CATALOG, type MetricName } from './catalog.js';
 import { shorten } from '../util/text.js';
 
 const FAMILY_INDEX = new Map<string, number>(CATALOG.map((m, i) => [m.name, i]));
-const FAMILIES = CATALOG.length;
-const HEADERS: Buffer[] = CATALOG.map((m: MetricSpec) => Buffer.from(`# HELP ${m.name} ${escapeHelp(m.help)}\n# TYPE ${m.name} ${m.type}\n`));
-
-export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+/** The catalog's families: a block's `ends` has one end a family, in catalog order. */
+export const FAMILIES = CATALOG.length;
 
 /**
  * One source's sample lines for one node: every line in one buffer, family by
@@ -38,15 +36,24 @@ interface Block extends LineBlock {
   readonly values: Float64Array;
   /**
    * Three integers a series (add order): its key (label-set id × FAMILY_SLOTS + family, or
-   * UNCACHED when its labels have no id), where its value text starts × 32 + the text's
-   * length, and the series at this position in the block (block order: by family, then add order).
+   * UNCACHED when its labels have no id), where its value text is (packValue: start and
+   * length), and the series at this position in the block (block order: by family, then add order).
    */
   readonly ints: Uint32Array;
+  /** The label table its keys are ids of: a builder with another table rebuilds the block rather than update it. */
+  table: LabelTable;
 }
 
-function escapeHelp(text: string): string {
-  return text.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
-}
+/**
+ * Where a series' value text is in its block, in one integer: its start × VALUE_SPAN + its length. The
+ * text of a double is at most 24 characters (`-1.2345678901234567e-308`), so the length fits below
+ * VALUE_SPAN, and a start up to 2^32 / VALUE_SPAN (128 MiB into a block) fits the Uint32 it is kept in.
+ * One integer a series, not two, in the block's single allocation (newBlock).
+ */
+const VALUE_SPAN = 32;
+const packValue = (start: number, length: number): number => start * VALUE_SPAN + length;
+const valueStart = (packed: number): number => Math.floor(packed / VALUE_SPAN);
+const valueLength = (packed: number): number => packed % VALUE_SPAN;
 
 export function escapeLabelValue(value: string): string {
   return value.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
@@ -75,11 +82,6 @@ export class NodeLabel {
   }
 }
 
-// The text after the node label, up to the value (`,check="network"} ` or `} `), is the same for
-// every node that reports that label set: each distinct set gets an id and its escaped text once,
-// found again through a trie of label names and values (no string is built to look it up).
-// Label values come from the nodes (check and chain names), so the table is capped: past the cap a
-// label set's text is built at every poll, as for a value the series limits cut.
 // A series' key is its label set's id × FAMILY_SLOTS + its family (an exact integer: ids stay under MAX_LABEL_SETS).
 const FAMILY_SLOTS = 2 ** Math.ceil(Math.log2(FAMILIES + 1));
 const UNCACHED = 0xffffffff;
@@ -89,10 +91,58 @@ interface LabelTrie {
   id: number;
   next?: Map<string, LabelTrie>;
 }
-const LABEL_ROOT: LabelTrie = { id: 0 };
-let trieNodes = 1;
-const LABEL_TEXT: string[] = ['} '];
-const LABEL_BYTES: number[] = [2];
+
+/**
+ * The label sets one exporter has seen. The text after the node label, up to the value
+ * (`,check="network"} ` or `} `), is the same for every node that reports that label set: each
+ * distinct set gets an id and its escaped text once, found again through a trie of label names and
+ * values (no string is built to look it up). Label values come from the nodes (check and chain
+ * names), so the table is capped: past the cap a label set's text is built at every poll, as for a
+ * value the series limits cut. One per exporter (its Scheduler's): the ids in a node's blocks are
+ * this table's.
+ */
+export class LabelTable {
+  private readonly root: LabelTrie = { id: 0 };
+  private trieNodes = 1;
+  /** The text of each label set, by id (id 0: no label but the node's). */
+  readonly text: string[] = ['} '];
+  /** Its length in bytes, by id. */
+  readonly bytes: number[] = [2];
+
+  /** The id of a label set none of whose values the limit cuts, or UNCACHED (a cut value, or the table is full). */
+  id(labels: Record<string, string>, maxLength: number | undefined): number {
+    let node = this.root;
+    for (const key in labels) {
+      const v = labels[key];
+      if (v === undefined) continue;
+      if (maxLength !== undefined && v.length > maxLength) return UNCACHED;
+      const byKey = this.step(node, key);
+      if (!byKey) return UNCACHED;
+      const byValue = this.step(byKey, v);
+      if (!byValue) return UNCACHED;
+      node = byValue;
+    }
+    if (node.id < 0) {
+      if (this.text.length >= MAX_LABEL_SETS) return UNCACHED;
+      const text = labelText(labels, undefined).text;
+      node.id = this.text.length;
+      this.text.push(text);
+      this.bytes.push(Buffer.byteLength(text));
+    }
+    return node.id;
+  }
+
+  private step(node: LabelTrie, part: string): LabelTrie | undefined {
+    let next = node.next?.get(part);
+    if (!next) {
+      if (this.trieNodes >= 4 * MAX_LABEL_SETS) return undefined;
+      this.trieNodes++;
+      next = { id: -1 };
+      (node.next ??= new Map()).set(part, next);
+    }
+    return next;
+  }
+}
 
 function labelText(labels: Record<string, string>, maxLength: number | undefined): { text: string; cut: boolean } {
   let text = '';
@@ -107,40 +157,6 @@ function labelText(labels: Record<string, string>, maxLength: number | undefined
     text += `,${key}="${escapeLabelValue(v)}"`;
   }
   return { text: `${text}} `, cut };
-}
-
-/** The id of a label set none of whose values the limit cuts, or UNCACHED (a cut value, or the table is full). */
-function labelSetId(labels: Record<string, string>, maxLength: number | undefined): number {
-  let node = LABEL_ROOT;
-  for (const key in labels) {
-    const v = labels[key];
-    if (v === undefined) continue;
-    if (maxLength !== undefined && v.length > maxLength) return UNCACHED;
-    const byKey = step(node, key);
-    if (!byKey) return UNCACHED;
-    const byValue = step(byKey, v);
-    if (!byValue) return UNCACHED;
-    node = byValue;
-  }
-  if (node.id < 0) {
-    if (LABEL_TEXT.length >= MAX_LABEL_SETS) return UNCACHED;
-    const text = labelText(labels, undefined).text;
-    node.id = LABEL_TEXT.length;
-    LABEL_TEXT.push(text);
-    LABEL_BYTES.push(Buffer.byteLength(text));
-  }
-  return node.id;
-}
-
-function step(node: LabelTrie, part: string): LabelTrie | undefined {
-  let next = node.next?.get(part);
-  if (!next) {
-    if (trieNodes >= 4 * MAX_LABEL_SETS) return undefined;
-    trieNodes++;
-    next = { id: -1 };
-    (node.next ??= new Map()).set(part, next);
-  }
-  return next;
 }
 
 /** `metric{` of each family. */
@@ -177,9 +193,14 @@ export class LinesBuilder {
   /** Label texts with a cut value, to drop the duplicates a cut can make. */
   private cut: Set<string> | undefined;
 
+  /**
+   * @param labels the exporter's label table (a test's builders may each have their own: only the
+   *   builders of one node's blocks must share one)
+   */
   constructor(
     node: string | NodeLabel,
     private limits?: SeriesLimits,
+    private readonly labels: LabelTable = new LabelTable(),
   ) {
     this.label = typeof node === 'string' ? new NodeLabel(node) : node;
   }
@@ -203,7 +224,7 @@ export class LinesBuilder {
     let key = family;
     let text: string | undefined;
     if (labels) {
-      const id = labelSetId(labels, limits?.maxLabelLength);
+      const id = this.labels.id(labels, limits?.maxLabelLength);
       if (id === UNCACHED) {
         const built = labelText(labels, limits?.maxLabelLength);
         if (built.cut) {
@@ -243,8 +264,8 @@ export class LinesBuilder {
     this.s = undefined;
     try {
       const old = reuse as Block | undefined;
-      if (old && sameSeries(old, s) && update(old, s)) return old;
-      return rebuild(old, s, this.label);
+      if (old && old.table === this.labels && sameSeries(old, s) && update(old, s)) return old;
+      return rebuild(old, s, this.label, this.labels);
     } finally {
       s.n = 0;
       s.texts.length = 0;
@@ -294,7 +315,7 @@ function update(block: Block, s: Scratch): boolean {
     }
     const text = formatValue(v);
     formatted[k] = text;
-    const diff = text.length - ((ints[k * 3 + 1] as number) % 32);
+    const diff = text.length - valueLength(ints[k * 3 + 1] as number);
     if (diff !== 0) shifted = true;
     delta += diff;
     changed++;
@@ -307,7 +328,7 @@ function update(block: Block, s: Scratch): boolean {
     for (let k = 0; k < n; k++) {
       const text = formatted[k];
       if (text === undefined) continue;
-      bytes.write(text, Math.floor((ints[k * 3 + 1] as number) / 32), 'latin1');
+      bytes.write(text, valueStart(ints[k * 3 + 1] as number), 'latin1');
       values[k] = s.values[k] as number;
     }
     return true;
@@ -323,10 +344,10 @@ function update(block: Block, s: Scratch): boolean {
     const text = formatted[k];
     if (text === undefined) continue;
     const packed = ints[k * 3 + 1] as number;
-    const at = Math.floor(packed / 32);
+    const at = valueStart(packed);
     if (previousEnd >= 0 && shift < 0) bytes.copyWithin(previousEnd + shift, previousEnd, at);
-    shift += text.length - (packed % 32);
-    previousEnd = at + (packed % 32);
+    shift += text.length - valueLength(packed);
+    previousEnd = at + valueLength(packed);
   }
   if (shift < 0) bytes.copyWithin(previousEnd + shift, previousEnd, oldEnd);
   shift = delta;
@@ -336,10 +357,10 @@ function update(block: Block, s: Scratch): boolean {
     const text = formatted[k];
     if (text === undefined) continue;
     const packed = ints[k * 3 + 1] as number;
-    const at = Math.floor(packed / 32);
-    const end = at + (packed % 32);
+    const at = valueStart(packed);
+    const end = at + valueLength(packed);
     if (shift > 0) bytes.copyWithin(end + shift, end, nextStart);
-    shift -= text.length - (packed % 32);
+    shift -= text.length - valueLength(packed);
     nextStart = at;
   }
   shift = 0;
@@ -351,13 +372,13 @@ function update(block: Block, s: Scratch): boolean {
       const packed = ints[k * 3 + 1] as number;
       const text = formatted[k];
       if (text === undefined) {
-        ints[k * 3 + 1] = packed + shift * 32;
+        ints[k * 3 + 1] = packValue(valueStart(packed) + shift, valueLength(packed));
         continue;
       }
-      const at = Math.floor(packed / 32) + shift;
+      const at = valueStart(packed) + shift;
       bytes.write(text, at, 'latin1');
-      ints[k * 3 + 1] = at * 32 + text.length;
-      shift += text.length - (packed % 32);
+      ints[k * 3 + 1] = packValue(at, text.length);
+      shift += text.length - valueLength(packed);
       values[k] = s.values[k] as number;
     }
     ends[family] = (ends[family] as number) + shift;
@@ -369,7 +390,7 @@ function update(block: Block, s: Scratch): boolean {
  * A block for `series` series and `capacity` bytes of lines, in one allocation (outside Node's pooled slabs):
  * the values, the family ends and the series' integers first, the lines after them.
  */
-function newBlock(series: number, capacity: number): Block {
+function newBlock(series: number, capacity: number, table: LabelTable): Block {
   const meta = series * 8 + FAMILIES * 4 + series * 12;
   const memory = new ArrayBuffer(meta + capacity);
   return {
@@ -378,11 +399,12 @@ function newBlock(series: number, capacity: number): Block {
     ints: new Uint32Array(memory, series * 8 + FAMILIES * 4, series * 3),
     bytes: Buffer.from(memory, meta, capacity),
     count: 0,
+    table,
   };
 }
 
 /** Writes every line anew: into `reuse` when they fit, else into a new block with 1/16 slack. */
-function rebuild(reuse: Block | undefined, s: Scratch, label: NodeLabel): Block {
+function rebuild(reuse: Block | undefined, s: Scratch, label: NodeLabel, table: LabelTable): Block {
   const n = s.n;
   const { keys, families, texts, formatted } = s;
   // Block order: by family (catalog order), then in the order added.
@@ -393,13 +415,14 @@ function rebuild(reuse: Block | undefined, s: Scratch, label: NodeLabel): Block 
     const family = families[k] as number;
     const text = formatValue(s.values[k] as number);
     formatted[k] = text;
-    const labelBytes = key === UNCACHED ? Buffer.byteLength(texts[k] as string) : (LABEL_BYTES[Math.floor(key / FAMILY_SLOTS)] as number);
+    const labelBytes = key === UNCACHED ? Buffer.byteLength(texts[k] as string) : (table.bytes[Math.floor(key / FAMILY_SLOTS)] as number);
     perFamily[family + 1] = (perFamily[family + 1] as number) + 1;
     size += (OPENS[family] as string).length + label.bytes + labelBytes + text.length + 1;
   }
   for (let f = 1; f <= FAMILIES; f++) perFamily[f] = (perFamily[f] as number) + (perFamily[f - 1] as number);
   const fits = reuse !== undefined && reuse.bytes.length >= size && reuse.values.length >= n;
-  const block: Block = fits ? reuse : newBlock(n + (n >>> 3), size + (size >>> 4));
+  const block: Block = fits ? reuse : newBlock(n + (n >>> 3), size + (size >>> 4), table);
+  block.table = table;
   const { bytes, ends, values, ints } = block;
   // Positions in block order: perFamily[f] is the next free slot of family f.
   for (let k = 0; k < n; k++) {
@@ -417,10 +440,10 @@ function rebuild(reuse: Block | undefined, s: Scratch, label: NodeLabel): Block 
       const key = keys[k] as number;
       at += bytes.write(OPENS[family] as string, at, 'latin1');
       at += bytes.write(label.text, at, 'utf8');
-      at += bytes.write(key === UNCACHED ? (texts[k] as string) : (LABEL_TEXT[Math.floor(key / FAMILY_SLOTS)] as string), at, 'utf8');
+      at += bytes.write(key === UNCACHED ? (texts[k] as string) : (table.text[Math.floor(key / FAMILY_SLOTS)] as string), at, 'utf8');
       const text = formatted[k] as string;
       ints[k * 3] = key;
-      ints[k * 3 + 1] = at * 32 + text.length;
+      ints[k * 3 + 1] = packValue(at, text.length);
       values[k] = s.values[k] as number;
       at += bytes.write(text, at, 'latin1');
       bytes[at++] = 0x0a;
@@ -429,80 +452,4 @@ function rebuild(reuse: Block | undefined, s: Scratch, label: NodeLabel): Block 
   }
   block.count = n;
   return block;
-}
-
-/** Chunks of a scrape: large enough to write efficiently, small enough to yield to polls between them. */
-export const CHUNK_BYTES = 256 * 1024;
-
-/**
- * The catalog families of the given nodes, skipping families without samples,
- * in chunks of about `chunkBytes` (a new buffer each: the caller may still be
- * writing the previous one). Copies byte ranges of the nodes' blocks, no
- * allocation per node. Pass the fleet's lines as they are when the scrape
- * starts. A poll that ends between two chunks may rewrite a block in place
- * (LinesBuilder.build): each family is copied whole from the block as it is
- * when the family is reached, so a series present before and after that poll
- * is never missing from the scrape; a family that was empty at the start is
- * left out for that node until the next scrape.
- */
-export function* renderChunks(list: ReadonlyArray<NodeLines>, chunkBytes = CHUNK_BYTES): Generator<Buffer, void, undefined> {
-  // One pass over the blocks lists, for each family, the blocks that have samples of it (in
-  // node order): the copy loop below then touches only non-empty ranges, instead of every
-  // family of every block (57 × nodes × sources checks a scrape).
-  const perFamily: LineBlock[][] = Array.from({ length: FAMILIES }, () => []);
-  for (let n = 0; n < list.length; n++) {
-    const node = list[n] as NodeLines;
-    for (let b = 0; b < node.length; b++) {
-      const block = node[b] as LineBlock;
-      const ends = block.ends;
-      let start = 0;
-      for (let i = 0; i < FAMILIES; i++) {
-        const end = ends[i] as number;
-        if (end !== start) (perFamily[i] as LineBlock[]).push(block);
-        start = end;
-      }
-    }
-  }
-  let chunk = Buffer.allocUnsafe(chunkBytes);
-  let pos = 0;
-  for (let i = 0; i < FAMILIES; i++) {
-    const blocks = perFamily[i] as LineBlock[];
-    if (blocks.length === 0) continue;
-    const header = HEADERS[i] as Buffer;
-    let headed = false;
-    for (let k = 0; k < blocks.length; k++) {
-      const block = blocks[k] as LineBlock;
-      const start = i === 0 ? 0 : (block.ends[i - 1] as number);
-      const end = block.ends[i] as number;
-      const need = end - start + (headed ? 0 : header.length);
-      if (pos + need > chunk.length) {
-        if (pos > 0) yield chunk.subarray(0, pos);
-        chunk = Buffer.allocUnsafe(Math.max(chunkBytes, need));
-        pos = 0;
-      }
-      if (!headed) {
-        pos += header.copy(chunk, pos);
-        headed = true;
-      }
-      pos += block.bytes.copy(chunk, pos, start, end);
-    }
-  }
-  if (pos > 0) yield chunk.subarray(0, pos);
-}
-
-/**
- * The whole exposition of the given nodes in one buffer of exactly its size (one node's /probe, tests): no
- * scrape-sized chunk for a few KiB of one node's lines, which at a thousand probes a second is what the
- * collector would be busy freeing.
- */
-export function renderNodes(list: ReadonlyArray<NodeLines>): Buffer {
-  let size = 0;
-  for (let i = 0; i < FAMILIES; i++) {
-    let family = 0;
-    for (const node of list) for (const block of node) family += (block.ends[i] as number) - (i === 0 ? 0 : (block.ends[i - 1] as number));
-    if (family > 0) size += family + (HEADERS[i] as Buffer).length;
-  }
-  // One chunk of exactly the exposition's size: renderChunks yields it whole.
-  const [whole] = renderChunks(list, size);
-  return whole ?? Buffer.alloc(0);
 }

@@ -199,22 +199,28 @@ export class Dispatchers {
   }
 }
 
-let nextRequestId = 1;
+const MAX_SHARED_BODIES = 10_000;
 
 /**
- * The body of a JSON-RPC request, shared by every node sent the same method and params (its id is echoed by
- * each node; nothing needs it unique across nodes). Bounded: past the cap a body is made per node.
+ * The bodies of JSON-RPC requests, one per path, method and params, shared by every node of one exporter
+ * sent that request (its id is echoed by each node; nothing needs it unique across nodes): a fleet of
+ * thousands holds a handful of bodies, not one a node and method. Bounded: past the cap a body is made per
+ * node. One per exporter (its Scheduler's), so two exporters in a process share none.
  */
-const BODIES = new Map<string, { id: number; body: Buffer }>();
-const MAX_SHARED_BODIES = 10_000;
-function sharedBody(key: string, method: string, paramsJson: string): { id: number; body: Buffer } {
-  let shared = BODIES.get(key);
-  if (!shared) {
-    const id = nextRequestId++;
-    shared = { id, body: Buffer.from(`{"jsonrpc":"2.0","id":${id},"method":${JSON.stringify(method)},"params":${paramsJson}}`) };
-    if (BODIES.size < MAX_SHARED_BODIES) BODIES.set(key, shared);
+export class RequestBodies {
+  private readonly bodies = new Map<string, { id: number; body: Buffer }>();
+  private nextId = 1;
+
+  /** The body for `key` (path, method and params), made on its first use. */
+  get(key: string, method: string, paramsJson: string): { id: number; body: Buffer } {
+    let shared = this.bodies.get(key);
+    if (!shared) {
+      const id = this.nextId++;
+      shared = { id, body: Buffer.from(`{"jsonrpc":"2.0","id":${id},"method":${JSON.stringify(method)},"params":${paramsJson}}`) };
+      if (this.bodies.size < MAX_SHARED_BODIES) this.bodies.set(key, shared);
+    }
+    return shared;
   }
-  return shared;
 }
 
 /**
@@ -252,6 +258,7 @@ export class NodeClient {
     private readonly target: TargetConfig,
     dispatchers: Dispatchers,
     readonly limiter: Limiter,
+    private readonly bodies: RequestBodies,
   ) {
     this.dispatcher = dispatchers.for(target.tls);
     const url = new URL(target.url);
@@ -283,7 +290,7 @@ export class NodeClient {
     const key = `${path} ${method} ${paramsJson}`;
     let call = this.calls.get(key);
     if (!call) {
-      const { id, body } = sharedBody(key, method, paramsJson);
+      const { id, body } = this.bodies.get(key, method, paramsJson);
       call = this.call(path, method, id, body);
       this.calls.set(key, call);
     }

@@ -13,9 +13,9 @@ import type { Clock } from '../clock.js';
 import { lazyChild } from '../log.js';
 import type { TargetConfig } from '../config/schema.js';
 import type { PollError, Reason } from '../rpc/errors.js';
-import { LinesBuilder, NodeLabel, type LineBlock, type NodeLines } from '../metrics/render.js';
+import { LabelTable, LinesBuilder, NodeLabel, type LineBlock, type NodeLines } from '../metrics/render.js';
 import { addPollStats, type SourceStats } from '../metrics/samples.js';
-import type { PageSection, Problem } from '../sources/section.js';
+import type { PageSection, Problem, ValidatorPart } from '../sources/section.js';
 import type { NodeSnapshots, NodeStatus, Source, StateWatcher } from '../sources/source.js';
 import { truncate } from '../util/text.js';
 import { maskSecrets, secretsOf } from '../util/redact.js';
@@ -30,6 +30,10 @@ export interface NodeSummary {
   stateSinceSeconds?: number;
   nodeId?: string;
   lastError?: string;
+  /** Each failing source's last failure (reason and message), for a summary in an operator's words. */
+  failures: Array<{ source: string; reason: Reason; message: string }>;
+  /** The node's enabled sources. */
+  sourceCount: number;
   /** Polls every enabled source of the node has completed (the least of them). */
   polls: number;
   /** When the last poll of any source of the node ended (Unix seconds). */
@@ -38,6 +42,8 @@ export interface NodeSummary {
   failing: Problem[];
   /** Last accepted height per chain. */
   heights: Array<{ chain: string; height: number }>;
+  /** What the node is as a validator (info and platform sources). */
+  validator?: ValidatorPart;
 }
 
 /** One poll of one source, kept in a small ring for the status page (like blackbox_exporter's recent probes). */
@@ -90,6 +96,8 @@ export interface SourceState {
   lines?: LineBlock;
   /** The last poll's error while it is failing, for the pages. */
   lastError?: string;
+  /** Its reason and message (without the source's name), for the fleet page's one-line summary. */
+  lastFailure?: { reason: Reason; message: string };
   /** The last polls, oldest first (at most RECENT_POLLS). */
   recent: PollRecord[];
   lastEndSeconds?: number;
@@ -113,6 +121,8 @@ export class NodeState implements NodeSnapshots {
     sources: ReadonlyArray<Source<unknown>>,
     private readonly clock: Clock,
     logger: Logger,
+    /** The exporter's label table: every block of this node is built with it. */
+    private readonly labels: LabelTable = new LabelTable(),
   ) {
     this.label = new NodeLabel(target.name);
     this.secrets = secretsOf(target);
@@ -180,7 +190,11 @@ export class NodeState implements NodeSnapshots {
     // One budget per node, shared by its sources: a source gets what the others' last polls left.
     let others = 0;
     for (const o of this.sources) if (o !== s) others += o.dataSeries ?? 0;
-    const b = new LinesBuilder(this.label, { maxSeries: Math.max(0, limits.maxSeriesPerNode - others), maxLabelLength: limits.maxLabelLength });
+    const b = new LinesBuilder(
+      this.label,
+      { maxSeries: Math.max(0, limits.maxSeriesPerNode - others), maxLabelLength: limits.maxLabelLength },
+      this.labels,
+    );
     source.samples(b, snapshot);
     s.dataSeries = b.limitedSeries;
     b.unlimited();
@@ -206,18 +220,22 @@ export class NodeState implements NodeSnapshots {
 
   summary(): NodeSummary {
     const errors: string[] = [];
+    const failures: NodeSummary['failures'] = [];
     const failing: Problem[] = [];
     const heights: NodeSummary['heights'] = [];
     let nodeId: string | undefined;
     let lastPollSeconds: number | undefined;
+    let validator: ValidatorPart | undefined;
     for (const s of this.sources) {
       if (s.lastError) errors.push(s.lastError);
+      if (s.lastFailure) failures.push({ source: s.source.name, ...s.lastFailure });
       if (s.lastEndSeconds !== undefined && (lastPollSeconds === undefined || s.lastEndSeconds > lastPollSeconds)) lastPollSeconds = s.lastEndSeconds;
       if (s.snapshot === undefined || !s.source.summary) continue;
       const part = s.source.summary(s.snapshot);
       nodeId ??= part.nodeId;
       if (part.problems) failing.push(...part.problems);
       if (part.heights) heights.push(...part.heights);
+      if (part.validator) validator = { ...validator, ...part.validator };
     }
     return {
       name: this.target.name,
@@ -227,7 +245,10 @@ export class NodeState implements NodeSnapshots {
       ...(nodeId !== undefined ? { nodeId } : {}),
       failing,
       heights,
+      ...(validator ? { validator } : {}),
       ...(errors.length > 0 ? { lastError: errors.join('; ') } : {}),
+      failures,
+      sourceCount: this.sources.length,
       ...(lastPollSeconds !== undefined ? { lastPollSeconds } : {}),
       polls: this.polls,
     };
@@ -269,10 +290,12 @@ export class NodeState implements NodeSnapshots {
         log.error({ err: error.cause ?? error }, 'internal error while polling: please report this');
       stats.errors.set(error.reason, (stats.errors.get(error.reason) ?? 0) + 1);
       s.lastError = `${s.source.name}: ${message ?? error.message}`;
+      s.lastFailure = { reason: error.reason, message: message ?? error.message };
     } else {
       if (previous && !previous.success && previous.errors.size > 0) log.info('poll recovered');
       stats.lastSuccessSeconds = this.clock.now() / 1000;
       s.lastError = undefined;
+      s.lastFailure = undefined;
     }
     stats.success = !error;
     stats.durationSeconds = durationSeconds;

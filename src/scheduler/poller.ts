@@ -12,10 +12,10 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { TargetConfig } from '../config/schema.js';
 import type { Limiter } from '../rpc/limiter.js';
-import { NodeClient, type Dispatchers } from '../rpc/client.js';
+import { NodeClient, type Dispatchers, type RequestBodies } from '../rpc/client.js';
 import { PollDeadline, type SendWatcher } from '../rpc/deadline.js';
 import { classifyError, type PollError } from '../rpc/errors.js';
-import type { NodeLines } from '../metrics/render.js';
+import type { LabelTable, NodeLines } from '../metrics/render.js';
 import type { PollContext, Source } from '../sources/source.js';
 import type { Due, DueQueue } from './due.js';
 import { NodeState, type NodeDetail, type NodeSummary, type SourceState } from './node-state.js';
@@ -31,6 +31,9 @@ export interface PollerDeps {
   sources: ReadonlyArray<Source<unknown>>;
   /** The exporter's poll timetable, shared by its nodes. */
   timetable: DueQueue;
+  /** The exporter's request bodies and label table, shared by its nodes (never by two exporters). */
+  bodies: RequestBodies;
+  labels: LabelTable;
 }
 
 /** What one poll produced; pollBounded fills it (a loop reuses its own, poll after poll). */
@@ -103,8 +106,8 @@ export class NodePoller {
     private readonly deps: PollerDeps,
     private readonly logger: Logger,
   ) {
-    this.client = new NodeClient(target, deps.dispatchers, deps.limiter);
-    this.state = new NodeState(target, deps.sources, deps.clock, logger);
+    this.client = new NodeClient(target, deps.dispatchers, deps.limiter, deps.bodies);
+    this.state = new NodeState(target, deps.sources, deps.clock, logger, deps.labels);
     this.loops = this.state.sources.map((state) => {
       const loop: SourceLoop = {
         state,

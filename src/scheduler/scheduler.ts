@@ -4,9 +4,10 @@ import { systemClock, type Clock } from '../clock.js';
 import { lazyChild } from '../log.js';
 import { nameHash } from '../util/hash.js';
 import type { Config, TargetConfig } from '../config/schema.js';
-import type { Dispatchers } from '../rpc/client.js';
+import { RequestBodies, type Dispatchers } from '../rpc/client.js';
 import { Limiter } from '../rpc/limiter.js';
-import { renderChunks, renderNodes } from '../metrics/render.js';
+import { LabelTable } from '../metrics/render.js';
+import { renderChunks, renderNodes } from '../metrics/scrape.js';
 import type { FleetView } from '../metrics/self.js';
 import { SOURCES } from '../sources/registry.js';
 import type { Source } from '../sources/source.js';
@@ -41,8 +42,11 @@ export class Scheduler implements FleetView, FleetReader {
   private config: Config;
   private started = false;
   private readonly debugPolls = new Map<string, Promise<DebugStep[]>>();
-  /** This exporter's poll timetable: every source loop of every node waits in it (due.ts). */
+  // What this exporter's nodes share, and no other exporter in the process: the poll timetable
+  // (due.ts), the request bodies (rpc/client.ts) and the label table (metrics/render.ts).
   private readonly timetable = new DueQueue();
+  private readonly bodies = new RequestBodies();
+  private readonly labels = new LabelTable();
 
   constructor(
     private readonly deps: SchedulerDeps,
@@ -94,6 +98,8 @@ export class Scheduler implements FleetView, FleetReader {
           clock: this.clock,
           sources: this.sources,
           timetable: this.timetable,
+          bodies: this.bodies,
+          labels: this.labels,
           ...(this.deps.onPollStart ? { onPollStart: this.deps.onPollStart } : {}),
           ...(this.deps.onPollSkipped ? { onPollSkipped: this.deps.onPollSkipped } : {}),
         },

@@ -4,7 +4,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import express, { type Request, type Response } from 'express';
 import type { Registry } from 'prom-client';
 import type { FleetReader } from '../scheduler/fleet.js';
-import { CONTENT_TYPE } from '../metrics/render.js';
+import { CONTENT_TYPE } from '../metrics/scrape.js';
 import { ScrapeGate, SharedRender, sendShared } from './exposition.js';
 import { landingPage } from './landing.js';
 import { nodePage } from './node-page.js';
@@ -45,6 +45,8 @@ export interface AppOptions {
   onScrapeRefused?: () => void;
   /** Called for each debug probe refused with 429 (avalanchego_exporter_debug_probes_refused_total). */
   onDebugProbeRefused?: () => void;
+  /** Where the metrics are served (--web.telemetry-path; default /metrics). */
+  telemetryPath?: string;
 }
 
 /** Debug polls running at once in the process at most (past it: 429). */
@@ -215,7 +217,8 @@ export function createApp(options: AppOptions): express.Express {
         () => options.fleet.renderChunks(),
       ),
   );
-  app.all('/metrics', only(['GET']), async (req, res) => {
+  const metricsPath = options.telemetryPath ?? '/metrics';
+  app.all(metricsPath, only(['GET']), async (req, res) => {
     const render = scrapes.enter();
     if (!render) {
       options.onScrapeRefused?.();
@@ -321,6 +324,7 @@ export function createApp(options: AppOptions): express.Express {
         configOrigin: options.configOrigin(),
         nowSeconds: options.nowSeconds(),
         refresh: req.query.refresh !== 'off',
+        metricsPath,
         ...(options.shard ? { shard: options.shard } : {}),
       }),
     );
@@ -337,11 +341,11 @@ export function createApp(options: AppOptions): express.Express {
         .send(`no node named ${JSON.stringify(shown)} is polled here (see / for the list)\n`);
       return;
     }
-    res.type('html').send(nodePage(detail, options.nowSeconds()));
+    res.type('html').send(nodePage(detail, options.nowSeconds(), metricsPath));
   });
 
   app.all('/config', only(['GET']), (_req, res) => {
-    res.type('html').send(configPage(options.config(), { ...(options.shard ? { shard: options.shard } : {}) }));
+    res.type('html').send(configPage(options.config(), { ...(options.shard ? { shard: options.shard } : {}), metricsPath }));
   });
 
   app.use((req, res) => {
@@ -349,7 +353,7 @@ export function createApp(options: AppOptions): express.Express {
       .status(404)
       .type('text/plain')
       .send(
-        `not found: ${req.path}; the exporter serves /metrics, /probe?target=<name>, /node/<name>, /config, /-/healthy, /-/ready, /-/reload and /\n`,
+        `not found: ${req.path}; the exporter serves ${metricsPath}, /probe?target=<name>, /node/<name>, /config, /-/healthy, /-/ready, /-/reload and /\n`,
       );
   });
   // Express' default handler would answer with an HTML stack trace; a bad request (a malformed

@@ -27,6 +27,8 @@ export function redactTarget(t: TargetConfig): Record<string, unknown> {
     index: { endpoints: [...t.index.endpoints], interval: d(t.index.intervalMs) },
     info: { enabled: t.info.enabled, interval: d(t.info.intervalMs) },
     platform: { enabled: t.platform.enabled, interval: d(t.platform.intervalMs), subnets: [...t.platform.subnets] },
+    evm: { enabled: t.evm.enabled, interval: d(t.evm.intervalMs), chains: [...t.evm.chains] },
+    proposervm: { enabled: t.proposervm.enabled, interval: d(t.proposervm.intervalMs), chains: [...t.proposervm.chains] },
     admin: { enabled: t.admin.enabled, interval: d(t.admin.intervalMs) },
     limits: { max_series_per_node: t.limits.maxSeriesPerNode, max_label_length: t.limits.maxLabelLength },
     headers: Object.fromEntries(Object.keys(t.headers).map((k) => [k, REDACTED])),
@@ -64,7 +66,7 @@ export function configYaml(config: Config): string {
   return `${stringify(redactConfig(config), { lineWidth: 0, aliasDuplicateObjects: false })}${note}`;
 }
 
-export function configPage(config: Config, info: { shard?: { index: number; count: number } }): string {
+export function configPage(config: Config, info: { shard?: { index: number; count: number }; metricsPath?: string }): string {
   const shard =
     info.shard && info.shard.count > 1 ? ` This replica is shard ${info.shard.index} of ${info.shard.count}; every replica loads the same file.` : '';
   return page(
@@ -72,5 +74,6 @@ export function configPage(config: Config, info: { shard?: { index: number; coun
     `<h1>Configuration</h1>
 <p>Loaded from ${esc(config.origin)}, written as the config file is, with every target's settings resolved (defaults merged in). Header values, passwords and TLS keys are redacted.${esc(shard)}</p>
 <pre>${esc(configYaml(config))}</pre>`,
+    { ...(info.metricsPath ? { metricsPath: info.metricsPath } : {}) },
   );
 }

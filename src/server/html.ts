@@ -33,23 +33,31 @@ export function num(n: number | undefined, digits = 0): string {
 
 const STYLE = `body{font-family:system-ui,sans-serif;margin:1.5em;color:#1f2328}
 table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #d0d7de;padding:.25em .5em;text-align:left;vertical-align:top}
-th{background:#f6f8fa}td.name,td.state,td.when{white-space:nowrap}td.n{text-align:right;font-variant-numeric:tabular-nums}
+th{background:#f6f8fa}td.name,td.state,td.when{white-space:nowrap}td.v{min-width:14em}td.n{text-align:right;font-variant-numeric:tabular-nums}
 .ok{color:#1a7f37}.warn{color:#9a6700}.bad{color:#cf222e;font-weight:bold}.wait,.dim{color:#57606a}
 .err{white-space:pre-wrap;font-family:ui-monospace,monospace;font-size:.85em;color:#cf222e;max-width:60em;overflow-wrap:anywhere}
-pre{background:#f6f8fa;padding:.8em;overflow:auto;max-width:100%}nav a{margin-right:1em}`;
+pre{background:#f6f8fa;padding:.8em;overflow:auto;max-width:100%}nav a{margin-right:1em}
+@media (max-width:640px){body{margin:.6em}h1{font-size:1.2em;margin:.3em 0}.intro{font-size:.85em;margin:.2em 0}
+table.fleet thead{display:none}table.fleet,table.fleet tbody{display:block}
+table.fleet tr{display:flex;flex-wrap:wrap;gap:0 .6em;border-top:1px solid #d0d7de;padding:.35em 0}
+table.fleet td{display:block;border:0;padding:0}table.fleet td.n::before{content:attr(data-chain)" ";color:#57606a}
+table.fleet td.v{flex-basis:100%}table.fleet td.v div{display:inline;margin-right:.6em}table.fleet td:empty{display:none}
+table.fleet .err{display:-webkit-box;-webkit-line-clamp:2;-webkit-box-orient:vertical;overflow:hidden}
+table.fleet td.checks>div:nth-child(n+3){display:none}td,th{overflow-wrap:anywhere}pre{white-space:pre-wrap}table{max-width:100%}}`;
 
 /**
  * The page frame: title, navigation, and an optional auto-refresh. Links are relative
  * (`root` is the way back to `/`: '' or '../'), so the pages work behind a reverse proxy
  * that serves the exporter under a path prefix.
  */
-export function page(title: string, body: string, options: { refreshSeconds?: number; root?: string } = {}): string {
+export function page(title: string, body: string, options: { refreshSeconds?: number; root?: string; metricsPath?: string } = {}): string {
   const root = options.root ?? '';
+  const metrics = (options.metricsPath ?? '/metrics').slice(1);
   const refresh = options.refreshSeconds ? `<meta http-equiv="refresh" content="${options.refreshSeconds}">` : '';
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8">${refresh}<title>${esc(title)}</title>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">${refresh}<title>${esc(title)}</title>
 <style>${STYLE}</style></head>
-<body><nav><a href="${root || './'}">fleet</a><a href="${root}metrics">/metrics</a><a href="${root}config">/config</a><a href="${root}-/ready">/-/ready</a></nav>
+<body><nav><a href="${root || './'}">fleet</a><a href="${root}${esc(metrics)}">/${esc(metrics)}</a><a href="${root}config">/config</a><a href="${root}-/ready">/-/ready</a></nav>
 ${body}
 </body></html>
 `;
@@ -59,8 +67,10 @@ ${body}
 const STATES: Record<NodeStatus | 'waiting', { rank: number; text: string; cls: string }> = {
   down: { rank: 0, text: 'down', cls: 'bad' },
   unhealthy: { rank: 1, text: 'unhealthy', cls: 'warn' },
-  waiting: { rank: 2, text: 'waiting for first poll', cls: 'wait' },
-  healthy: { rank: 3, text: 'healthy', cls: 'ok' },
+  // Catching up after a start: expected, not a fault to page on; below the faults, above healthy.
+  bootstrapping: { rank: 2, text: 'bootstrapping', cls: 'wait' },
+  waiting: { rank: 3, text: 'waiting for first poll', cls: 'wait' },
+  healthy: { rank: 4, text: 'healthy', cls: 'ok' },
 };
 
 /** The node's state as the pages show it, with its rank (worst first): read from the status the node state keeps. */

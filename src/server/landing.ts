@@ -4,6 +4,7 @@
 // no I/O.
 import type { NodeSummary } from '../scheduler/fleet.js';
 import { truncate } from '../util/text.js';
+import { failureSummary, fleetVersion, validatorView, type ValidatorView } from './fleet-words.js';
 import { ago, esc, humanDuration, nodeHref, nodeState, num, page } from './html.js';
 
 const MAX_ROWS = 500;
@@ -21,6 +22,8 @@ export interface LandingInfo {
   nowSeconds: number;
   /** Auto-refresh (off with ?refresh=off, to read a long error text in peace). */
   refresh: boolean;
+  /** Where the metrics are served (--web.telemetry-path). */
+  metricsPath?: string;
 }
 
 /** The highest height per primary chain among the nodes listed (the "fleet" of this page). */
@@ -32,11 +35,11 @@ function fleetMax(nodes: NodeSummary[]): Map<string, number> {
 
 function heightCell(n: NodeSummary, chain: string, max: Map<string, number>): string {
   const h = n.heights.find((x) => x.chain === chain)?.height;
-  if (h === undefined) return '<td class="n dim">–</td>';
+  if (h === undefined) return '<td class="n dim"></td>';
   const lag = (max.get(chain) ?? h) - h;
   // Nodes are polled at different moments, so a few blocks of lag are normal.
   const cls = lag >= 500 ? 'bad' : lag >= 50 ? 'warn' : 'dim';
-  return `<td class="n">${num(h)}${lag > 0 ? ` <span class="${cls}" title="behind the highest ${esc(chain)} height listed here">−${num(lag)}</span>` : ''}</td>`;
+  return `<td class="n" data-chain="${esc(chain)}">${num(h)}${lag > 0 ? ` <span class="${cls}" title="behind the highest ${esc(chain)} height listed here">−${num(lag)}</span>` : ''}</td>`;
 }
 
 function failingCell(n: NodeSummary): string {
@@ -46,12 +49,37 @@ function failingCell(n: NodeSummary): string {
     .map((c) => `<div><b>${esc(c.name)}</b>${c.error ? `: <span class="err">${esc(truncate(c.error, MAX_ERROR_CHARS))}</span>` : ''}</div>`)
     .join('');
   const more = n.failing.length > MAX_CHECKS ? `<div class="dim">… and ${n.failing.length - MAX_CHECKS} more</div>` : '';
-  return `<td>${items}${more}</td>`;
+  return `<td class="checks">${items}${more}</td>`;
+}
+
+/** The validator column's cell. */
+function validatorCell(view: ValidatorView): string {
+  if (view.facts.length === 0) return '<td class="v dim">–</td>';
+  return `<td class="v">${view.facts.map((f) => `<div${f.tone ? ` class="${f.tone}"` : ''}>${esc(f.text)}</div>`).join('')}</td>`;
+}
+
+/** The poll failures in an operator's words, once per kind; the node page has each source's message. */
+function errorCell(n: NodeSummary): string {
+  const lines = failureSummary(n);
+  if (lines.length === 0) return '<td></td>';
+  return `<td>${lines.map((l) => `<div class="bad">${esc(l)}</div>`).join('')}<div class="dim"><a href="${esc(nodeHref(n.name))}">details</a></div></td>`;
+}
+
+/** The row's state: the node's status, and for a healthy node whose validator is at risk, that risk (ranked above healthy). */
+function rowState(n: NodeSummary, view: ValidatorView): { rank: number; text: string; cls: string } {
+  const s = nodeState(n);
+  if (n.status !== 'healthy' || !view.risk) return s;
+  // At risk of losing a reward or the stake: below the faults, above the nodes that are merely fine.
+  return view.risk === 'bad' ? { rank: 1.5, text: 'at risk', cls: 'bad' } : { rank: 3.5, text: 'at risk', cls: 'warn' };
 }
 
 export function landingPage(nodes: NodeSummary[], info: LandingInfo): string {
+  const fleet = fleetVersion(nodes);
   const rows = nodes
-    .map((n) => ({ n, s: nodeState(n) }))
+    .map((n) => {
+      const view = validatorView(n, fleet, info.nowSeconds);
+      return { n, view, s: rowState(n, view) };
+    })
     .sort((a, b) => a.s.rank - b.s.rank || (a.n.stateSinceSeconds ?? 0) - (b.n.stateSinceSeconds ?? 0) || a.n.name.localeCompare(b.n.name));
   const counts = new Map<string, number>();
   for (const r of rows) counts.set(r.s.text, (counts.get(r.s.text) ?? 0) + 1);
@@ -59,16 +87,17 @@ export function landingPage(nodes: NodeSummary[], info: LandingInfo): string {
   const max = fleetMax(nodes);
   const body = rows
     .slice(0, MAX_ROWS)
-    .map(({ n, s }) => {
+    .map(({ n, s, view }) => {
       const since =
         n.stateSinceSeconds !== undefined ? ` <span class="dim">for ${esc(humanDuration(info.nowSeconds - n.stateSinceSeconds))}</span>` : '';
       return (
         `<tr><td class="name"><a href="${esc(nodeHref(n.name))}">${esc(n.name)}</a></td>` +
         `<td class="state ${s.cls}">${esc(s.text)}${since}</td>` +
+        validatorCell(view) +
         CHAINS.map((c) => heightCell(n, c, max)).join('') +
         failingCell(n) +
-        `<td class="when">${ago(n.lastPollSeconds, info.nowSeconds)}</td>` +
-        `<td>${n.lastError ? `<span class="err">${esc(truncate(n.lastError, MAX_ERROR_CHARS))}</span>` : ''}</td></tr>`
+        errorCell(n) +
+        `<td class="when">${ago(n.lastPollSeconds, info.nowSeconds)}</td></tr>`
       );
     })
     .join('\n');
@@ -78,20 +107,21 @@ export function landingPage(nodes: NodeSummary[], info: LandingInfo): string {
   const refresh = info.refresh
     ? `refreshes every ${REFRESH_SECONDS}s · <a href="?refresh=off">stop refreshing</a>`
     : '<a href="./">refresh automatically</a>';
+  const metricsPath = info.metricsPath ?? '/metrics';
   return page(
     'AvalancheGo Exporter',
-    `<h1>AvalancheGo Exporter</h1>
-<p>Version ${esc(info.version)} · configuration: ${esc(info.configOrigin)}${shard}</p>
-<ul><li><a href="metrics">/metrics</a>: every node's series and the exporter's own</li>
-<li><code>/probe?target=&lt;name&gt;</code>: one node's series (multi-target scraping); add <code>&amp;debug=true</code> for a traced fresh poll</li>
-<li><a href="config">/config</a>: the loaded configuration, secrets redacted</li>
-<li><a href="-/healthy">/-/healthy</a> · <a href="-/ready">/-/ready</a> · <code>POST /-/reload</code></li></ul>
-<h2>Nodes: ${summary}</h2>
-<p class="dim">Worst first. Heights are the last accepted heights from the health report; −N is the lag behind the highest height of that chain among the nodes listed. ${refresh}</p>
-<table><thead><tr><th>node</th><th>state</th>${CHAINS.map((c) => `<th>${c} height</th>`).join('')}<th>failing checks (the node's error text)</th><th>last poll</th><th>last poll error</th></tr></thead>
+    `<h1>Nodes: ${summary}</h1>
+<p class="dim intro">Worst first; a validator at risk above a healthy node. Heights: last accepted, −N behind the highest listed. ${refresh}</p>
+<table class="fleet"><thead><tr><th>node</th><th>state</th><th>validator</th>${CHAINS.map((c) => `<th>${c} height</th>`).join('')}<th>failing checks (the node's error text)</th><th>polls failing</th><th>last poll</th></tr></thead>
 <tbody>
 ${body}
-</tbody></table>${more}`,
-    info.refresh ? { refreshSeconds: REFRESH_SECONDS } : {},
+</tbody></table>${more}
+<h2>AvalancheGo Exporter</h2>
+<p>Version ${esc(info.version)} · configuration: ${esc(info.configOrigin)}${shard}</p>
+<ul><li><a href="${esc(metricsPath.slice(1))}">${esc(metricsPath)}</a>: every node's series and the exporter's own</li>
+<li><code>/probe?target=&lt;name&gt;</code>: one node's series (multi-target scraping); add <code>&amp;debug=true</code> for a traced fresh poll</li>
+<li><a href="config">/config</a>: the loaded configuration, secrets redacted</li>
+<li><a href="-/healthy">/-/healthy</a> · <a href="-/ready">/-/ready</a> · <code>POST /-/reload</code></li></ul>`,
+    { ...(info.refresh ? { refreshSeconds: REFRESH_SECONDS } : {}), metricsPath },
   );
 }

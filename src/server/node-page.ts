@@ -16,7 +16,7 @@ function yes(v: boolean | undefined, good = true): string {
   return v === good ? `<span class="ok">${v ? 'yes' : 'no'}</span>` : `<span class="bad">${v ? 'yes' : 'no'}</span>`;
 }
 
-export function nodePage(d: NodeDetail, nowSeconds: number): string {
+export function nodePage(d: NodeDetail, nowSeconds: number, metricsPath = '/metrics'): string {
   const n = d.summary;
   const s = nodeState(n);
   const probe = `../probe?target=${encodeURIComponent(n.name)}`;
@@ -48,7 +48,7 @@ ${d.sections.map((section) => sectionHtml(section, nowSeconds)).join('\n')}
 <table><thead><tr><th>source</th><th>interval</th><th>polls</th><th>last poll ok</th><th>last success</th><th>last polls (newest first)</th></tr></thead><tbody>
 ${sources}
 </tbody></table>`;
-  return page(`${n.name} · AvalancheGo Exporter`, body, { root: '../' });
+  return page(`${n.name} · AvalancheGo Exporter`, body, { root: '../', metricsPath });
 }
 
 /** One value of a section, escaped. */

@@ -7,6 +7,7 @@ import { cleanPath } from './admin.js';
 import { type ChainIndex, type IndexName } from './chain.js';
 import { goJson, goQuote } from './gojson.js';
 import { PRIMARY_NETWORK_ID, hexNoChecksum, hexWithChecksum } from './ids.js';
+import { serveEthRpc, serveProposerVm } from './evm-api.js';
 import { infoServices } from './info-api.js';
 import { platformServices } from './platform-api.js';
 import type { SimNode } from './node.js';
@@ -41,6 +42,15 @@ export function muxCleanPath(p: string): string {
 
 const P_CHAIN_BASE = `/ext/bc/${PRIMARY_NETWORK_ID}`;
 
+/** api/server rejectMiddleware: http.Error while the chain bootstraps. */
+function notBootstrapped(): HttpReply {
+  return {
+    status: 503,
+    headers: { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' },
+    body: 'API call rejected because chain is not done bootstrapping\n',
+  };
+}
+
 export function handleNodeRequest(node: SimNode, req: NodeRequest): HttpReply {
   const route = node.admin.routes.get(req.path);
   if (!route) return notFound();
@@ -51,14 +61,16 @@ export function handleNodeRequest(node: SimNode, req: NodeRequest): HttpReply {
     // The chain is created once the node has started: before that, nothing answers there.
     if (node.scenario === 'starting') return notFound();
     // api/server rejectMiddleware: http.Error while the chain bootstraps.
-    if (!node.chainsBootstrapped()) {
-      return {
-        status: 503,
-        headers: { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' },
-        body: 'API call rejected because chain is not done bootstrapping\n',
-      };
-    }
+    if (!node.chainsBootstrapped()) return notBootstrapped();
     return serveJsonRpc(req.method, req.contentType, req.body, platformServices(node));
+  }
+  if (route.base.startsWith('/ext/bc/')) {
+    const chain = node.chainById(route.base.slice('/ext/bc/'.length));
+    if (!chain || node.scenario === 'starting') return notFound();
+    if (!node.chainsBootstrapped()) return notBootstrapped();
+    if (route.endpoint === '/rpc') return serveEthRpc(node, chain, req.method, req.contentType, req.body);
+    if (route.endpoint === '/proposervm') return serveProposerVm(node, chain, req.method, req.contentType, req.body);
+    return notFound();
   }
   const name = `${route.base.slice('/ext/index/'.length)}${route.endpoint}` as IndexName;
   const index = node.indexes.get(name);

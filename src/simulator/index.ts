@@ -9,6 +9,7 @@ import { DEFAULT_TIMINGS, DOWN_MODES, GARBAGE_MODES, SCENARIOS, isScenario, type
 import { FleetServer, type ScenarioOverrides } from './server.js';
 
 export { SCENARIOS, DEFAULT_TIMINGS, DOWN_MODES, GARBAGE_MODES };
+export { HELICON_SCENARIOS, MAINNET_HELICON, MAINNET_HELICON_S } from './scenarios.js';
 export type { ScenarioName, ScenarioTimings, ScenarioOverrides };
 export type { DownMode, GarbageMode } from './scenarios.js';
 export { L1_CHAIN, L1_SUBNET_ID } from './chain.js';
@@ -162,6 +163,12 @@ function validateTimings(t: ScenarioTimings): void {
     'uptimeDropSeconds',
     'stakeExpirySeconds',
     'l1DrainSeconds',
+    'heliconUptimeFloor',
+    'autoRenewCycleEndSeconds',
+    'nextPeriodSeconds',
+    'executionLagBlocksPerSecond',
+    'flapPeriodSeconds',
+    'flapFailSeconds',
   ];
   for (const key of positive) {
     const v = t[key];

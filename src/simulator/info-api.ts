@@ -7,9 +7,15 @@ import { byteOrder, goJson } from './gojson.js';
 import { hexNoChecksum, nodeIdFor, sha256 } from './ids.js';
 import type { SimNode } from './node.js';
 import { RpcServiceError, type MethodSpec, type Services } from './rpc.js';
-import type { Release } from './scenarios.js';
+import { MAINNET_HELICON, MAINNET_HELICON_S, type Release } from './scenarios.js';
 
 export const MAINNET_ID = 1;
+
+/** info.uptime's errors of v1.15.0 before the figures (network/network.go NodeUptime, snow/uptime, database). */
+export const UPTIME_START_TIME_ERRORS = {
+  bootstrapping: 'error while fetching local validator start time still bootstrapping',
+  notFound: 'error while fetching local validator start time not found',
+} as const;
 
 const MAINNET_UPGRADES_V1_13: Array<[string, string | number]> = [
   ['apricotPhase1Time', '2021-03-31T14:00:00Z'],
@@ -32,21 +38,20 @@ const MAINNET_UPGRADES_V1_13: Array<[string, string | number]> = [
 ];
 
 /** upgrade.Mainnet of the node's release, in struct field order. */
-function upgradesJson(kind: 'v1.14' | 'v1.13'): string {
+function upgradesJson(kind: 'v1.15' | 'v1.14' | 'v1.13'): string {
   const fields = new Map(MAINNET_UPGRADES_V1_13);
-  if (kind === 'v1.14') {
+  if (kind !== 'v1.13') {
     fields.set('graniteTime', '2025-11-19T16:00:00Z');
     fields.set('graniteEpochDuration', 300_000_000_000);
-    fields.set('heliconTime', '9999-12-01T00:00:00Z');
+    // v1.14.x knows Helicon's key but not its date; v1.15.0 schedules it.
+    fields.set('heliconTime', kind === 'v1.15' ? MAINNET_HELICON : '9999-12-01T00:00:00Z');
   }
   return goJson(Object.fromEntries(fields));
 }
 
 /** constants.CurrentACPs of each release (info.acps lists them even without votes). */
 function currentAcps(release: Release): number[] {
-  if (release.version.startsWith('1.10.')) return [23, 24, 25, 30, 31, 41, 62];
-  if (release.version.startsWith('1.13.')) return [176];
-  return [];
+  return release.acps;
 }
 
 /** Total primary-network stake the node sees, in nAVAX (about 250 M AVAX, mainnet). */
@@ -60,6 +65,8 @@ const PEER_VERSIONS: Array<[number, string, number]> = [
   [0.98, '1.13.5', 1744124400],
   [1, '1.12.2', 1744124400],
 ];
+/** After Helicon, v1.15 nodes refuse peers below v1.15.0 (version/compatibility.go): every peer runs it. */
+const PEER_VERSIONS_HELICON: Array<[number, string, number]> = [[1, '1.15.0', MAINNET_HELICON_S]];
 
 /** Deterministic public IPv4 for a seed (not in reserved ranges' first octets). */
 function ipFor(seed: string): string {
@@ -102,7 +109,7 @@ function templatesFor(seed: string, release: Release, count: number): PeerTempla
     const nodeId = nodeIdFor(`peer:${seed}:${i}`);
     const h = sha256(`peer-version:${seed}:${i}`);
     const u = h.readUInt32BE(0) / 4294967296;
-    const version = PEER_VERSIONS.find(([share]) => u < share);
+    const version = (release.helicon ? PEER_VERSIONS_HELICON : PEER_VERSIONS).find(([share]) => u < share);
     if (!version) throw new Error('PEER_VERSIONS must end with a share of 1');
     const [, current, upgradeTime] = version;
     const ip = ipFor(nodeId);
@@ -234,14 +241,22 @@ export function infoServices(node: SimNode): Services {
       call: (a) => {
         const subnet = a.subnetID as Buffer | undefined;
         const primary = subnet === undefined || subnet.equals(Buffer.alloc(32));
+        // v1.15 asks the P-Chain for the node's start time first (network.go NodeUptime): it errors while
+        // the P-Chain bootstraps, where v1.14 answered numbers.
+        if (release.helicon && primary && node.scenario !== 'starting' && !node.chainsBootstrapped()) {
+          throw new RpcServiceError(`couldn't get node uptime: ${UPTIME_START_TIME_ERRORS.bootstrapping}`);
+        }
         // Until the chains are created (starting) the validator set is empty.
-        const u = primary && node.scenario !== 'starting' ? node.staking.uptime(node.clock.simMs()) : undefined;
+        const u = primary && node.scenario !== 'starting' ? node.staking.uptime(node.clock.simMs(), release.helicon) : undefined;
         if (!u) {
           throw new RpcServiceError(
             release.version === '1.7.3' ? 'this is not a validator node' : "couldn't get node uptime: node is not a validator",
           );
         }
-        return `{"rewardingStakePercentage":"${u.rewardingStake.toFixed(4)}","weightedAveragePercentage":"${u.weightedAverage.toFixed(4)}"}`;
+        // A real node counts every validator it is not connected to as 0 (network.NodeUptime): its
+        // perceived uptime falls with its connected stake, whatever its own.
+        const share = node.connectedShare();
+        return `{"rewardingStakePercentage":"${(u.rewardingStake * share).toFixed(4)}","weightedAveragePercentage":"${(u.weightedAverage * share).toFixed(4)}"}`;
       },
     },
   };

@@ -8,7 +8,16 @@ import { CHAIN_ORDER, CHAINS, ChainIndex, INDEX_NAMES, L1_CHAIN, L1_SUBNET_ID, N
 import type { SimClock } from './clock.js';
 import { HealthWorker, type CheckOutcome, type ResultDialect } from './health.js';
 import { PRIMARY_NETWORK_ID, nodeIdFor, prng, sha256 } from './ids.js';
-import { THRESHOLDS, releaseOf, versionOf, type NodeVersion, type Release, type ScenarioName, type ScenarioTimings } from './scenarios.js';
+import {
+  MAINNET_HELICON,
+  THRESHOLDS,
+  releaseOf,
+  versionOf,
+  type NodeVersion,
+  type Release,
+  type ScenarioName,
+  type ScenarioTimings,
+} from './scenarios.js';
 import { Staking } from './validator.js';
 
 export interface NodeOptions {
@@ -42,6 +51,11 @@ const BOOTSTRAPPED: Record<NodeVersion, string> = {
   'v1.10': 'bootstrapped',
   'v1.7': 'chains.default.bootstrapped',
 };
+
+/** graniteEpochDuration (5 minutes), in scenario milliseconds. */
+const EPOCH_MS = 300_000;
+/** Epochs since Granite's activation on Mainnet when the simulator starts (about a year of 5-minute epochs). */
+const EPOCH_BASE = 105_000;
 
 /** Typical run times of each check, in nanoseconds (from real nodes' reports). */
 const TYPICAL_DURATION_NS: Record<string, number> = {
@@ -181,6 +195,10 @@ export class SimNode {
   peerCount(): number {
     return this.connectivity(this.opts.clock.simMs()).peers;
   }
+  /** The share of its usual peers (and their stake) the node is still connected to: 1, less while peers drop. */
+  connectedShare(): number {
+    return 1 - this.connectivity(this.opts.clock.simMs()).fraction;
+  }
   /** Every chain is done bootstrapping (info.isBootstrapped; the P-Chain API answers). */
   chainsBootstrapped(): boolean {
     return this.scenarioName !== 'starting' && this.scenarioName !== 'bootstrapping';
@@ -256,7 +274,15 @@ export class SimNode {
 
   /** Registers the checks of a node version; all report `not yet run`. */
   private install(version: NodeVersion): void {
-    this.admin.setCanonicalRoutes(routesFor(version, this.opts.adminEnabled, this.opts.indexEnabled));
+    const routes = routesFor(version, this.opts.adminEnabled, this.opts.indexEnabled);
+    // The C-Chain's and the L1's own handlers: the EVM's JSON-RPC; the ProposerVM service (v1.14+).
+    for (const chain of this.l1 ? [this.chains.C, this.l1] : [this.chains.C]) {
+      routes.push({ base: `/ext/bc/${chain.spec.chainId}`, endpoint: '/rpc' });
+      if (this.release.upgrades === 'v1.14' || this.release.upgrades === 'v1.15') {
+        routes.push({ base: `/ext/bc/${chain.spec.chainId}`, endpoint: '/proposervm' });
+      }
+    }
+    this.admin.setCanonicalRoutes(routes);
     this.health.clear();
     this.readiness.clear();
     const app = version === 'v1.7' ? [] : ['application'];
@@ -299,6 +325,10 @@ export class SimNode {
       case 'peers-dropping':
         // No peers, no blocks: every chain stops when the last peer goes.
         for (const chain of this.allChains()) chain.freeze(now + t.peersDropSeconds * 1000);
+        break;
+      case 'l1-proposer-view-frozen':
+        // builders-hub #4534: the L1's ProposerVM epoch keeps its P-Chain height and the L1 builds no block.
+        this.l1?.freeze(now);
         break;
       default:
         break;
@@ -374,16 +404,19 @@ export class SimNode {
         return { message: { heartbeat: Math.floor(Number(this.opts.clock.nowNs() / 1_000_000_000n)) - 2 } };
       case 'bls':
         return { message: this.staking.isPrimaryValidator() ? 'node has the correct BLS key' : 'node is not a validator' };
-      case 'futureupgrade':
+      case 'futureupgrade': {
         if (this.scenarioName === 'starting') return { error: 'no validators in the current validator set' };
+        // The latest scheduled upgrade of the release: Granite for v1.14, Helicon for v1.15.
+        const upgrade = this.release.helicon ? MAINNET_HELICON : '2025-11-19T16:00:00Z';
         return {
           message: {
-            localUpgradeTime: '2025-11-19T16:00:00Z',
-            modeUpgradeTime: '2025-11-19T16:00:00Z',
+            localUpgradeTime: upgrade,
+            modeUpgradeTime: upgrade,
             modeUpgradeWeightPercentage: this.base.upgradeWeight,
             numUpgradeTimes: 2,
           },
         };
+      }
       case 'diskspace':
         return this.diskCheck(nowMs, version);
       case 'network':
@@ -424,8 +457,14 @@ export class SimNode {
     } else if (this.scenarioName === 'bootstrapping') {
       consensus = {};
     } else {
+      if (this.scenarioName === 'c-chain-flapping' && alias === 'C' && this.flapFailing(nowMs)) {
+        // avalanchego #6010: a block processing for over 30s, about a minute every 8 minutes.
+        processing = 1;
+        longestNs = 30_000_000_000 + Math.round(((this.elapsedS(nowMs) % this.opts.timings.flapPeriodSeconds) + 1) * 1e9);
+      }
       consensus = {
-        avgAcceptanceTime: formatGoDuration((this.base.avgAcceptanceNs[alias] ?? 0) + Math.floor(r() * 2e7)),
+        // Helicon (PR 5821) removed the average acceptance time from the chain checks.
+        ...(this.release.helicon ? {} : { avgAcceptanceTime: formatGoDuration((this.base.avgAcceptanceNs[alias] ?? 0) + Math.floor(r() * 2e7)) }),
         lastAcceptedHeight: chain.height(nowMs),
         lastAcceptedID: chain.lastAcceptedId(nowMs),
         longestProcessingBlock: formatGoDuration(longestNs),
@@ -542,6 +581,43 @@ export class SimNode {
       message: { longestRunningRequest: formatGoDuration(longestNs), outstandingRequests: outstanding },
       error: reasons.length > 0 ? `the router is not healthy reason: ${reasons.join(', ')}` : undefined,
     };
+  }
+
+  /** c-chain-flapping: the C check fails for flapFailSeconds at the start of every flapPeriodSeconds. */
+  private flapFailing(nowMs: number): boolean {
+    const t = this.opts.timings;
+    return this.elapsedS(nowMs) % t.flapPeriodSeconds < t.flapFailSeconds;
+  }
+
+  /**
+   * The last executed block of a chain (eth_blockNumber `latest`). Before Helicon it is the accepted
+   * height; in c-chain-execution-lag the C-Chain's execution falls further behind acceptance (ACP-194).
+   */
+  executedHeight(chain: NodeChain, nowMs = this.opts.clock.simMs()): number {
+    const accepted = chain.height(nowMs);
+    if (this.scenarioName !== 'c-chain-execution-lag' || chain !== this.chains.C) return accepted;
+    return accepted - Math.floor(this.elapsedS(nowMs) * this.opts.timings.executionLagBlocksPerSecond);
+  }
+
+  /**
+   * The chain's current ProposerVM epoch (Granite: 5-minute epochs, vms/proposervm): its number, start
+   * (wall seconds) and the P-Chain height at its start. A frozen L1 keeps the epoch it had when it froze.
+   */
+  epoch(chain: NodeChain, nowMs = this.opts.clock.simMs()): { number: number; startS: number; pChainHeight: number } {
+    const frozen = chain === this.l1 ? chain.frozenSince : null;
+    const t = frozen === null ? nowMs : Math.min(nowMs, frozen);
+    const n = Math.floor(t / EPOCH_MS);
+    const startMs = n * EPOCH_MS;
+    return {
+      number: EPOCH_BASE + n,
+      startS: Number(this.opts.clock.wallNsAt(startMs) / 1_000_000_000n),
+      pChainHeight: this.chains.P.height(startMs),
+    };
+  }
+
+  /** The chain whose RPC answers at /ext/bc/<chainId>/…, when the node runs it. */
+  chainById(chainId: string): NodeChain | undefined {
+    return this.allChains().find((c) => c.spec.chainId === chainId);
   }
 
   /** Where the node is, for the control API. */

@@ -74,6 +74,12 @@ function primaryJson(node: SimNode, s: PrimaryStake, withDelegators: boolean, ow
     connected,
   });
   if (s.signer) reply.signer = { publicKey: hexNoChecksum(s.signer.publicKey), proofOfPossession: hexNoChecksum(s.signer.proofOfPossession) };
+  if (s.autoRenew && node.release.helicon) {
+    // *AutoRenewedConfig, inlined between signer and the delegators (vms/platformvm/api/validator.go, v1.15.0).
+    reply.validatorAuthority = owner(s.autoRenew.authorityAddress);
+    reply.nextPeriod = String(s.autoRenew.nextPeriodS);
+    reply.autoCompoundRewardShares = String(s.autoRenew.compoundShares);
+  }
   reply.delegatorCount = String(delegators.length);
   reply.delegatorWeight = String(delegatorWeight);
   if (withDelegators) {

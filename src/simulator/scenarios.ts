@@ -21,7 +21,24 @@ export const SCENARIOS = [
   'l1-balance-draining',
   'node-id-changed',
   'version-behind',
+  // AvalancheGo v1.15.0 (Helicon): these run the v1.15.0 release profile.
+  'helicon-uptime',
+  'auto-renewed',
+  'auto-renew-exiting',
+  'c-chain-execution-lag',
+  'l1-proposer-view-frozen',
+  'c-chain-flapping',
 ] as const;
+
+/** The scenarios that run AvalancheGo v1.15.0 (Helicon) instead of v1.14.2. */
+export const HELICON_SCENARIOS: readonly ScenarioName[] = [
+  'helicon-uptime',
+  'auto-renewed',
+  'auto-renew-exiting',
+  'c-chain-execution-lag',
+  'l1-proposer-view-frozen',
+  'c-chain-flapping',
+];
 
 export type ScenarioName = (typeof SCENARIOS)[number];
 
@@ -65,6 +82,20 @@ export interface ScenarioTimings {
   stakeExpirySeconds: number;
   /** l1-balance-draining: seconds for the L1 validator's balance to fall from six days of fees to 0. */
   l1DrainSeconds: number;
+  /** helicon-uptime: the perceived uptime (percent) it falls to, over uptimeDropSeconds, and stays at. */
+  heliconUptimeFloor: number;
+  /**
+   * auto-renewed: WALL-CLOCK seconds from the switch to the end of the current cycle; the cycle
+   * renews then, for nextPeriodSeconds. auto-renew-exiting ends its cycle after stakeExpirySeconds.
+   */
+  autoRenewCycleEndSeconds: number;
+  /** auto-renewed: `nextPeriod` of the validator, wall-clock seconds. */
+  nextPeriodSeconds: number;
+  /** c-chain-execution-lag: blocks the C-Chain's execution falls further behind acceptance per second. */
+  executionLagBlocksPerSecond: number;
+  /** c-chain-flapping: seconds between the starts of two failures of the C check, and how long each lasts. */
+  flapPeriodSeconds: number;
+  flapFailSeconds: number;
 }
 
 export const DEFAULT_TIMINGS: ScenarioTimings = {
@@ -79,6 +110,12 @@ export const DEFAULT_TIMINGS: ScenarioTimings = {
   uptimeDropSeconds: 120,
   stakeExpirySeconds: 1_800,
   l1DrainSeconds: 120,
+  heliconUptimeFloor: 86,
+  autoRenewCycleEndSeconds: 60,
+  nextPeriodSeconds: 3 * 3600,
+  executionLagBlocksPerSecond: 1 / 3,
+  flapPeriodSeconds: 480,
+  flapFailSeconds: 60,
 };
 
 /** Node-side thresholds (AvalancheGo defaults) the scenarios cross. */
@@ -119,14 +156,41 @@ export interface Release {
   vm: string;
   gitCommit: string;
   /** info.upgrades (v1.11.11+) and the upgrade names its Config has. */
-  upgrades: 'v1.14' | 'v1.13' | undefined;
+  upgrades: 'v1.15' | 'v1.14' | 'v1.13' | undefined;
   /** platform.getValidatorFeeState and L1 validators (v1.12.2+). */
   l1: boolean;
   /** getNodeID has nodePOP (v1.8.6+). */
   nodePop: boolean;
+  /**
+   * Helicon (v1.15): heliconTime scheduled, chain checks without avgAcceptanceTime, the 90 % uptime
+   * requirement for validations started after it, info.uptime's start-time errors, auto-renewed
+   * validators (ACP-236) and the C-Chain's executed height apart from its accepted one.
+   */
+  helicon: boolean;
+  /** info.acps: constants.CurrentACPs of the release. */
+  acps: number[];
 }
 
-const RELEASES: Record<'v1.14' | 'behind' | 'v1.10' | 'v1.7', Release> = {
+/** Helicon on Mainnet (upgrade/upgrade.go of v1.15.0): 2026-09-22 15:00:00 UTC. */
+export const MAINNET_HELICON = '2026-09-22T15:00:00Z';
+export const MAINNET_HELICON_S = Date.parse(MAINNET_HELICON) / 1000;
+
+const RELEASES: Record<'v1.15' | 'v1.14' | 'behind' | 'v1.10' | 'v1.7', Release> = {
+  'v1.15': {
+    version: '1.15.0',
+    client: 'avalanchego',
+    // version.RPCChainVMProtocol of v1.15.0 (47 from v1.15.2).
+    rpcProtocol: 46,
+    evm: 'v1.15.0',
+    vm: 'avalanchego/1.15.0',
+    gitCommit: 'c0a5b7e2d4f6a8c0e2b4d6f8a0c2e4b6d8f0a2c4',
+    upgrades: 'v1.15',
+    l1: true,
+    nodePop: true,
+    helicon: true,
+    // utils/constants/acps.go of v1.15.0.
+    acps: [194, 224, 236, 247, 267, 273, 283, 285],
+  },
   'v1.14': {
     version: '1.14.2',
     client: 'avalanchego',
@@ -137,6 +201,8 @@ const RELEASES: Record<'v1.14' | 'behind' | 'v1.10' | 'v1.7', Release> = {
     upgrades: 'v1.14',
     l1: true,
     nodePop: true,
+    helicon: false,
+    acps: [],
   },
   behind: {
     version: '1.13.5',
@@ -148,6 +214,8 @@ const RELEASES: Record<'v1.14' | 'behind' | 'v1.10' | 'v1.7', Release> = {
     upgrades: 'v1.13',
     l1: true,
     nodePop: true,
+    helicon: false,
+    acps: [176],
   },
   'v1.10': {
     version: '1.10.19',
@@ -159,6 +227,8 @@ const RELEASES: Record<'v1.14' | 'behind' | 'v1.10' | 'v1.7', Release> = {
     upgrades: undefined,
     l1: false,
     nodePop: true,
+    helicon: false,
+    acps: [23, 24, 25, 30, 31, 41, 62],
   },
   'v1.7': {
     version: '1.7.3',
@@ -170,10 +240,13 @@ const RELEASES: Record<'v1.14' | 'behind' | 'v1.10' | 'v1.7', Release> = {
     upgrades: undefined,
     l1: false,
     nodePop: false,
+    helicon: false,
+    acps: [],
   },
 };
 
 export function releaseOf(scenario: ScenarioName): Release {
   if (scenario === 'version-behind') return RELEASES.behind;
+  if (HELICON_SCENARIOS.includes(scenario)) return RELEASES['v1.15'];
   return RELEASES[versionOf(scenario)];
 }

@@ -6,7 +6,7 @@
 
 import type { SimClock } from './clock.js';
 import { blsPointFor, cb58Encode, nodeIdFor, pChainAddressFor, prng, sha256 } from './ids.js';
-import type { ScenarioName, ScenarioTimings } from './scenarios.js';
+import { MAINNET_HELICON_S, type ScenarioName, type ScenarioTimings } from './scenarios.js';
 
 const DAY_S = 86_400;
 const YEAR_S = 365 * DAY_S;
@@ -20,8 +20,9 @@ const HEALTHY_RUNWAY_DAYS = 45;
 const DRAINING_RUNWAY_DAYS = 6;
 /** uptime-dropping: where the weighted average ends. */
 const UPTIME_FLOOR = 55;
-/** The mainnet reward threshold (uptime-requirement 0.8). */
+/** The mainnet reward threshold (uptime-requirement 0.8); 90 for validations from Helicon on (ACP-267). */
 export const UPTIME_REQUIREMENT = 80;
+export const UPTIME_REQUIREMENT_HELICON = 90;
 
 export interface Identity {
   nodeId: string;
@@ -47,6 +48,11 @@ export interface PrimaryStake {
   signer: Identity | undefined;
   /** The node's own view of its uptime (0–100). */
   ownUptime: number;
+  /**
+   * ACP-236 (v1.15): an auto-renewed validator; startS and endS are its current cycle, which renews
+   * at its end for `nextPeriodS` seconds (0: the validator leaves at the cycle end).
+   */
+  autoRenew?: { nextPeriodS: number; compoundShares: number; authorityAddress: string };
 }
 
 export interface Delegation {
@@ -139,6 +145,7 @@ export class Staking {
   private balanceWallS = 0;
   private drainStartMs: number | undefined;
   private uptimeDropStartMs: number | undefined;
+  private uptimeFloor = UPTIME_FLOOR;
   private readonly baseUptime: number;
   private readonly r: () => number;
 
@@ -172,8 +179,21 @@ export class Staking {
 
   /** The node is in the primary network's current validator set under its running node ID. */
   isPrimaryValidator(): boolean {
-    const s = this.stake;
+    const s = this.renewed();
     return s !== undefined && s.nodeId === this.identity.nodeId && this.wallS() < s.endS;
+  }
+
+  /** The stake, its auto-renewed cycles advanced to the one running now (a cycle renews at its end). */
+  private renewed(): PrimaryStake | undefined {
+    const s = this.stake;
+    const period = s?.autoRenew?.nextPeriodS ?? 0;
+    if (!s || period <= 0) return s;
+    const now = this.wallS();
+    if (now < s.endS) return s;
+    const cycles = Math.floor((now - s.endS) / period) + 1;
+    s.startS = s.endS + (cycles - 1) * period;
+    s.endS = s.startS + period;
+    return s;
   }
 
   isL1Validator(): boolean {
@@ -182,20 +202,24 @@ export class Staking {
 
   /** Current primary-network stakers: the node's stake until its end time (the P-Chain then removes it). */
   currentStake(): PrimaryStake | undefined {
-    const s = this.stake;
+    const s = this.renewed();
     return s !== undefined && this.wallS() < s.endS ? s : undefined;
   }
 
-  /** info.uptime's figures (0–100), or undefined when the node is not a primary validator. */
-  uptime(nowMs: number): { rewardingStake: number; weightedAverage: number } | undefined {
+  /**
+   * info.uptime's figures (0–100), or undefined when the node is not a primary validator. `helicon`: the
+   * release applies ACP-267, so a validation that started at or after Helicon needs 90 %.
+   */
+  uptime(nowMs: number, helicon = false): { rewardingStake: number; weightedAverage: number } | undefined {
     if (!this.isPrimaryValidator()) return undefined;
     let avg = this.baseUptime;
     if (this.uptimeDropStartMs !== undefined) {
       const progress = Math.min(1, Math.max(0, (nowMs - this.uptimeDropStartMs) / 1000 / this.opts.timings.uptimeDropSeconds));
-      avg = this.baseUptime - (this.baseUptime - UPTIME_FLOOR) * progress;
+      avg = this.baseUptime - (this.baseUptime - this.uptimeFloor) * progress;
     }
+    const requirement = helicon && (this.stake?.startS ?? 0) >= MAINNET_HELICON_S ? UPTIME_REQUIREMENT_HELICON : UPTIME_REQUIREMENT;
     // Peers' views spread ±10 points around the average: the share of stake that sees the node above the requirement.
-    const share = Math.min(1, Math.max(0, (avg + 10 - UPTIME_REQUIREMENT) / 20));
+    const share = Math.min(1, Math.max(0, (avg + 10 - requirement) / 20));
     return { rewardingStake: round4(share * 100), weightedAverage: round4(avg) };
   }
 
@@ -228,12 +252,29 @@ export class Staking {
   /** Applies what a scenario change means for the stake, the L1 balance, the identity and the perceived uptime. */
   scenarioChanged(previous: ScenarioName, next: ScenarioName, nowMs: number): void {
     const nowS = this.wallS();
-    if (previous === 'stake-expiring' && next !== 'stake-expiring' && this.stake) {
+    const t = this.opts.timings;
+    const own = (name: ScenarioName) => name === 'stake-expiring' || name === 'auto-renewed' || name === 'auto-renew-exiting';
+    if (own(previous) && previous !== next && this.stake) {
       // The operator re-stakes: a new validator transaction from now, for a year.
       this.stake = newStake(this.identity, this.opts.seed, nowS, nowS + YEAR_S, this.r);
     }
     if (next === 'stake-expiring' && this.stake && this.isPrimaryValidator()) {
-      this.stake = { ...this.stake, endS: nowS + this.opts.timings.stakeExpirySeconds };
+      this.stake = { ...this.stake, endS: nowS + t.stakeExpirySeconds };
+    }
+    if ((next === 'auto-renewed' || next === 'auto-renew-exiting') && this.stake && this.isPrimaryValidator()) {
+      // An auto-renewed validator (AddAutoRenewedValidatorTx) two weeks into a cycle. auto-renewed renews
+      // its cycles (nextPeriod > 0); auto-renew-exiting's owner set nextPeriod to 0: it leaves at the end.
+      const renews = next === 'auto-renewed';
+      this.stake = {
+        ...this.stake,
+        startS: nowS - 14 * DAY_S,
+        endS: nowS + (renews ? t.autoRenewCycleEndSeconds : t.stakeExpirySeconds),
+        autoRenew: { nextPeriodS: renews ? t.nextPeriodSeconds : 0, compoundShares: 500_000, authorityAddress: this.stake.rewardAddress },
+      };
+    }
+    if (next === 'helicon-uptime' && this.stake && this.isPrimaryValidator() && this.stake.startS < MAINNET_HELICON_S) {
+      // A validation that started after Helicon: it needs 90 %.
+      this.stake = { ...this.stake, startS: Math.max(MAINNET_HELICON_S + DAY_S, nowS - 20 * DAY_S) };
     }
     if (next === 'node-id-changed' && previous !== 'node-id-changed') {
       // A new staking certificate (and BLS key): the registered stake stays with the old node ID.
@@ -250,7 +291,8 @@ export class Staking {
       this.drainStartMs = undefined;
       if (this.l1) this.topUp();
     }
-    this.uptimeDropStartMs = next === 'uptime-dropping' ? nowMs : undefined;
+    this.uptimeDropStartMs = next === 'uptime-dropping' || next === 'helicon-uptime' ? nowMs : undefined;
+    this.uptimeFloor = next === 'helicon-uptime' ? t.heliconUptimeFloor : UPTIME_FLOOR;
   }
 
   /** Other validators of the network, for calls without a nodeIDs filter (a handful, not the whole set). */

@@ -96,7 +96,10 @@ export const health: Source<HealthSnapshot> = {
 /** Whether the node is up, and healthy: the one place it is decided (a health answer, whatever it says, is up). */
 export function healthStatus(s: HealthSnapshot | undefined): NodeStatus {
   if (!s) return 'down';
-  return s.healthy ? 'healthy' : 'unhealthy';
+  if (s.healthy) return 'healthy';
+  // AvalancheGo's `bootstrapped` check fails until every chain has bootstrapped (its chain checks
+  // fail with it): a node catching up after a start, not one that broke.
+  return s.checks.some((c) => c.name === 'bootstrapped' && !c.passing) ? 'bootstrapping' : 'unhealthy';
 }
 
 /**

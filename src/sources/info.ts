@@ -3,8 +3,10 @@
 // its peers' versions, from /ext/info. Each method is asked in parallel and
 // keeps its own outcome: a method the node's version lacks (`rpc: can't find
 // method`) and `node is not a validator` from info.uptime are states of the
-// node (avalanchego_info_method_state), not poll failures; a method that fails
-// fails the poll while the others' values are still served.
+// node (avalanchego_info_method_state), not poll failures; so are v1.15's
+// `… start time still bootstrapping` and `… start time not found` (it asks the
+// validator's start time first). A method that fails fails the poll while the
+// others' values are still served.
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { RpcReply } from '../rpc/client.js';
@@ -13,6 +15,7 @@ import { decodeRpc, isMethodNotFound } from '../rpc/jsonrpc.js';
 import type { LinesBuilder } from '../metrics/render.js';
 import { parseRfc3339 } from '../util/gotime.js';
 import { isNodeId } from '../config/cb58.js';
+import type { PageSection, SectionRow, SummaryPart } from './section.js';
 import type { Source, StateWatcher } from './source.js';
 import { firstIssue, uint } from './wire.js';
 
@@ -20,11 +23,24 @@ export const INFO_PATH = '/ext/info';
 export const INFO_METHODS = ['info.getNodeID', 'info.getNodeVersion', 'info.getNetworkID', 'info.uptime', 'info.upgrades', 'info.peers'] as const;
 export type InfoMethod = (typeof INFO_METHODS)[number];
 
-/** What a method's answer says about the node: answered, not a validator (info.uptime), or absent from its version. */
-export type MethodState = 'ok' | 'not_validator' | 'unsupported';
+/**
+ * What a method's answer says about the node: answered, not a validator (info.uptime), or absent from its
+ * version; from v1.15, info.uptime's start time of the node's validation not known yet (the P-Chain
+ * bootstraps) or not in the P-Chain state (a lone node with sybil protection off).
+ */
+export type MethodState = 'ok' | 'not_validator' | 'unsupported' | 'start_time_bootstrapping' | 'start_time_not_found';
 
 /** info.uptime on a node outside the primary network's validator set: `couldn't get node uptime: node is not a validator` (v1.7: `this is not a validator node`). */
 const NOT_VALIDATOR = /not a validator/;
+/**
+ * v1.15.0 info.uptime (network/network.go NodeUptime): `couldn't get node uptime: error while fetching local
+ * validator start time still bootstrapping` (snow/uptime errStillBootstrapping) or `… start time not found`
+ * (database.ErrNotFound).
+ */
+export const START_TIME_ERRORS = {
+  start_time_bootstrapping: 'error while fetching local validator start time still bootstrapping',
+  start_time_not_found: 'error while fetching local validator start time not found',
+} as const;
 /** Upgrade times further ahead than this are placeholders (upgrade.UnscheduledActivationTime is in year 9999). */
 const UNSCHEDULED_AFTER_SECONDS = 10 * 365.25 * 86_400;
 /** At most this many minor versions get their own peers series; the rest are summed under `other`. */
@@ -59,6 +75,11 @@ export interface InfoSnapshot {
   uptime?: { rewardingStakeRatio: number; weightedAverageRatio: number };
   /** Unix seconds of the earliest scheduled upgrade still ahead at the poll. */
   nextUpgradeSeconds?: number;
+  /**
+   * Unix seconds of `heliconTime` in info.upgrades (v1.14.1+; a placeholder in year 9999 while unscheduled);
+   * undefined when the node's version has no Helicon (no key, or no info.upgrades).
+   */
+  heliconSeconds?: number;
   peers?: PeersSummary;
 }
 
@@ -80,7 +101,60 @@ export const info: Source<InfoSnapshot> = {
   failure: (snapshot) => snapshot.failure,
   samples: addInfoLines,
   watch: watchInfo,
+  summary: summarizeInfo,
+  sections: infoSections,
 };
+
+/** Pure: the info source's part of the fleet page's line: uptime against its requirement, version, peers on newer versions. */
+export function summarizeInfo(s: InfoSnapshot): SummaryPart {
+  return {
+    ...(s.nodeId ? { nodeId: s.nodeId } : {}),
+    validator: {
+      ...(s.uptime ? { uptimeRatio: s.uptime.weightedAverageRatio } : {}),
+      ...(s.methods['info.uptime'] === 'not_validator' ? { notValidator: true } : {}),
+      ...(s.version ? { version: { text: s.version.text, ...(s.version.parts ? { number: versionNumber(s.version.parts) } : {}) } } : {}),
+      ...(s.peers?.newerRatio !== undefined ? { peersNewerRatio: s.peers.newerRatio } : {}),
+    },
+  };
+}
+
+const pct = (ratio: number) => ({ number: ratio * 100, digits: 1, unit: '%' });
+
+/** Pure: the node page's info section: identity, version against its peers, uptime against its requirement, upgrades. */
+export function infoSections(s: InfoSnapshot | undefined): PageSection[] {
+  const rows: SectionRow[] = [];
+  if (s) {
+    if (s.nodeId) rows.push({ label: 'node ID', values: [{ text: s.nodeId }] });
+    if (s.networkId) rows.push({ label: 'network ID', values: [{ text: s.networkId }] });
+    if (s.version) {
+      const newer = s.peers?.newerRatio;
+      rows.push({
+        label: 'version',
+        values: [
+          {
+            text: `${s.version.text}${newer !== undefined && newer > 0 ? ` · ${Math.round(newer * 100)} % of its peers run a newer version` : ''}`,
+            ...(newer !== undefined && newer >= 0.5 ? { tone: 'warn' as const } : {}),
+          },
+        ],
+      });
+    }
+    if (s.uptime) {
+      // Its requirement (80 %, 90 % for validations started after Helicon) is the platform section's.
+      rows.push({ label: 'uptime (stake-weighted, as the network sees it)', values: [pct(s.uptime.weightedAverageRatio)] });
+      rows.push({ label: 'stake that sees it above the requirement', values: [pct(s.uptime.rewardingStakeRatio)] });
+    } else if (s.methods['info.uptime'] === 'not_validator') {
+      rows.push({ label: 'uptime', values: [{ text: 'not a validator (info.uptime)', tone: 'dim' }] });
+    }
+    if (s.nextUpgradeSeconds !== undefined) rows.push({ label: 'next network upgrade', values: [{ time: s.nextUpgradeSeconds }] });
+    if (s.peers) {
+      rows.push({ label: 'peers', values: [{ number: s.peers.total }] });
+      rows.push({ label: 'peers by version', values: [{ text: s.peers.byMinor.map((v) => `${v.version}: ${v.count}`).join(', ') }] });
+    }
+    for (const [method, state] of Object.entries(s.methods))
+      if (state !== 'ok') rows.push({ label: method, values: [{ text: state.replace('_', ' '), tone: 'dim' }] });
+  }
+  return [{ title: 'Node (info API)', rows, empty: 'The info source has not answered yet, or is off for this node.' }];
+}
 
 /** A request that got no answer. */
 export interface Failed {
@@ -93,11 +167,15 @@ export type InfoAnswers = Record<InfoMethod, RpcReply | Failed>;
  * types) for an answer that is neither: another HTTP status, another JSON-RPC
  * error, not JSON-RPC at all.
  */
-export function methodOutcome(reply: RpcReply): { state: 'ok'; result: unknown } | { state: 'not_validator' | 'unsupported' } {
+export function methodOutcome(reply: RpcReply): { state: 'ok'; result: unknown } | { state: Exclude<MethodState, 'ok'> } {
   const outcome = decodeRpc(reply);
   if (outcome.ok) return { state: 'ok', result: outcome.result };
   if (isMethodNotFound(outcome.message)) return { state: 'unsupported' };
-  if (reply.method === 'info.uptime' && NOT_VALIDATOR.test(outcome.message)) return { state: 'not_validator' };
+  if (reply.method === 'info.uptime') {
+    if (NOT_VALIDATOR.test(outcome.message)) return { state: 'not_validator' };
+    if (outcome.message.endsWith(START_TIME_ERRORS.start_time_bootstrapping)) return { state: 'start_time_bootstrapping' };
+    if (outcome.message.endsWith(START_TIME_ERRORS.start_time_not_found)) return { state: 'start_time_not_found' };
+  }
   throw new RpcError(outcome.code, outcome.message, reply.method);
 }
 
@@ -128,6 +206,8 @@ export function parseInfo(answers: InfoAnswers, nowSeconds: number): InfoSnapsho
         case 'info.upgrades': {
           const next = nextUpgrade(parseUpgrades(outcome.result), nowSeconds);
           if (next !== undefined) s.nextUpgradeSeconds = next;
+          const helicon = heliconOf(outcome.result);
+          if (helicon !== undefined) s.heliconSeconds = helicon;
           break;
         }
         case 'info.peers':
@@ -226,6 +306,12 @@ export function parseUpgrades(result: unknown): number[] {
     times.push(t.seconds);
   }
   return times;
+}
+
+/** Pure: info.upgrades (already checked by parseUpgrades) → `heliconTime` in Unix seconds, when the release has it. */
+export function heliconOf(result: unknown): number | undefined {
+  const text = (result as { heliconTime?: unknown }).heliconTime;
+  return typeof text === 'string' ? parseRfc3339(text)?.seconds : undefined;
 }
 
 /** The earliest upgrade still ahead of `nowSeconds`; placeholders over 10 years ahead are unscheduled. */
@@ -330,6 +416,13 @@ function watchInfo(log: Logger): StateWatcher<InfoSnapshot> {
       const before = prev?.methods['info.uptime'];
       if (uptime === 'not_validator' && before !== 'not_validator') {
         log.info('info.uptime: node is not a validator (no uptime series; avalanchego_info_method_state says so)');
+      } else if ((uptime === 'start_time_bootstrapping' || uptime === 'start_time_not_found') && before !== uptime) {
+        log.info(
+          { state: uptime },
+          uptime === 'start_time_bootstrapping'
+            ? "info.uptime: the node's validation start time is not known while the P-Chain bootstraps (no uptime series)"
+            : 'info.uptime: the node counts as a validator but its start time is not in the P-Chain state (no uptime series)',
+        );
       } else if (uptime === 'ok' && before === 'not_validator') {
         log.info('info.uptime: node is a validator again');
       }

@@ -5,7 +5,10 @@
 // v1.12.2+), from /ext/bc/P. HTTP 503 while the P-Chain bootstraps and a method
 // the node's version lacks are states (avalanchego_platform_method_state), not
 // poll failures. The own node ID and BLS key come from the info source, or
-// from info.getNodeID when that source is off or has not answered yet.
+// from info.getNodeID when that source is off or has not answered yet; so does
+// the Helicon time (info.upgrades) that decides a validation's uptime
+// requirement. platform.getHeight gives the P-Chain height, which an L1's
+// ProposerVM view is compared with (proposervm.ts).
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { RpcReply } from '../rpc/client.js';
@@ -13,13 +16,14 @@ import { InvalidResponseError, RpcError } from '../rpc/errors.js';
 import { decodeRpc, isMethodNotFound } from '../rpc/jsonrpc.js';
 import type { LinesBuilder } from '../metrics/render.js';
 import { uint64Schema } from '../util/uint64.js';
-import { INFO_PATH, info, methodOutcome, parseNodeId } from './info.js';
-import type { Source, StateWatcher } from './source.js';
+import { INFO_PATH, heliconOf, info, methodOutcome, parseNodeId, parseUpgrades, type InfoSnapshot } from './info.js';
+import type { PageSection, SectionRow, SummaryPart } from './section.js';
+import type { PollContext, Source, StateWatcher } from './source.js';
 import { uint } from './wire.js';
 import { PRIMARY_NETWORK_ID } from '../config/schema.js';
 
 export const PLATFORM_PATH = '/ext/bc/P';
-export const PLATFORM_METHODS = ['platform.getCurrentValidators', 'platform.getValidatorFeeState'] as const;
+export const PLATFORM_METHODS = ['platform.getCurrentValidators', 'platform.getValidatorFeeState', 'platform.getHeight'] as const;
 export type PlatformMethod = (typeof PLATFORM_METHODS)[number];
 export type PlatformMethodState = 'ok' | 'not_bootstrapped' | 'unsupported';
 
@@ -33,8 +37,24 @@ export type ValidatorEntry =
       potentialReward?: number;
       /** `signer.publicKey`, lower-case hex; absent for a stake registered without a BLS key. */
       registeredKey?: string;
+      /** The auto-renew config (ACP-236, v1.15+), inlined in the entry of an auto-renewed validator. */
+      autoRenew?: AutoRenew;
     }
   | { kind: 'l1'; weight: number; startSeconds: number; balance: number; registeredKey?: string };
+
+/** An auto-renewed validator's config; start, end and reward then describe the current cycle only. */
+export interface AutoRenew {
+  /** `nextPeriod`: seconds of the next cycle; 0 = the validator leaves at the end of this one. */
+  nextPeriodSeconds: number;
+  /** `autoCompoundRewardShares` / 1,000,000. */
+  autoCompoundRatio: number;
+  /** `restakedValidationRewards`, `restakedDelegateeRewards` (nAVAX), when the node reports them. */
+  restakedValidationRewards?: number;
+  restakedDelegateeRewards?: number;
+}
+
+/** ACP-267: validations that start at or after Helicon need 90 % uptime for rewards, earlier ones 80 %. */
+export const UPTIME_REQUIREMENT = { beforeHelicon: 0.8, afterHelicon: 0.9 } as const;
 
 export interface SubnetState {
   subnet: string;
@@ -50,6 +70,13 @@ export interface PlatformSnapshot {
   /** Subnets answered, the primary network first (none while not bootstrapped). */
   subnets: SubnetState[];
   feePriceNavaxPerSecond?: number;
+  /** platform.getHeight: the P-Chain's last accepted height. */
+  height?: number;
+  /**
+   * `heliconTime` of info.upgrades (Unix seconds); null when the node's release has none (no key, no
+   * info.upgrades); undefined when unknown (info.upgrades failed): then no requirement is served.
+   */
+  heliconSeconds?: number | null;
   failure?: unknown;
 }
 
@@ -66,6 +93,7 @@ export const platform: Source<PlatformSnapshot> = {
         throw new InvalidResponseError('info.getNodeID is not available: the node ID to look up in the validator set is unknown');
       identity = { methods: {}, ...parseNodeId(outcome.result) };
     }
+    const heliconSeconds = await heliconTime(ctx, identity);
     const nodeId = identity.nodeId;
     if (nodeId === undefined)
       throw new InvalidResponseError('info.getNodeID gave no node ID: the node ID to look up in the validator set is unknown');
@@ -76,16 +104,119 @@ export const platform: Source<PlatformSnapshot> = {
         (reply): RpcReply | { failed: unknown } => reply,
         (failed: unknown) => ({ failed }),
       );
-    const [fee, ...validators] = await Promise.all([
+    const [fee, height, ...validators] = await Promise.all([
       settle(ctx.rpc(PLATFORM_PATH, 'platform.getValidatorFeeState', {})),
+      settle(ctx.rpc(PLATFORM_PATH, 'platform.getHeight', {})),
       ...subnets.map((subnetID) => settle(ctx.rpc(PLATFORM_PATH, 'platform.getCurrentValidators', { subnetID, nodeIDs: [nodeId] }))),
     ]);
-    return parsePlatform({ nodeId, ownKey: identity.blsPublicKey, subnets, validators, fee });
+    return parsePlatform({ nodeId, ownKey: identity.blsPublicKey, subnets, validators, fee, height, heliconSeconds });
   },
   failure: (snapshot) => snapshot.failure,
   samples: addPlatformLines,
   watch: watchPlatform,
+  summary: summarizePlatform,
+  sections: platformSections,
 };
+
+/** Seconds an L1 validator's balance lasts at the current fee price; undefined without a price. */
+function runway(balance: number, price: number | undefined): number | undefined {
+  return price !== undefined && price > 0 ? balance / price : undefined;
+}
+
+/** Pure: the platform source's part of the fleet page's line: the stake's end, L1 balances and their runway. */
+export function summarizePlatform(s: PlatformSnapshot): SummaryPart {
+  const primary = s.subnets.find((x) => x.subnet === PRIMARY_NETWORK_ID)?.entry;
+  const l1 = s.subnets.flatMap((x) => {
+    if (x.entry?.kind !== 'l1') return [];
+    const r = runway(x.entry.balance, s.feePriceNavaxPerSecond);
+    return [{ subnet: x.subnet, balanceNavax: x.entry.balance, ...(r !== undefined ? { runwaySeconds: r } : {}) }];
+  });
+  return {
+    nodeId: s.nodeId,
+    validator: {
+      ...(primary?.kind === 'staker'
+        ? {
+            stake: { endSeconds: primary.endSeconds, ...(primary.autoRenew && primary.autoRenew.nextPeriodSeconds > 0 ? { autoRenew: true } : {}) },
+            ...(uptimeRequirement(primary, s.heliconSeconds) !== undefined
+              ? { uptimeRequirement: uptimeRequirement(primary, s.heliconSeconds) }
+              : {}),
+          }
+        : {}),
+      ...(l1.length > 0 ? { l1 } : {}),
+      // Answered for every subnet asked (none while the P-Chain bootstraps) and in none of them.
+      ...(s.subnets.length > 0 && s.subnets.every((x) => x.entry === undefined) ? { inNoSet: true } : {}),
+    },
+  };
+}
+
+const NAVAX_PER_AVAX = 1e9;
+
+/** Pure: the node page's platform section: the node's entry in each validator set asked. */
+export function platformSections(s: PlatformSnapshot | undefined): PageSection[] {
+  const rows: SectionRow[] = [];
+  if (s) {
+    for (const { subnet, entry } of s.subnets) {
+      const name = subnet === PRIMARY_NETWORK_ID ? 'primary network' : `subnet ${subnet}`;
+      if (!entry) {
+        rows.push({ label: name, values: [{ text: 'not a current validator' }] });
+        continue;
+      }
+      const key = entry.registeredKey === undefined || s.ownKey === undefined ? undefined : entry.registeredKey === s.ownKey;
+      if (entry.kind === 'staker') {
+        rows.push({ label: `${name}: stake`, values: [{ number: entry.weight / NAVAX_PER_AVAX, digits: 3, unit: 'AVAX' }] });
+        rows.push({ label: `${name}: started`, values: [{ time: entry.startSeconds }] });
+        rows.push({ label: `${name}: ends`, values: [{ time: entry.endSeconds }] });
+        if (entry.autoRenew)
+          rows.push({
+            label: `${name}: auto-renew`,
+            values: [
+              entry.autoRenew.nextPeriodSeconds > 0
+                ? { text: `yes, next period ${Math.round(entry.autoRenew.nextPeriodSeconds / 86_400)} days`, tone: 'ok' }
+                : { text: 'leaves at the end of this period', tone: 'warn' },
+            ],
+          });
+        const requirement = subnet === PRIMARY_NETWORK_ID ? uptimeRequirement(entry, s.heliconSeconds) : undefined;
+        if (requirement !== undefined) rows.push({ label: `${name}: uptime its reward needs`, values: [{ number: requirement * 100, unit: '%' }] });
+        if (entry.potentialReward !== undefined)
+          rows.push({ label: `${name}: potential reward`, values: [{ number: entry.potentialReward / NAVAX_PER_AVAX, digits: 3, unit: 'AVAX' }] });
+      } else {
+        const r = runway(entry.balance, s.feePriceNavaxPerSecond);
+        rows.push({ label: `${name}: L1 validator weight`, values: [{ number: entry.weight }] });
+        rows.push({
+          label: `${name}: balance`,
+          values: [{ number: entry.balance / NAVAX_PER_AVAX, digits: 6, unit: 'AVAX', tone: entry.balance === 0 ? 'bad' : 'ok' }],
+        });
+        if (r !== undefined)
+          rows.push({ label: `${name}: balance lasts`, values: [{ number: r / 86_400, digits: 2, unit: 'days at the current fee' }] });
+      }
+      if (key !== undefined) rows.push({ label: `${name}: registered BLS key is the node's`, values: [{ flag: key }] });
+    }
+    if (s.feePriceNavaxPerSecond !== undefined)
+      rows.push({ label: 'L1 validator fee', values: [{ number: s.feePriceNavaxPerSecond, digits: 3, unit: 'nAVAX/s' }] });
+    for (const [method, state] of Object.entries(s.methods))
+      if (state !== 'ok') rows.push({ label: method, values: [{ text: state.replace('_', ' '), tone: 'dim' }] });
+  }
+  return [{ title: 'Validator (platform API)', rows, empty: 'The platform source has not answered yet, or is off for this node.' }];
+}
+
+/**
+ * The Helicon time from the info source's last poll when it asked info.upgrades, else from info.upgrades
+ * asked here (the info source is off or has not answered yet). undefined when it cannot be known now.
+ */
+async function heliconTime(ctx: PollContext, identity: InfoSnapshot): Promise<number | null | undefined> {
+  const state = identity.methods['info.upgrades'];
+  if (state === 'ok') return identity.heliconSeconds ?? null;
+  if (state === 'unsupported') return null;
+  try {
+    const outcome = methodOutcome(await ctx.rpc(INFO_PATH, 'info.upgrades', {}));
+    if (outcome.state !== 'ok') return null;
+    parseUpgrades(outcome.result);
+    return heliconOf(outcome.result) ?? null;
+  } catch {
+    // The platform poll does not fail for it: the requirement series is left out until it is known.
+    return undefined;
+  }
+}
 
 type Answer = RpcReply | { failed: unknown };
 
@@ -96,6 +227,9 @@ export interface PlatformAnswers {
   subnets: string[];
   validators: Answer[];
   fee: Answer;
+  /** platform.getHeight; absent in answers recorded before it was asked. */
+  height?: Answer;
+  heliconSeconds?: number | null;
 }
 
 /** 503 is the node's answer while the P-Chain bootstraps (`API call rejected because chain is not done bootstrapping`). */
@@ -111,6 +245,7 @@ function platformOutcome(reply: RpcReply): { state: 'ok'; result: unknown } | { 
 export function parsePlatform(a: PlatformAnswers): PlatformSnapshot {
   const s: PlatformSnapshot = { nodeId: a.nodeId, methods: {}, subnets: [] };
   if (a.ownKey) s.ownKey = a.ownKey;
+  if (a.heliconSeconds !== undefined) s.heliconSeconds = a.heliconSeconds;
   const fail = (error: unknown) => {
     s.failure ??= error;
   };
@@ -144,6 +279,16 @@ export function parsePlatform(a: PlatformAnswers): PlatformSnapshot {
   } catch (error) {
     fail(error);
   }
+  if (a.height) {
+    try {
+      if ('failed' in a.height) throw a.height.failed;
+      const outcome = platformOutcome(a.height);
+      s.methods['platform.getHeight'] = outcome.state;
+      if (outcome.state === 'ok') s.height = parseHeight(outcome.result);
+    } catch (error) {
+      fail(error);
+    }
+  }
   return s;
 }
 
@@ -158,6 +303,11 @@ const stakerSchema = z.object({
   stakeAmount: uint.optional(),
   potentialReward: uint.optional(),
   signer: z.object({ publicKey: key }).nullish(),
+  // ACP-236 (v1.15+): *AutoRenewedConfig inlined; absent for fixed-term validators.
+  nextPeriod: uint.optional(),
+  autoCompoundRewardShares: uint.optional(),
+  restakedValidationRewards: uint.optional(),
+  restakedDelegateeRewards: uint.optional(),
 });
 
 const l1Schema = z.object({
@@ -202,7 +352,7 @@ export function parseOwnEntry(result: unknown, nodeId: string): ValidatorEntry |
     if (!v.success) throw invalid(`a validator entry without ${v.error.issues[0]?.path.join('.') ?? 'a field it needs'}`);
     const weight = v.data.weight ?? v.data.stakeAmount;
     if (weight === undefined) throw invalid('a validator entry without weight');
-    found = {
+    const staker: ValidatorEntry = {
       kind: 'staker',
       weight,
       startSeconds: v.data.startTime,
@@ -210,8 +360,35 @@ export function parseOwnEntry(result: unknown, nodeId: string): ValidatorEntry |
       ...(v.data.potentialReward !== undefined ? { potentialReward: v.data.potentialReward } : {}),
       ...(v.data.signer?.publicKey ? { registeredKey: v.data.signer.publicKey.toLowerCase() } : {}),
     };
+    if (v.data.nextPeriod !== undefined) staker.autoRenew = autoRenewOf(v.data);
+    found = staker;
   }
   return found;
+}
+
+/** The auto-renew config of an entry that carries `nextPeriod`. */
+function autoRenewOf(d: z.infer<typeof stakerSchema>): AutoRenew {
+  const shares = d.autoCompoundRewardShares ?? 0;
+  if (shares > 1_000_000) throw invalid(`autoCompoundRewardShares ${shares}, more than 1,000,000 (100 %)`);
+  return {
+    nextPeriodSeconds: d.nextPeriod ?? 0,
+    autoCompoundRatio: shares / 1_000_000,
+    ...(d.restakedValidationRewards !== undefined ? { restakedValidationRewards: d.restakedValidationRewards } : {}),
+    ...(d.restakedDelegateeRewards !== undefined ? { restakedDelegateeRewards: d.restakedDelegateeRewards } : {}),
+  };
+}
+
+/** Pure: platform.getHeight → the P-Chain height (`{"height":"…"}`, a json.Uint64 string). */
+export function parseHeight(result: unknown): number {
+  const r = z.object({ height: uint }).safeParse(result);
+  if (!r.success) throw new InvalidResponseError(`platform.getHeight returned no height: ${r.error.issues[0]?.message ?? 'not a height'}`);
+  return r.data.height;
+}
+
+/** Pure: the uptime requirement of the node's primary-network validation, or undefined when the Helicon time is unknown. */
+export function uptimeRequirement(entry: ValidatorEntry, heliconSeconds: number | null | undefined): number | undefined {
+  if (heliconSeconds === undefined) return undefined;
+  return heliconSeconds !== null && entry.startSeconds >= heliconSeconds ? UPTIME_REQUIREMENT.afterHelicon : UPTIME_REQUIREMENT.beforeHelicon;
 }
 
 /** Pure: platform.getValidatorFeeState → price in nAVAX per second (a plain number on the wire). */
@@ -231,7 +408,18 @@ function addPlatformLines(b: LinesBuilder, s: PlatformSnapshot | undefined): voi
     b.add('avalanchego_validator_start_timestamp_seconds', entry.startSeconds, labels);
     if (entry.kind === 'staker') b.add('avalanchego_validator_end_timestamp_seconds', entry.endSeconds, labels);
     b.add('avalanchego_validator_weight', entry.weight, labels);
-    if (subnet === PRIMARY_NETWORK_ID && entry.kind === 'staker') b.add('avalanchego_validator_potential_reward_navax', entry.potentialReward);
+    if (subnet === PRIMARY_NETWORK_ID && entry.kind === 'staker') {
+      b.add('avalanchego_validator_potential_reward_navax', entry.potentialReward);
+      b.add('avalanchego_validator_uptime_requirement_ratio', uptimeRequirement(entry, s.heliconSeconds), labels);
+      const renew = entry.autoRenew;
+      b.add('avalanchego_validator_auto_renew', renew && renew.nextPeriodSeconds > 0 ? 1 : 0, labels);
+      if (renew && renew.nextPeriodSeconds > 0) {
+        b.add('avalanchego_validator_next_period_seconds', renew.nextPeriodSeconds, labels);
+        b.add('avalanchego_validator_auto_compound_reward_ratio', renew.autoCompoundRatio, labels);
+      }
+      b.add('avalanchego_validator_restaked_validation_reward_navax', renew?.restakedValidationRewards, labels);
+      b.add('avalanchego_validator_restaked_delegatee_reward_navax', renew?.restakedDelegateeRewards, labels);
+    }
     if (entry.registeredKey && s.ownKey) b.add('avalanchego_validator_registered_key_match', entry.registeredKey === s.ownKey ? 1 : 0, labels);
     if (entry.kind === 'l1') {
       b.add('avalanchego_l1_validator_balance_navax', entry.balance, labels);
@@ -239,6 +427,7 @@ function addPlatformLines(b: LinesBuilder, s: PlatformSnapshot | undefined): voi
     }
   }
   b.add('avalanchego_validator_fee_price_navax_per_second', s.feePriceNavaxPerSecond);
+  b.add('avalanchego_platform_height', s.height);
   for (const method of PLATFORM_METHODS) {
     const state = s.methods[method];
     if (state) b.add('avalanchego_platform_method_state', 1, { method, state });

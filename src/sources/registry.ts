@@ -2,10 +2,12 @@
 // are rendered. Adding a source: one module implementing Source (source.ts),
 // one line here.
 import { admin } from './admin.js';
+import { evm } from './evm.js';
 import { health } from './health.js';
 import { indexApi } from './index-api.js';
 import { info } from './info.js';
 import { platform } from './platform.js';
+import { proposervm } from './proposervm.js';
 import type { Source } from './source.js';
 
-export const SOURCES: ReadonlyArray<Source<unknown>> = [health, indexApi, info, platform, admin];
+export const SOURCES: ReadonlyArray<Source<unknown>> = [health, indexApi, info, platform, evm, proposervm, admin];

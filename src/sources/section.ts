@@ -56,4 +56,26 @@ export interface SummaryPart {
   readonly problems?: readonly Problem[];
   /** Last accepted heights by chain alias (`C`, `P`, `X` …); the fleet page compares them across nodes. */
   readonly heights?: ReadonlyArray<{ readonly chain: string; readonly height: number }>;
+  /** What the node is as a validator (the info and platform sources each add theirs; merged). */
+  readonly validator?: ValidatorPart;
+}
+
+/** The validator column of the fleet page: what costs a validator its reward or its stake. */
+export interface ValidatorPart {
+  /** The node's uptime as the network sees it (info.uptime, stake-weighted). */
+  readonly uptimeRatio?: number;
+  /** The uptime its primary-network validation needs for a reward (80 %, or 90 % when it started after Helicon). */
+  readonly uptimeRequirement?: number;
+  /** info.uptime answered "not a validator". */
+  readonly notValidator?: boolean;
+  /** Primary-network stake: when it ends (Unix seconds); `autoRenew` when it renews itself. */
+  readonly stake?: { readonly endSeconds?: number; readonly autoRenew?: boolean };
+  /** L1 validators (ACP-77): balance and how long it lasts at the current fee. */
+  readonly l1?: ReadonlyArray<{ readonly subnet: string; readonly balanceNavax: number; readonly runwaySeconds?: number }>;
+  /** The platform source asked and the node is in no validator set it asked about. */
+  readonly inNoSet?: boolean;
+  /** The node's version (`1.14.2`) and its number for comparing (MAJOR×10⁶ + MINOR×10³ + PATCH). */
+  readonly version?: { readonly text: string; readonly number?: number };
+  /** Share of the node's peers that run a newer version. */
+  readonly peersNewerRatio?: number;
 }

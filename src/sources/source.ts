@@ -82,8 +82,8 @@ export interface Source<S> {
   sections?(snapshot: S | undefined): PageSection[];
 }
 
-/** A node's status, as the source that decides it sees it: no answer (down), an answer saying unhealthy, or healthy. */
-export type NodeStatus = 'down' | 'unhealthy' | 'healthy';
+/** A node's status, as the source that decides it sees it: no answer (down), an answer saying unhealthy, still bootstrapping, or healthy. */
+export type NodeStatus = 'down' | 'unhealthy' | 'bootstrapping' | 'healthy';
 
 /** Logs a source's state changes for one node (ok → failing → ok) at info/warn, never every poll. */
 export interface StateWatcher<S> {

@@ -88,18 +88,30 @@ describe('CLI', () => {
     }
   });
 
-  it('--version and --help', () => {
+  it('--version, -v and --help', () => {
     expect(run(['--version']).stdout).toMatch(/^avalanchego-exporter \d+\.\d+\.\d+ \(Node\.js v\d+/);
+    expect(run(['-v']).stdout).toBe(run(['--version']).stdout);
     const help = run(['--help']);
     expect(help.status).toBe(0);
-    for (const flag of ['--config.file', '--config.check', '--web.listen-address', '--log.level', '--log.format'])
+    for (const flag of ['--config.file', '--config.check', '--web.listen-address', '--web.telemetry-path', '--log.level', '--log.format', 'logfmt'])
       expect(help.stdout).toContain(flag);
   });
 
-  it('an unknown flag or bad value exits 2 with the reason', () => {
+  it('an unknown flag (with the nearest one) or bad value exits 2 with the reason', () => {
     let r = run(['--config.fil=x']);
     expect(r.status).toBe(2);
-    expect(r.stderr).toContain("Unknown option '--config.fil'");
+    expect(r.stderr).toContain('unknown flag --config.fil (did you mean --config.file?)');
+    r = run(['--web.telemetry_path=/m']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('unknown flag --web.telemetry_path (did you mean --web.telemetry-path?)');
+    r = run(['--frobnicate']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('unknown flag --frobnicate\n');
+    for (const bad of ['metrics', '/probe', '/-/ready', '/node/x']) {
+      r = run([`--web.telemetry-path=${bad}`]);
+      expect(r.status, bad).toBe(2);
+      expect(r.stderr).toContain(`--web.telemetry-path="${bad}"`);
+    }
     r = run(['--log.level=loud']);
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('--log.level="loud" is not one of debug, info, warn, error');
@@ -146,6 +158,13 @@ describe('CLI', () => {
     text = await (await fetch(`${url}/metrics`)).text();
     expect(sample(text, 'avalanchego_exporter_config_last_reload_successful')).toBe(0);
     expect(sample(text, 'avalanchego_up{node="b"}')).toBe(1);
+    // The problems, as --config.check prints them; no JavaScript stack trace.
+    const failed = stderr()
+      .split('\n')
+      .filter((l) => l.includes('config reload failed'));
+    expect(failed).toHaveLength(1);
+    expect(failed[0]).toContain('invalid configuration (1 problem)');
+    expect(failed[0]).not.toMatch(/"stack"|\\n\s+at |\.[jt]s:\d+/);
 
     writeConfig('c.yaml', ['b']);
     expect((await fetch(`${url}/-/reload`, { method: 'POST' })).status).toBe(200);
@@ -212,5 +231,25 @@ describe('CLI', () => {
       10_000,
     );
     expect(out).toContain('"msg":"stopped"');
+  });
+
+  it('--web.telemetry-path serves the metrics there (not at /metrics), and the pages link to it; --log.format=logfmt', async () => {
+    const { proc, url, stderr } = await startExporterProcess([
+      `--config.file=${writeConfig('tp.yaml', ['a'])}`,
+      '--web.telemetry-path=/exporter/metrics',
+      '--log.format=logfmt',
+    ]);
+    expect(sample(await (await fetch(`${url}/exporter/metrics`)).text(), 'avalanchego_up{node="a"}')).toBe(1);
+    expect((await fetch(`${url}/metrics`)).status).toBe(404);
+    for (const path of ['/', '/config', '/node/a'])
+      expect(await (await fetch(`${url}${path}`)).text(), path).toContain(
+        'href="exporter/metrics"'.replace('href="', path === '/node/a' ? 'href="../' : 'href="'),
+      );
+    proc.kill('SIGTERM');
+    expect(await exited(proc)).toBe(0);
+    const lines = stderr().trim().split('\n');
+    expect(lines[0]).toMatch(/^time=\d{4}-\d\d-\d\dT[\d:.]+Z level=INFO msg="exporter listening" address=http:\/\/127\.0\.0\.1:\d+ targets=1 /);
+    expect(lines.at(-1)).toMatch(/^time=\S+ level=INFO msg=stopped$/);
+    expect(stderr()).not.toContain('{"');
   });
 });

@@ -5,6 +5,7 @@ import { waitFor } from '../helpers/fake-node.js';
 import { sample } from '../helpers/exporter.js';
 import { DEMO_SCENARIOS } from '../../src/demo.js';
 import { freePort } from '../helpers/net.js';
+import { defined } from '../helpers/assert.js';
 
 describe('demo', () => {
   it('serves every demo node, the down one as up 0, and stops on SIGINT with exit 0', { timeout: 60_000 }, async () => {
@@ -37,6 +38,11 @@ describe('demo', () => {
       expect(sim.nodes.map((n) => `${n.name} ${n.scenario}`)).toEqual(DEMO_SCENARIOS.map((s, i) => `node-${i} ${s}`));
       expect(stdout).toContain(`${simUrl}/sim/nodes/node-0/scenario`);
       expect(stdout).toContain(`Landing page:      ${url}/`);
+      // The banner links to the human pages: one node's and the configuration.
+      const nodeLink = /One node:\s+(http:\/\/127\.0\.0\.1:\d+\/node\/node-\d+)/.exec(stdout)?.[1];
+      expect(nodeLink, stdout).toBeDefined();
+      expect((await fetch(defined(nodeLink, 'the node link'))).status).toBe(200);
+      expect(stdout).toContain(`Configuration:     ${url}/config`);
       const page = await (await fetch(url)).text();
       expect(page).toMatch(/<td class="state bad">down( <span class="dim">for \d+s<\/span>)?<\/td>/);
       child.kill('SIGINT');

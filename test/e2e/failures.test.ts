@@ -22,6 +22,7 @@ defaults:
   timeout: 150ms
   info: { enabled: false }
   platform: { enabled: false }
+  evm: { enabled: false }
 targets:
   - name: n
     url: ${url}

@@ -22,10 +22,15 @@ beforeAll(async () => {
     '/ext/index/C/block': { fixture: 'index/getLastAccepted-C-block.json' },
     '/ext/index/P/block': { fixture: 'index/getLastAccepted-P-block.json' },
     '/ext/index/X/block': { fixture: 'index/empty-index.json' },
+    // Executed = accepted (51234567, the C check's lastAcceptedHeight): a node before Helicon.
+    '/ext/bc/C/rpc': { fixture: 'evm/eth_blockNumber-C.json' },
   });
   started.push(healthy);
   // Indexing off on this one: every index path is 404.
-  const degraded = await startFakeNode({ '/ext/health': { fixture: 'health/degraded-v1.14.2.json' } });
+  const degraded = await startFakeNode({
+    '/ext/health': { fixture: 'health/degraded-v1.14.2.json' },
+    '/ext/bc/C/rpc': { fixture: 'evm/eth_blockNumber-C.json' },
+  });
   started.push(degraded);
   exporter = await startTestExporter(
     `
@@ -34,7 +39,7 @@ defaults:
   timeout: 500ms
   index:
     endpoints: [C/block, P/block, X/block]
-  # The health and index pipeline only (the info and platform sources have their own tests).
+  # The health, index and evm pipeline (the info and platform sources have their own tests).
   info:
     enabled: false
   platform:

@@ -5,7 +5,7 @@ import { gunzipSync } from 'node:zlib';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { classifyError } from '../../src/rpc/errors.js';
-import { CONNECTIONS_PER_NODE, Dispatchers, NodeClient } from '../../src/rpc/client.js';
+import { CONNECTIONS_PER_NODE, Dispatchers, NodeClient, RequestBodies } from '../../src/rpc/client.js';
 import { Limiter } from '../../src/rpc/limiter.js';
 import { parseConfigText } from '../../src/config/load.js';
 import { defined } from '../helpers/assert.js';
@@ -120,10 +120,12 @@ describe('socket budget', () => {
     const signal = AbortSignal.timeout(2000);
     try {
       // The first node's keep-alive connection takes the whole budget.
-      const first = await new NodeClient(ta, dispatchers, limiter).rpc('/ext/health', 'health.health', {}, signal);
+      const first = await new NodeClient(ta, dispatchers, limiter, new RequestBodies()).rpc('/ext/health', 'health.health', {}, signal);
       expect(first.status).toBe(200);
       expect(dispatchers.openConnections).toBe(1);
-      const err = await new NodeClient(tb, dispatchers, limiter).rpc('/ext/health', 'health.health', {}, signal).catch((e: unknown) => e);
+      const err = await new NodeClient(tb, dispatchers, limiter, new RequestBodies())
+        .rpc('/ext/health', 'health.health', {}, signal)
+        .catch((e: unknown) => e);
       const failure = classifyError(err, { url: tb.url, timeoutMs: 2000 });
       expect(failure.reason).toBe('connect');
       expect(failure.message).toMatch(/1 connections open to nodes, its budget \(1/);
@@ -137,7 +139,8 @@ describe('socket budget', () => {
     const dispatchers = new Dispatchers();
     const nodeA = defined(a, 'fake node a');
     const config = parseConfigText(`targets:\n  - { name: a, url: '${nodeA.url}' }\n`, 'test.yaml', {});
-    const client = new NodeClient(defined(config.targets[0], 'target a'), dispatchers, new Limiter(4));
+    const bodies = new RequestBodies();
+    const client = new NodeClient(defined(config.targets[0], 'target a'), dispatchers, new Limiter(4), bodies);
     const before = nodeA.requests.length;
     const one = await client.rpc('/ext/health', 'health.health', {}, AbortSignal.timeout(2000));
     const two = await client.rpc('/ext/health', 'health.health', {}, AbortSignal.timeout(2000));

@@ -23,6 +23,35 @@ function healthRoutes(n: number, delayMs: number, prefix = 'n') {
 }
 
 describe('scheduler', () => {
+  it('two exporters in one process share no state: each has its own poll timetable, request bodies and labels', async () => {
+    node = await startFakeNode({
+      '/a/ext/index/C/block': { fixture: 'index/getLastAccepted-C-block.json' },
+      '/b/ext/health': { fixture: 'health/healthy-v1.14.2.json' },
+    });
+    const other = await startTestExporter(`
+defaults: { interval: 200ms, timeout: 150ms, health: { enabled: false }, index: { endpoints: [C/block] }, info: { enabled: false }, platform: { enabled: false } }
+targets:
+  - { name: a, url: '${node.url}/a' }`);
+    try {
+      await waitForPolls(other, 1);
+      exporter = await startTestExporter(`
+defaults: { interval: 200ms, timeout: 150ms, index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false } }
+targets:
+  - { name: b, url: '${node.url}/b' }`);
+      await waitForPolls(exporter, 1);
+      // Request ids are numbered per exporter: the second exporter's first request body is its own (id 1).
+      const first = node.requests.find((r) => r.path === '/b/ext/health');
+      expect(JSON.parse(first?.body ?? '{}')).toMatchObject({ id: 1, method: 'health.health' });
+      // Closing one exporter takes its polls off its own timetable only: the other keeps its cadence.
+      await other.close();
+      const polls = exporter.scheduler.summaries()[0]?.polls ?? 0;
+      await waitForPolls(exporter, polls + 3);
+      expect(sample(await exporter.metrics(), 'avalanchego_up{node="b"}')).toBe(1);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('caps requests in flight across all nodes at scheduler.max_concurrent_requests', async () => {
     // 12 requests of 60 ms through 3 slots take 240 ms even when all are due at
     // once: well within the timeout, which counts the wait for a slot. (A request
@@ -45,7 +74,7 @@ ${targets(12, node.url)}`);
   it('never overlaps two polls of one node, even when a poll takes most of the interval', async () => {
     node = await startFakeNode(healthRoutes(1, 250));
     exporter = await startTestExporter(`
-defaults: { interval: 300ms, timeout: 280ms, index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false } }
+defaults: { interval: 300ms, timeout: 280ms, index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false }, evm: { enabled: false } }
 targets:
 ${targets(1, node.url)}`);
     await waitForPolls(exporter, 4, 15_000);

@@ -90,7 +90,9 @@ export async function startFakeNode(routes: Record<string, Route> = {}): Promise
               : (route.body ?? '');
         // Echo the request's id into a JSON-RPC answer, as a node does (bytes otherwise untouched).
         const id = requestId(body);
-        if (id !== undefined) text = text.replace(/"id":\s*\d+(\s*\}\s*)$/, `"id":${id}$1`);
+        // gorilla writes the id last; go-ethereum (eth_*) second, after "jsonrpc".
+        if (id !== undefined)
+          text = text.replace(/"id":\s*\d+(\s*\}\s*)$/, `"id":${id}$1`).replace(/^\{"jsonrpc":"2\.0","id":\d+,/, `{"jsonrpc":"2.0","id":${id},`);
         res.writeHead(route.status ?? 200, {
           'content-type': route.contentType ?? 'application/json; charset=utf-8',
           ...route.headers,

@@ -49,6 +49,12 @@ export function prometheusRelease(moduleVersion: string): string {
   return `3.${Number(m[1])}.${m[2]}`;
 }
 
+/** The current versions the tests run, as `--version` prints them: { prometheus: "3.16.0", alertmanager: "0.31.1" }. */
+export function currentVersions(): { prometheus: string; alertmanager: string } {
+  const { prometheusModule, alertmanagerModule } = pinned();
+  return { prometheus: prometheusRelease(prometheusModule), alertmanager: alertmanagerModule.slice(1) };
+}
+
 /** Where .ci/go-tools.sh caches a build: <cache root>/go-tools/<name>-<module version>/<name>. */
 export function goToolPath(name: string, moduleVersion: string): string {
   return join(cacheRoot(), 'go-tools', `${name}-${moduleVersion}`, name);

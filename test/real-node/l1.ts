@@ -291,3 +291,74 @@ export async function setUpSubnets(url: string, nodeId: string, inactiveUrl: str
     txs,
   };
 }
+
+/** A subnet with a chain, ready to be converted to an L1 (convertToL1): what the L1 drill prepares before its start. */
+export interface PreparedL1 {
+  url: string;
+  subnetId: string;
+  chainId: string;
+  txs: SubnetSetup['txs'];
+}
+
+/** On the network at `url`: creates a subnet and a chain on it (not converted yet). */
+export async function prepareL1(url: string): Promise<PreparedL1> {
+  const w = await wallet(url);
+  const txs: SubnetSetup['txs'] = [];
+  const subnetId = await issue(w, 'CreateSubnetTx', pvm.e.newCreateSubnetTx({ ...(await spendable(w)), subnetOwners: [w.address] }, w.context), txs);
+  const chainId = await issue(
+    w,
+    'CreateChainTx',
+    pvm.e.newCreateChainTx(
+      {
+        ...(await spendable(w)),
+        subnetId,
+        subnetAuth: [0],
+        chainName: 'drilll1',
+        vmId: SUBNET_EVM_VM_ID,
+        fxIds: [],
+        genesisData: { config: { chainId: 99998 } },
+      },
+      w.context,
+    ),
+    txs,
+    true,
+  );
+  return { url, subnetId, chainId, txs };
+}
+
+/**
+ * Converts the prepared subnet to an L1 whose validators are the nodes at `validators[].url`
+ * (BLS keys from their info.getNodeID), each with `balance` nAVAX; returns their validation IDs.
+ */
+export async function convertToL1(
+  l1: PreparedL1,
+  validators: Array<{ url: string; balance: bigint }>,
+): Promise<Array<{ nodeId: string; validationId: string }>> {
+  const w = await wallet(l1.url);
+  const owners = PChainOwner.fromNative([w.address], 1);
+  const pops = await Promise.all(validators.map(async (v) => ({ ...(await nodePop(v.url)), balance: v.balance })));
+  await issue(
+    w,
+    'ConvertSubnetToL1Tx',
+    pvm.e.newConvertSubnetToL1Tx(
+      {
+        ...(await spendable(w)),
+        subnetId: l1.subnetId,
+        chainId: l1.chainId,
+        address: utils.hexToBuffer(MANAGER_ADDRESS),
+        validators: pops.map((p) => L1Validator.fromNative(p.nodeId, 100n, p.balance, p.pop, owners, owners)),
+        subnetAuth: [0],
+      },
+      w.context,
+    ),
+    l1.txs,
+    true,
+  );
+  return Promise.all(
+    pops.map(async (p) => {
+      const v = await l1Validator(l1.url, l1.subnetId, p.nodeId);
+      if (!v) throw new Error(`no L1 validator ${p.nodeId} on ${l1.subnetId} after the conversion`);
+      return { nodeId: p.nodeId, validationId: v.validationID };
+    }),
+  );
+}

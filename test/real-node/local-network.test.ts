@@ -262,6 +262,33 @@ describe('a five-node local network of genesis validators', async () => {
     const fee = await rpcCall<{ price: number; excess: number; timestamp: string }>(url, '/ext/bc/P', 'platform.getValidatorFeeState', {});
     expect(fee.price).toBeGreaterThan(0);
   });
+  it('eth_blockNumber, platform.getHeight and proposervm.getCurrentEpoch answer on the C-Chain as the v1.15 fact sheet says', async () => {
+    logs();
+    const health = await rpcCall<{ checks: Record<string, { message?: { engine?: { consensus?: { lastAcceptedHeight?: number } } } }> }>(
+      url,
+      '/ext/health',
+      'health.health',
+    );
+    const accepted = (chain: string) => defined(health.checks[chain]?.message?.engine?.consensus?.lastAcceptedHeight, `${chain}'s accepted height`);
+    // go-ethereum's server: a hex quantity; before Helicon the executed height is the accepted one.
+    const executed = await rpcCall<string>(url, '/ext/bc/C/rpc', 'eth_blockNumber', []);
+    expect(executed).toMatch(/^0x(0|[1-9a-f][0-9a-f]*)$/);
+    expect(Number.parseInt(executed.slice(2), 16)).toBeGreaterThanOrEqual(accepted('C'));
+    // The P-Chain height is a json.Uint64 string, at least what health reported a moment earlier.
+    const { height } = await rpcCall<{ height: string }>(url, '/ext/bc/P', 'platform.getHeight');
+    expect(height).toMatch(/^\d+$/);
+    expect(Number(height)).toBeGreaterThanOrEqual(accepted('P'));
+    // The C-Chain's ProposerVM epoch: three json.Uint64 strings, in GetEpochResponse's order; its
+    // P-Chain height is one the P-Chain has reached.
+    const epoch = await rpcCall<Record<string, string>>(url, '/ext/bc/C/proposervm', 'proposervm.getCurrentEpoch');
+    expect(Object.keys(epoch)).toEqual(['number', 'startTime', 'pChainHeight']);
+    for (const v of Object.values(epoch)) expect(v).toMatch(/^\d+$/);
+    expect(Number(epoch.pChainHeight)).toBeLessThanOrEqual(Number(height));
+    // go-ethereum refuses object params (the exporter sends []).
+    const refused = await httpRequest(url, rpcRequest('/ext/bc/C/rpc', 'eth_blockNumber', {}));
+    expect((JSON.parse(refused.body) as { error?: { code: number } }).error?.code).toBe(-32602);
+  });
+
   it('the exporter reports the real validators: uptime, stake end, weight, reward, key, L1 balance, fee, version', async () => {
     const network = theNetwork();
     logs();
@@ -282,6 +309,8 @@ describe('a five-node local network of genesis validators', async () => {
         '  timeout: 1s',
         '  info: { enabled: true, interval: 2s }',
         `  platform: { enabled: true, interval: 2s, subnets: [${setup.subnetId}, ${setup.l1.subnetId}] }`,
+        '  evm: { chains: [C] }',
+        '  proposervm: { chains: [C], interval: 2s }',
         'targets:',
         ...targets.flatMap(([name, node]) => [`  - name: ${name}`, `    url: ${node.url}`]),
         '',
@@ -304,7 +333,10 @@ describe('a five-node local network of genesis validators', async () => {
             at(s, 'avalanchego_l1_validator_balance_navax', 'staker1', l1) !== undefined &&
             at(s, 'avalanchego_l1_validator_balance_navax', 'staker2', l1) !== undefined &&
             at(s, 'avalanchego_validator', 'nonvalidator', primary) !== undefined &&
-            at(s, 'avalanchego_validator_fee_price_navax_per_second', 'staker1') !== undefined;
+            at(s, 'avalanchego_validator_fee_price_navax_per_second', 'staker1') !== undefined &&
+            at(s, 'avalanchego_platform_height', 'staker1') !== undefined &&
+            at(s, 'avalanchego_proposervm_epoch_pchain_height', 'staker1', { chain: 'C' }) !== undefined &&
+            at(s, 'avalanchego_chain_executed_height', 'staker1', { chain: 'C' }) !== undefined;
           return ready ? s : false;
         },
         { timeoutMs: 60_000, intervalMs: 500, what: 'info and platform series of the three targets' },
@@ -356,13 +388,30 @@ describe('a five-node local network of genesis validators', async () => {
       expect(at(samples, 'avalanchego_validator', 'staker2', legacy)).toBe(0);
       expect(at(samples, 'avalanchego_validator_fee_price_navax_per_second', 'staker1')).toBe(1);
 
+      // Helicon's series on v1.14.2: Helicon unscheduled, so the 80 % requirement; no auto-renewal.
+      expect(at(samples, 'avalanchego_validator_uptime_requirement_ratio', 'staker1', primary)).toBe(0.8);
+      expect(at(samples, 'avalanchego_validator_auto_renew', 'staker1', primary)).toBe(0);
+      expect(at(samples, 'avalanchego_validator_next_period_seconds', 'staker1', primary)).toBeUndefined();
+      // The C-Chain's executed height (eth_blockNumber) agrees with its accepted one before Helicon;
+      // the P-Chain height and the C-Chain's ProposerVM epoch are real heights of this network.
+      const executed = at(samples, 'avalanchego_chain_executed_height', 'staker1', { chain: 'C' }) ?? -1;
+      const acceptedC = at(samples, 'avalanchego_chain_last_accepted_height', 'staker1', { chain: 'C' }) ?? -2;
+      expect(Math.abs(executed - acceptedC)).toBeLessThanOrEqual(2);
+      const pHeight = at(samples, 'avalanchego_platform_height', 'staker1') ?? -1;
+      expect(pHeight).toBeGreaterThan(0);
+      const epochP = at(samples, 'avalanchego_proposervm_epoch_pchain_height', 'staker1', { chain: 'C' }) ?? -1;
+      expect(epochP).toBeGreaterThanOrEqual(0);
+      expect(epochP).toBeLessThanOrEqual(pHeight);
+      expect(at(samples, 'avalanchego_proposervm_epoch_number', 'staker1', { chain: 'C' })).toBeGreaterThanOrEqual(0);
+      expect(at(samples, 'avalanchego_platform_method_state', 'staker1', { method: 'platform.getHeight', state: 'ok' })).toBe(1);
+
       // The non-validator: a state of its own, not a failed poll, and not a validator anywhere.
       expect(at(samples, 'avalanchego_info_method_state', 'nonvalidator', { method: 'info.uptime', state: 'not_validator' })).toBe(1);
       expect(at(samples, 'avalanchego_uptime_rewarding_stake_ratio', 'nonvalidator')).toBeUndefined();
       for (const subnet of [primary, legacy, l1]) expect(at(samples, 'avalanchego_validator', 'nonvalidator', subnet)).toBe(0);
 
       for (const [name] of targets) {
-        for (const source of ['health', 'info', 'platform']) {
+        for (const source of ['health', 'info', 'platform', 'evm', 'proposervm']) {
           expect(at(samples, 'avalanchego_exporter_poll_success', name, { source }), `${name} ${source}`).toBe(1);
         }
       }

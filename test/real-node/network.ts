@@ -35,6 +35,19 @@ const FAST_UPTIME_FLAGS = ['--network-ping-frequency=2s'];
 const NOT_QUERIED_FLAGS = ['--index-enabled=false', '--api-admin-enabled=false'];
 
 /**
+ * How a node of the local network starts: genesis validator staker<N> (undefined: a node with an
+ * ephemeral key), with the light flags and `extraFlags`; the fault drills restart nodes with it.
+ */
+export function localNodeOptions(staker: number | undefined, extraFlags: string[] = []): StartOptions {
+  return {
+    profile: staker === undefined ? 'local-non-validator' : 'local-validator',
+    ...(staker === undefined ? {} : { staker }),
+    extraFlags: [...LIGHT_FLAGS, ...FAST_UPTIME_FLAGS, ...(staker === 1 ? [] : NOT_QUERIED_FLAGS), ...extraFlags],
+    waitUntil: 'answering',
+  };
+}
+
+/**
  * Starts staker1, then staker2..5 and a non-validator bootstrapping from staker1 (they find each
  * other through staker1's peer list), and waits until every node reports ready: the primary
  * network has bootstrapped with 100 % of the stake connected.
@@ -48,11 +61,8 @@ export async function startLocalNetwork(
     await Promise.all(all.map((n) => n.stop()));
   };
   const common = (staker: number | undefined): StartOptions => ({
-    profile: staker === undefined ? 'local-non-validator' : 'local-validator',
-    ...(staker === undefined ? {} : { staker }),
+    ...localNodeOptions(staker, options.extraFlags),
     ...(options.moduleDir ? { moduleDir: options.moduleDir } : {}),
-    extraFlags: [...LIGHT_FLAGS, ...FAST_UPTIME_FLAGS, ...(staker === 1 ? [] : NOT_QUERIED_FLAGS), ...(options.extraFlags ?? [])],
-    waitUntil: 'answering',
   });
   try {
     const first = await startRealNode(common(1));

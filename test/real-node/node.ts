@@ -3,7 +3,7 @@
 // network.ts), always by PID.
 import { spawn, spawnSync, type ChildProcess, type SpawnSyncReturns } from 'node:child_process';
 import { createWriteStream, existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -74,6 +74,13 @@ export interface StartOptions {
    * HTTP server answers (a validator of a network whose other nodes are not up yet).
    */
   waitUntil?: 'ready' | 'answering';
+  /**
+   * The HTTP and staking ports (default: free ones): a node restarted on its ports keeps its URL
+   * and its peers' address for it (the fault drills, drills.ts).
+   */
+  ports?: { http: number; staking: number };
+  /** The data directory (default a new one under the system's temporary directory); removed by stop(). */
+  dataDir?: string;
 }
 
 /** Health checks refresh at this period; tests wait on it, so keep it short. */
@@ -205,9 +212,10 @@ export async function startRealNode(options: StartOptions = {}): Promise<RealNod
 
 async function startOnce(options: StartOptions): Promise<RealNode> {
   const { binary, version } = await ensureAvalancheGo(options.moduleDir);
-  const dataDir = await mkdtemp(join(tmpdir(), 'avalanchego-real-node-'));
+  const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'avalanchego-real-node-')));
+  await mkdir(dataDir, { recursive: true });
   const logFile = join(dataDir, 'node-output.log');
-  const [httpPort, stakingPort] = [await freePort(), await freePort()];
+  const [httpPort, stakingPort] = options.ports ? [options.ports.http, options.ports.staking] : [await freePort(), await freePort()];
   const profile = options.profile ?? 'single-node';
   const flags = [
     ...nodeFlags(dataDir, httpPort, stakingPort, profile, options.staker),

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { ROOT, alertRules } from './lib.js';
 import { currentAlertmanager, prometheus3, type Binary } from '../helpers/monitoring.js';
-import { L1_SUBNET_ID } from '../../src/simulator/index.js';
+import { L1_CHAIN, L1_SUBNET_ID } from '../../src/simulator/index.js';
 import { defined } from '../helpers/assert.js';
 import { ProcessGroup } from '../helpers/processes.js';
 import { freePort } from '../helpers/net.js';
@@ -25,7 +25,7 @@ import { TestPrometheus, speedUpRules, waitFor as waitForProcs } from '../helper
 export const AM_CONFIG = join(ROOT, 'deploy', 'alertmanager', 'alertmanager.yml');
 export const JOB = 'avalanchego-exporter';
 /**
- * The exporter's poll interval in the run (real seconds; info and platform every 3s), with a
+ * The exporter's poll interval in the run (real seconds; also evm's; info, platform and proposervm every 3s), with a
  * 1.5s timeout: generous enough that a loaded machine does not turn slow polls into a node down.
  */
 export const POLL_INTERVAL_S = 2;
@@ -128,7 +128,7 @@ export interface Notification {
   receiver: string;
   status: 'firing' | 'resolved';
   groupKey: string;
-  alerts: Array<{ alertname: string; node: string; severity: string; status: string }>;
+  alerts: Array<{ alertname: string; node: string; severity: string; status: string; description?: string }>;
 }
 
 export interface AlertRecord {
@@ -195,39 +195,7 @@ export async function runDetection(opts: RunOptions): Promise<RunResult> {
     const amUrl = `http://127.0.0.1:${amPort}`;
 
     // The webhook receiver: every POST Alertmanager sends, with its arrival time.
-    hook = createServer((req, res) => {
-      let body = '';
-      req.setEncoding('utf8');
-      req.on('data', (c: string) => (body += c));
-      req.on('end', () => {
-        const at = now();
-        try {
-          const msg = JSON.parse(body) as {
-            status: 'firing' | 'resolved';
-            groupKey: string;
-            alerts: Array<{ status: string; labels: Record<string, string> }>;
-          };
-          notifications.push({
-            at,
-            receiver: (req.url ?? '/').slice(1),
-            status: msg.status,
-            groupKey: msg.groupKey,
-            alerts: msg.alerts.map((a) => ({
-              alertname: a.labels['alertname'] ?? '',
-              node: a.labels['node'] ?? '',
-              severity: a.labels['severity'] ?? '',
-              status: a.status,
-            })),
-          });
-        } catch (err) {
-          log(`webhook: unreadable body: ${String(err)}`);
-        }
-        res.writeHead(200).end();
-      });
-    });
-    const server = hook;
-    await new Promise<void>((resolve) => server.listen(hookPort, '127.0.0.1', resolve));
-
+    hook = await startWebhook(hookPort, notifications, now, log);
     const names = opts.nodes.map((_, i) => `node-${i}`);
     group.start('simulator', process.execPath, [
       join(ROOT, 'dist', 'main.js'),
@@ -253,6 +221,12 @@ export async function runDetection(opts: RunOptions): Promise<RunResult> {
         '  platform:',
         '    interval: 3s',
         `    subnets: [${L1_SUBNET_ID}]`,
+        // The executed height as often as health's accepted one: the backlog rule compares them.
+        '  evm:',
+        `    interval: ${POLL_INTERVAL_S}s`,
+        '  proposervm:',
+        '    interval: 3s',
+        `    chains: [${L1_CHAIN.chainId}]`,
         'targets:',
         ...names.flatMap((n) => [`  - name: ${n}`, `    url: ${simUrl}/${n}`]),
         '',
@@ -319,47 +293,7 @@ export async function runDetection(opts: RunOptions): Promise<RunResult> {
     const end = t0 + (opts.durationSeconds * 1000) / speedup;
     while (Date.now() < end) {
       const tick = Date.now();
-      const promAlerts = await prom.alerts();
-      const seen = new Set<string>();
-      for (const a of promAlerts) {
-        const key = alertKey(a.labels);
-        seen.add(key);
-        let r = records.get(key);
-        const activeAt = ((Date.parse(a.activeAt) - t0) * speedup) / 1000;
-        if (!r || r.resolvedAt !== undefined) {
-          // A new episode of an alert that resolved before starts a new record.
-          if (r) records.set(`${key}#${r.resolvedAt}`, r);
-          r = {
-            alertname: a.labels['alertname'] ?? '',
-            severity: a.labels['severity'] ?? '',
-            node: a.labels['node'] ?? '',
-            labels: a.labels,
-            activeAt,
-            inhibited: false,
-            inhibitedBy: new Set(),
-          };
-          records.set(key, r);
-        }
-        if (a.state === 'firing' && r.firingAt === undefined) r.firingAt = now();
-      }
-      for (const [key, r] of records) {
-        if (!key.includes('#') && r.resolvedAt === undefined && !seen.has(key)) r.resolvedAt = now();
-      }
-      const amAlerts = (await (await fetch(`${amUrl}/api/v2/alerts?active=true&inhibited=true&silenced=true&unprocessed=true`)).json()) as Array<{
-        labels: Record<string, string>;
-        fingerprint: string;
-        status: { state: string; inhibitedBy: string[] };
-      }>;
-      const byFingerprint = new Map(amAlerts.map((a) => [a.fingerprint, a.labels]));
-      for (const a of amAlerts) {
-        const r = records.get(alertKey(a.labels));
-        if (!r || a.status.inhibitedBy.length === 0) continue;
-        r.inhibited = true;
-        for (const f of a.status.inhibitedBy) {
-          const src = byFingerprint.get(f);
-          r.inhibitedBy.add(src ? `${src['alertname']} (${src['severity']})` : f);
-        }
-      }
+      await observeAlerts(prom, amUrl, records, (iso) => ((Date.parse(iso) - t0) * speedup) / 1000, now);
       await new Promise((r) => setTimeout(r, Math.max(0, 500 - (Date.now() - tick))));
     }
     if (switchErrors.length) throw new Error(switchErrors.join('\n'));
@@ -394,6 +328,101 @@ export async function runDetection(opts: RunOptions): Promise<RunResult> {
     const server = hook;
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A webhook receiver on 127.0.0.1:`port`: every notification Alertmanager sends is pushed to
+ * `notifications`, stamped with `now()` (compressed seconds) and its receiver (the URL path).
+ */
+export async function startWebhook(port: number, notifications: Notification[], now: () => number, log: (line: string) => void): Promise<Server> {
+  const server = createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (c: string) => (body += c));
+    req.on('end', () => {
+      const at = now();
+      try {
+        const msg = JSON.parse(body) as {
+          status: 'firing' | 'resolved';
+          groupKey: string;
+          alerts: Array<{ status: string; labels: Record<string, string>; annotations?: Record<string, string> }>;
+        };
+        notifications.push({
+          at,
+          receiver: (req.url ?? '/').slice(1),
+          status: msg.status,
+          groupKey: msg.groupKey,
+          alerts: msg.alerts.map((a) => ({
+            alertname: a.labels['alertname'] ?? '',
+            node: a.labels['node'] ?? '',
+            severity: a.labels['severity'] ?? '',
+            status: a.status,
+            description: a.annotations?.['description'] ?? '',
+          })),
+        });
+      } catch (err) {
+        log(`webhook: unreadable body: ${String(err)}`);
+      }
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return server;
+}
+
+/**
+ * One look at Prometheus's alerts and at Alertmanager's view of them: a new alert (or a new
+ * episode of one that resolved) starts a record, `firingAt` and `resolvedAt` are stamped with
+ * `now()`, and an alert Alertmanager holds back is marked inhibited, with the inhibiting alerts.
+ * `at` turns Prometheus's `activeAt` into compressed seconds since the start.
+ */
+export async function observeAlerts(
+  prom: TestPrometheus,
+  amUrl: string,
+  records: Map<string, AlertRecord>,
+  at: (iso: string) => number,
+  now: () => number,
+): Promise<void> {
+  const promAlerts = await prom.alerts();
+  const seen = new Set<string>();
+  for (const a of promAlerts) {
+    const key = alertKey(a.labels);
+    seen.add(key);
+    let r = records.get(key);
+    if (!r || r.resolvedAt !== undefined) {
+      // A new episode of an alert that resolved before starts a new record.
+      if (r) records.set(`${key}#${r.resolvedAt}`, r);
+      r = {
+        alertname: a.labels['alertname'] ?? '',
+        severity: a.labels['severity'] ?? '',
+        node: a.labels['node'] ?? '',
+        labels: a.labels,
+        activeAt: at(a.activeAt),
+        inhibited: false,
+        inhibitedBy: new Set(),
+      };
+      records.set(key, r);
+    }
+    if (a.state === 'firing' && r.firingAt === undefined) r.firingAt = now();
+  }
+  for (const [key, r] of records) {
+    if (!key.includes('#') && r.resolvedAt === undefined && !seen.has(key)) r.resolvedAt = now();
+  }
+  const amAlerts = (await (await fetch(`${amUrl}/api/v2/alerts?active=true&inhibited=true&silenced=true&unprocessed=true`)).json()) as Array<{
+    labels: Record<string, string>;
+    fingerprint: string;
+    status: { state: string; inhibitedBy: string[] };
+  }>;
+  const byFingerprint = new Map(amAlerts.map((a) => [a.fingerprint, a.labels]));
+  for (const a of amAlerts) {
+    const r = records.get(alertKey(a.labels));
+    if (!r || a.status.inhibitedBy.length === 0) continue;
+    r.inhibited = true;
+    for (const f of a.status.inhibitedBy) {
+      const src = byFingerprint.get(f);
+      r.inhibitedBy.add(src ? `${src['alertname']} (${src['severity']})` : f);
+    }
   }
 }
 

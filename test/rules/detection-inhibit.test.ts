@@ -135,6 +135,24 @@ const CASES: Case[] = [
     inhibited: true,
   },
   {
+    name: 'no peers: the uptime the network perceives',
+    source: a('TooFewPeers', 'critical', node('p5')),
+    target: a('UptimeBelowRewardThreshold', 'critical', node('p5')),
+    inhibited: true,
+  },
+  {
+    name: 'low stake (warning): the uptime the network perceives',
+    source: a('ConnectedStakeLow', 'warning', node('k2', { chain: 'P' })),
+    target: a('UptimeBelowRewardThreshold', 'critical', node('k2')),
+    inhibited: true,
+  },
+  {
+    name: "low stake: another node's uptime is not",
+    source: a('ConnectedStakeLow', 'critical', node('k3', { chain: 'P' })),
+    target: a('UptimeBelowRewardThreshold', 'critical', node('k3b')),
+    inhibited: false,
+  },
+  {
     name: 'low disk: the forecast of the disk filling up',
     source: a('DiskSpaceLow', 'warning', node('f1')),
     target: a('DiskFillingUp', 'warning', node('f1')),
@@ -168,6 +186,18 @@ const CASES: Case[] = [
     name: 'critical over warning: another chain is not',
     source: a('TooManyProcessingBlocks', 'critical', node('w2', { chain: 'C' })),
     target: a('TooManyProcessingBlocks', 'warning', node('w2', { chain: 'P' })),
+    inhibited: false,
+  },
+  {
+    name: 'frozen L1 view: the stall of that chain',
+    source: a('L1ProposerViewFrozen', 'critical', node('lv1', { chain: 'L1' })),
+    target: a('ChainStalled', 'critical', node('lv1', { chain: 'L1' })),
+    inhibited: true,
+  },
+  {
+    name: 'frozen L1 view: a stall of another chain of the node is not',
+    source: a('L1ProposerViewFrozen', 'critical', node('lv2', { chain: 'L1' })),
+    target: a('ChainStalled', 'critical', node('lv2', { chain: 'C' })),
     inhibited: false,
   },
 ];

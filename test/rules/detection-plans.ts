@@ -99,6 +99,49 @@ export const FAULTS: Fault[] = [
     expect: { pages: 0, tickets: 1, alert: 'AvalancheGoNodeVersionBehindPeers' },
     why: 'held 80m: the peers alert needs 1h, the fleet alert 6h',
   },
+  // AvalancheGo v1.15.0 (Helicon): each runs the v1.15.0 release from its start (a switch from
+  // v1.14.2 would be a restart with another binary, not the fault).
+  {
+    scenario: 'helicon-uptime',
+    fromStart: true,
+    sources: ['info', 'platform'],
+    expect: { pages: 1, tickets: 0, alert: 'AvalancheGoUptimeBelowRewardThreshold' },
+    why: 'a validation started after Helicon falls to 86%: below 92% (its 90% + 2) it pages; with the old 80% (82%, 85%) nothing would fire',
+  },
+  {
+    scenario: 'auto-renewed',
+    fromStart: true,
+    sources: ['info', 'platform'],
+    expect: { pages: 0, tickets: 0 },
+    why: 'its cycle ends 1 wall-clock minute in (inside every expiry window) and renews: auto_renew 1 keeps the expiry alerts silent',
+  },
+  {
+    scenario: 'auto-renew-exiting',
+    fromStart: true,
+    sources: ['info', 'platform'],
+    expect: { pages: 1, tickets: 0, alert: 'AvalancheGoValidatorStakeExpiring' },
+    why: 'nextPeriod "0": the validator leaves at its cycle end, 30 wall-clock minutes away, less than a (compressed) day',
+  },
+  {
+    scenario: 'c-chain-execution-lag',
+    fromStart: true,
+    sources: ['evm'],
+    expect: { pages: 1, tickets: 0, alert: 'AvalancheGoChainExecutionBacklog' },
+    why: 'the C-Chain executes a third of a block a second less than it accepts: eth_blockNumber falls further behind',
+  },
+  {
+    scenario: 'l1-proposer-view-frozen',
+    fromStart: true,
+    sources: ['proposervm', 'platform'],
+    expect: { pages: 1, tickets: 0, alert: 'AvalancheGoL1ProposerViewFrozen' },
+    why: "the L1's epoch keeps its P-Chain height and the L1 its height: the frozen view pages and holds back the L1's ChainStalled",
+  },
+  {
+    scenario: 'c-chain-flapping',
+    fromStart: true,
+    expect: { pages: 0, tickets: 1, alert: 'AvalancheGoHealthCheckFlapping' },
+    why: 'avalanchego #6010: the C check fails "block processing too long" for a minute every 8 minutes',
+  },
 ];
 
 /** The length of a fault run: the longest hold, then the recovery. */
@@ -242,7 +285,7 @@ export function renderReport(r: {
     '',
     `- the simulator runs with \`--time-scale=${k}\` (heights, disk, peers, uptime, balances, scenario timelines), every node`,
     '  a validator of the primary network and of an L1 (`--validators=all --track-l1`);',
-    `- the exporter polls health and indexes every ${POLL_INTERVAL_S}s, info and platform every 3s (timeout 1.5s); Prometheus scrapes and`,
+    `- the exporter polls health, indexes and the executed height every ${POLL_INTERVAL_S}s, info, platform and the L1's ProposerVM epoch every 3s (timeout 1.5s); Prometheus scrapes and`,
     `  evaluates every 1s: one scrape interval is ${k}s;`,
     `- the rules run from a copy in which every \`for:\`, range window and offset is divided by ${k} (at least 2s):`,
     `  \`for: 5m\` becomes \`for: ${Math.round(300 / k)}s\`, \`[10m]\` becomes \`[${Math.round(600 / k)}s]\`; the thresholds that compare wall-clock`,
@@ -321,8 +364,9 @@ export function renderReport(r: {
     '',
     '- `ExporterAbsent` inhibits every other alert; `NodeDown` every other alert of its node.',
     '- `ChainStalled` inhibits `TooManyProcessingBlocks`, `BlockProcessingTooLong`, `NodeUnhealthy`, `ChainBehindFleet` and `IndexStale` of its node.',
-    '- `TooFewPeers` (critical, no peer) inhibits `ConnectedStakeLow`, `SendFailRatioHigh`, `ChainStalled`, `ChainBehindFleet`, `IndexStale`, `NodeUnhealthy` and `HealthCheckFlapping` of its node.',
+    '- `TooFewPeers` (critical, no peer) inhibits `ConnectedStakeLow`, `SendFailRatioHigh`, `ChainStalled`, `ChainBehindFleet`, `IndexStale`, `NodeUnhealthy`, `HealthCheckFlapping` and `UptimeBelowRewardThreshold` of its node.',
     '- `ConnectedStakeLow` (critical) inhibits `ChainStalled`, `ChainBehindFleet` and `IndexStale` of its node.',
+    '- `ConnectedStakeLow` (either level) inhibits `UptimeBelowRewardThreshold` of its node: the uptime the network perceives (`info.uptime`) counts every validator the node is not connected to as 0.',
     '- `DiskSpaceLow` inhibits `DiskFillingUp` of its node.',
     "- Every alert whose condition fails one of the node's own checks (processing blocks and time, stake, peers, send failures, router, disk, BLS key, unknown upgrade) inhibits `NodeUnhealthy` of its node: `NodeUnhealthy` pages only for a failing check no other alert explains.",
     '- The critical level of an alert inhibits its warning level for the same subject.',

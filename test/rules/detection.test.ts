@@ -4,8 +4,10 @@
 // in time compressed 20 times; a webhook receiver on loopback counts what Alertmanager sends.
 // About 100 s of real time.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { IN_CI } from './lib.js';
-import { currentAlertmanager, missingOf, prometheus3 } from '../helpers/monitoring.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { IN_CI, ROOT } from './lib.js';
+import { currentAlertmanager, currentVersions, missingOf, prometheus3 } from '../helpers/monitoring.js';
 import { runDetection, summarize, type RunResult, type Summary } from './detection-harness.js';
 import { FAULTS, faultFleet, meets, unplanned } from './detection-plans.js';
 import { SCENARIOS } from '../../src/simulator/index.js';
@@ -28,6 +30,16 @@ describe('detection', () => {
   it('Prometheus 3 and the current Alertmanager are installed (required under CI=true)', (ctx) => {
     if (missing && !IN_CI) ctx.skip(MISSING);
     expect(missing, MISSING).toBe(false);
+  });
+
+  it('docs/detection.md was generated on the current Prometheus and Alertmanager, and names them', () => {
+    const { prometheus: p, alertmanager: a } = currentVersions();
+    const head = readFileSync(join(ROOT, 'docs', 'detection.md'), 'utf8')
+      .split('\n')
+      .slice(0, 6)
+      .join(' ');
+    expect(head).toContain(`(prometheus, version ${p} `);
+    expect(head).toContain(`; alertmanager, version ${a} `);
   });
 
   it('the report plans every simulator scenario, or names the ones it does not', () => {

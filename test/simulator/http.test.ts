@@ -12,7 +12,17 @@ const JSON_CT = 'application/json; charset=utf-8';
 describe('routing', () => {
   it('answers unknown paths, trailing slashes and disabled APIs with the mux 404', async () => {
     const sim = await simulator({ ...STILL, admin: false });
-    for (const path of ['/', '/ext/health/', '/ext/info/', '/ext/admin', '/ext/bc/C/rpc', '/ext/bc/P/', '/ext/index/X/block/', '/sim-not']) {
+    for (const path of [
+      '/',
+      '/ext/health/',
+      '/ext/info/',
+      '/ext/admin',
+      '/ext/bc/C/ws',
+      '/ext/bc/X/rpc',
+      '/ext/bc/P/',
+      '/ext/index/X/block/',
+      '/sim-not',
+    ]) {
       const r = await http(`${sim.url}${path}`);
       expect(r.status, path).toBe(404);
       expect(r.body, path).toBe('404 page not found\n');

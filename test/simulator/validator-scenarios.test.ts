@@ -22,6 +22,29 @@ const own = async (base: string, nodeId: string, subnetID?: string) =>
 const ownOne = async (base: string, nodeId: string, subnetID?: string) =>
   defined((await own(base, nodeId, subnetID))[0], `the validator entry of ${nodeId}`);
 
+describe('peers-dropping, on a validator', () => {
+  it('the uptime the network perceives falls with the connected stake (a real node counts validators it is not connected to as 0)', async () => {
+    const sim = await simulator({ ...FAST, timings: { peersDropSeconds: 60 } });
+    const base = sim.url;
+    expect((await uptime(base)).average).toBeGreaterThan(99);
+    sim.setScenario('node-0', 'peers-dropping');
+    const alone = await waitFor(
+      () => uptime(base),
+      (u) => u.average === 0,
+      5_000,
+      'no perceived uptime once no peer is left',
+    );
+    expect(alone.rewarding).toBe(0);
+    sim.setScenario('node-0', 'healthy');
+    await waitFor(
+      () => uptime(base),
+      (u) => u.average > 99 && u.rewarding === 100,
+      5_000,
+      'the perceived uptime back',
+    );
+  });
+});
+
 describe('uptime-dropping', () => {
   it('the uptime the network perceives falls below the reward threshold, then the rewarding stake; recovery restores both', async () => {
     const sim = await simulator({ ...FAST, timings: { uptimeDropSeconds: 60 } });

@@ -14,6 +14,13 @@ const INVALID_CASES: Array<[string, string[]]> = [
   ['bad-endpoint', ['5:19: targets[0].index.endpoints[0]: "C/blocks" is not an index endpoint: use one of C/block, P/block, X/block, X/tx, X/vtx']],
   ['bad-name', ['2:11: targets[0].name: names are 1 to 128 characters: letters, digits and _ . : @ -, starting with a letter or digit']],
   ['bad-url', ['3:10: targets[0].url: "not a url" is not a URL: write the node\'s base URL, e.g. http://10.0.0.5:9650']],
+  ['chain-twice', ['5:15: targets[0].evm.chains: a chain is listed twice: list each chain once']],
+  [
+    'chain-with-path',
+    [
+      '5:16: targets[0].proposervm.chains[0]: a chain is named by its alias (C) or its blockchain ID (CB58, from platform.getBlockchains): letters and digits, at most 64 characters, no slash',
+    ],
+  ],
   ['cert-without-key', ['5:7: targets[0].tls: cert_file and key_file go together: set both or neither']],
   ['duplicate-names', ['6:11: targets[2].name: duplicate name "a" (also targets[0]): names must be unique, they become the node label']],
   ['duration-not-string', ['2:13: defaults.interval: expected a duration string such as 15s, got number 15']],
@@ -65,6 +72,18 @@ const INVALID_CASES: Array<[string, string[]]> = [
       '7:10: targets[2].url: "http://gw.example.org/avax/node-3/ext/info/" ends in an AvalancheGo API path (/ext/info/): give the node\'s base URL, "http://gw.example.org/avax/node-3"; the exporter adds /ext/health, /ext/info, /ext/index/… itself',
       '9:10: targets[3].url: "http://10.0.0.5:9650/ext/index/C/block" ends in an AvalancheGo API path (/ext/index/C/block): give the node\'s base URL, "http://10.0.0.5:9650"; the exporter adds /ext/health, /ext/info, /ext/index/… itself',
       '11:10: targets[4].url: "http://10.0.0.5:9650/ext" ends in an AvalancheGo API path (/ext): give the node\'s base URL, "http://10.0.0.5:9650"; the exporter adds /ext/health, /ext/info, /ext/index/… itself',
+    ],
+  ],
+  // One pass: a missing variable, schema problems of two targets, and the cross-field checks and file reads of the others.
+  [
+    'many-kinds',
+    [
+      '7:22: targets[0].headers.Authorization: environment variable AVAXEXP_TEST_UNSET_TOKEN is not set: export it before starting the exporter, or write $${AVAXEXP_TEST_UNSET_TOKEN} for a literal text',
+      '9:10: targets[1].url: "http://10.0.0.5:9650/ext/bc/C/rpc" ends in an AvalancheGo API path (/ext/bc/C/rpc): give the node\'s base URL, "http://10.0.0.5:9650"; the exporter adds /ext/health, /ext/info, /ext/index/… itself',
+      '10:16: targets[1]: unknown key "intervall" (did you mean "interval"?); known keys here: name, url, interval, timeout, health, index, info, platform, evm, proposervm, admin, limits, headers, tls, basic_auth',
+      '14:14: targets[2].timeout: timeout (5s) must be shorter than interval (5s) for target "c": a poll must end before the next one is due; shorten timeout or lengthen interval',
+      "18:16: targets[3].tls.ca_file: cannot read /nonexistent/ca.pem: no such file: check the path and the exporter's permissions",
+      '19:11: targets[4].name: duplicate name "a" (also targets[0]): names must be unique, they become the node label',
     ],
   ],
   ['missing-targets', ['1:1: targets: required key is missing: expected a list of targets']],
@@ -126,13 +145,13 @@ const INVALID_CASES: Array<[string, string[]]> = [
   [
     'unknown-key',
     [
-      '4:16: targets[0]: unknown key "intervall" (did you mean "interval"?); known keys here: name, url, interval, timeout, health, index, info, platform, admin, limits, headers, tls, basic_auth',
+      '4:16: targets[0]: unknown key "intervall" (did you mean "interval"?); known keys here: name, url, interval, timeout, health, index, info, platform, evm, proposervm, admin, limits, headers, tls, basic_auth',
     ],
   ],
   [
     'unknown-keys-many',
     [
-      '4:15: targets[0]: unknown key "platfrom" (did you mean "platform"?), unknown key "k1", unknown key "k2", unknown key "k3", unknown key "k4", and 1 more unknown key; known keys here: name, url, interval, timeout, health, index, info, platform, admin, limits, headers, tls, basic_auth',
+      '4:15: targets[0]: unknown key "platfrom" (did you mean "platform"?), unknown key "k1", unknown key "k2", unknown key "k3", unknown key "k4", and 1 more unknown key; known keys here: name, url, interval, timeout, health, index, info, platform, evm, proposervm, admin, limits, headers, tls, basic_auth',
     ],
   ],
   // Credentials (and query, fragment) masked whatever else is wrong with the URL.
@@ -219,6 +238,8 @@ describe('config: valid files', () => {
       index: { endpoints: ['C/block'], intervalMs: 30_000 },
       info: { enabled: true, intervalMs: 45_000 },
       platform: { enabled: true, intervalMs: 60_000, subnets: ['2v3qLBtRK4VHC1W1JJMgKYPrSzsXEc83DuWBrhhLKRJXJbiRVA'] },
+      evm: { enabled: true, intervalMs: 20_000, chains: ['C'] },
+      proposervm: { enabled: true, intervalMs: 60_000, chains: ['2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5'] },
       admin: { enabled: true, intervalMs: 300_000 },
       limits: { maxSeriesPerNode: 2000, maxLabelLength: 256 },
       headers: { 'X-Team': 'infra', Authorization: 'Bearer from-defaults' },
@@ -232,6 +253,8 @@ describe('config: valid files', () => {
       index: { endpoints: [], intervalMs: 120_000 },
       info: { enabled: false, intervalMs: 45_000 },
       platform: { enabled: true, intervalMs: 300_000, subnets: ['2v3qLBtRK4VHC1W1JJMgKYPrSzsXEc83DuWBrhhLKRJXJbiRVA'] },
+      evm: { enabled: false, intervalMs: 20_000, chains: ['C'] },
+      proposervm: { enabled: true, intervalMs: 60_000, chains: [] },
       admin: { enabled: true, intervalMs: 300_000 },
       limits: { maxSeriesPerNode: 2000, maxLabelLength: 128 },
       headers: { 'X-Team': 'infra', authorization: 'Bearer abc', 'X-Price': '$5' },
@@ -246,6 +269,8 @@ describe('config: valid files', () => {
     index: { endpoints: ['C/block', 'P/block', 'X/block', 'X/tx'], intervalMs: 15_000 },
     info: { enabled: true, intervalMs: 30_000 },
     platform: { enabled: true, intervalMs: 60_000, subnets: [] },
+    evm: { enabled: true, intervalMs: 15_000, chains: ['C'] },
+    proposervm: { enabled: true, intervalMs: 60_000, chains: [] },
     admin: { enabled: false, intervalMs: 300_000 },
     limits: { maxSeriesPerNode: 5000, maxLabelLength: 256 },
     headers: {},

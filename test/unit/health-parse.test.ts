@@ -18,6 +18,16 @@ const chain = (s: HealthSnapshot, name: string) => s.chains.find((c) => c.chain 
 const unparsedTotal = (s: HealthSnapshot) => s.checks.reduce((n, c) => n + c.unparsed, 0);
 
 describe('parseHealth over fixture shapes', () => {
+  it('v1.15.0 (Helicon): no avgAcceptanceTime in the chain checks, nothing unparsed, no acceptance-time series', () => {
+    const s = parseHealth(fixture('healthy-v1.15.0.json'));
+    expect(s.healthy).toBe(true);
+    expect(unparsedTotal(s)).toBe(0);
+    for (const name of ['C', 'P', 'X']) {
+      expect(chain(s, name)?.lastAcceptedHeight).toBeGreaterThan(0);
+      expect(chain(s, name)?.avgAcceptanceTimeSeconds).toBeUndefined();
+    }
+  });
+
   it('healthy v1.14.2: every check and field, times in a -04:00 zone', () => {
     const s = parseHealth(fixture('healthy-v1.14.2.json'));
     expect(s.healthy).toBe(true);

@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import type { RpcReply } from '../../src/rpc/client.js';
 import { defined } from '../helpers/assert.js';
 import { HttpStatusError, InvalidResponseError, RpcError } from '../../src/rpc/errors.js';
-import { LinesBuilder, renderNodes } from '../../src/metrics/render.js';
+import { LinesBuilder } from '../../src/metrics/render.js';
+import { renderNodes } from '../../src/metrics/scrape.js';
 import {
   INFO_METHODS,
   MAX_PEER_VERSIONS,
@@ -65,6 +66,8 @@ describe('methodOutcome: answers, states and failures', () => {
     ['uptime-not-validator-v1.14.2.json', 'info.uptime', 'not_validator'],
     ['uptime-not-validator-v1.7.3.json', 'info.uptime', 'not_validator'],
     ['upgrades-method-not-found-v1.10.19.json', 'info.upgrades', 'unsupported'],
+    ['uptime-start-time-bootstrapping-v1.15.0.json', 'info.uptime', 'start_time_bootstrapping'],
+    ['uptime-start-time-not-found-v1.15.0.json', 'info.uptime', 'start_time_not_found'],
   ])('%s → %s', (file, method, state) => {
     expect(methodOutcome(reply(method, body(file))).state).toBe(state);
   });
@@ -184,6 +187,25 @@ describe('parseInfo and its lines', () => {
     const text = lines(s);
     expect(text).not.toContain('avalanchego_uptime_');
     expect(text).toContain('avalanchego_info_method_state{node="n1",method="info.uptime",state="not_validator"} 1');
+  });
+
+  it.each([
+    ['uptime-start-time-bootstrapping-v1.15.0.json', 'start_time_bootstrapping'],
+    ['uptime-start-time-not-found-v1.15.0.json', 'start_time_not_found'],
+  ])('v1.15 info.uptime %s: a state like not_validator, no uptime series, the poll succeeds', (file, state) => {
+    const s = parseInfo(answers({ 'info.uptime': reply('info.uptime', body(file)) }), NOW);
+    expect(s.failure).toBeUndefined();
+    const text = lines(s);
+    expect(text).not.toContain('avalanchego_uptime_');
+    expect(text).toContain(`avalanchego_info_method_state{node="n1",method="info.uptime",state="${state}"} 1`);
+  });
+
+  it('heliconTime of info.upgrades: v1.15.0 Mainnet 2026-09-22 15:00 UTC; v1.14.2 has the placeholder; v1.10.19 none', () => {
+    const v115 = parseInfo(answers({ 'info.upgrades': reply('info.upgrades', body('upgrades-mainnet-v1.15.0.json')) }), NOW);
+    expect(v115.heliconSeconds).toBe(1790089200);
+    expect(parseInfo(answers(), NOW).heliconSeconds).toBe(Date.parse('9999-12-01T00:00:00Z') / 1000);
+    const old = parseInfo(answers({ 'info.upgrades': reply('info.upgrades', body('upgrades-method-not-found-v1.10.19.json')) }), NOW);
+    expect(old.heliconSeconds).toBeUndefined();
   });
 
   it('v1.10.19 lacks info.upgrades: state unsupported, no next-upgrade series, not a failure', () => {

@@ -2,7 +2,7 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { lazyChild } from '../../src/log.js';
+import { lazyChild, toLogfmt } from '../../src/log.js';
 
 describe('lazyChild', () => {
   function capture(level = 'debug'): { lines: () => Array<Record<string, unknown>>; logger: pino.Logger } {
@@ -75,5 +75,31 @@ describe('lazyChild', () => {
     // source's child() is counted through the node's too).
     expect(children()).toBe(2);
     expect(lines()).toEqual([expect.objectContaining({ level: 40, node: 'n3', source: 'index', msg: 'poll failed' })]);
+  });
+});
+
+describe('toLogfmt (--log.format=logfmt)', () => {
+  const line = (o: Record<string, unknown>) =>
+    JSON.stringify({ level: 40, time: Date.UTC(2026, 10, 25, 3, 0, 0), app: 'avalanchego-exporter', ...o });
+  it.each([
+    [{ msg: 'poll failed', node: 'n1', reason: 'timeout' }, 'time=2026-11-25T03:00:00.000Z level=WARN msg="poll failed" node=n1 reason=timeout'],
+    [
+      { msg: 'x', empty: '', eq: 'a=b', quote: 'say "hi"', nl: 'two\nlines', ctl: 'bell\u0007' },
+      'time=2026-11-25T03:00:00.000Z level=WARN msg=x empty="" eq="a=b" quote="say \\"hi\\"" nl="two\\nlines" ctl="bell\\u0007"',
+    ],
+    [
+      { msg: 'nested', shard: { index: 1, count: 3 }, tags: ['a', 'b'], ok: true, n: 1.5 },
+      String.raw`time=2026-11-25T03:00:00.000Z level=WARN msg=nested shard.index=1 shard.count=3 tags="[\"a\",\"b\"]" ok=true n=1.5`,
+    ],
+    // An error: its message, not its stack.
+    [
+      { msg: 'boom', err: { type: 'Error', message: 'cannot reach http://x: refused', stack: 'Error: cannot\n    at f (a.js:1:1)' } },
+      'time=2026-11-25T03:00:00.000Z level=WARN msg=boom err="cannot reach http://x: refused"',
+    ],
+  ])('%j', (record, expected) => {
+    expect(toLogfmt(line(record))).toBe(`${expected}\n`);
+  });
+  it('a line that is not JSON passes through', () => {
+    expect(toLogfmt('plain\n')).toBe('plain\n');
   });
 });

@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import type { RpcReply } from '../../src/rpc/client.js';
 import { defined } from '../helpers/assert.js';
 import { HttpStatusError, InvalidResponseError, RpcError } from '../../src/rpc/errors.js';
-import { LinesBuilder, renderNodes } from '../../src/metrics/render.js';
+import { LinesBuilder } from '../../src/metrics/render.js';
+import { renderNodes } from '../../src/metrics/scrape.js';
 import { PRIMARY_NETWORK_ID } from '../../src/config/schema.js';
 import { parseFeeState, parseOwnEntry, parsePlatform, platform, type PlatformAnswers } from '../../src/sources/platform.js';
 
@@ -131,8 +132,100 @@ describe('parsePlatform and its lines', () => {
         'avalanchego_validator_fee_price_navax_per_second{node="n1"} 512',
         'avalanchego_platform_method_state{node="n1",method="platform.getCurrentValidators",state="ok"} 1',
         'avalanchego_platform_method_state{node="n1",method="platform.getValidatorFeeState",state="ok"} 1',
+        `avalanchego_validator_auto_renew{node="n1",subnet="${PRIMARY_NETWORK_ID}"} 0`,
       ].join('\n'),
     );
+  });
+
+  const HELICON = 1790089200;
+  const only = (text: string, re: RegExp) =>
+    text
+      .split('\n')
+      .filter((l) => re.test(l))
+      .join('\n');
+
+  it('v1.15 auto-renewed validator: auto_renew 1, next period, compound share, the 90 % requirement, the P-Chain height', () => {
+    const s = parsePlatform(
+      answers({
+        subnets: [PRIMARY_NETWORK_ID],
+        validators: [validators('getCurrentValidators-auto-renewed-v1.15.0.json')],
+        height: reply('platform.getHeight', body('getHeight-v1.15.0.json')),
+        heliconSeconds: HELICON,
+      }),
+    );
+    expect(s.failure).toBeUndefined();
+    expect(only(lines(s), /requirement|auto_|next_period|restaked|platform_height|end_timestamp/)).toBe(
+      [
+        `avalanchego_validator_end_timestamp_seconds{node="n1",subnet="${PRIMARY_NETWORK_ID}"} 1793017259`,
+        'avalanchego_platform_height{node="n1"} 24819733',
+        `avalanchego_validator_uptime_requirement_ratio{node="n1",subnet="${PRIMARY_NETWORK_ID}"} 0.9`,
+        `avalanchego_validator_auto_renew{node="n1",subnet="${PRIMARY_NETWORK_ID}"} 1`,
+        `avalanchego_validator_next_period_seconds{node="n1",subnet="${PRIMARY_NETWORK_ID}"} 1209600`,
+        `avalanchego_validator_auto_compound_reward_ratio{node="n1",subnet="${PRIMARY_NETWORK_ID}"} 0.5`,
+      ].join('\n'),
+    );
+    expect(lines(s)).toContain('avalanchego_platform_method_state{node="n1",method="platform.getHeight",state="ok"} 1');
+  });
+
+  it('nextPeriod "0": the validator leaves at the cycle end, auto_renew 0 and no cycle series', () => {
+    const s = parsePlatform(
+      answers({
+        subnets: [PRIMARY_NETWORK_ID],
+        validators: [validators('getCurrentValidators-auto-renew-exiting-v1.15.0.json')],
+        heliconSeconds: HELICON,
+      }),
+    );
+    const text = lines(s);
+    expect(text).toContain(`avalanchego_validator_auto_renew{node="n1",subnet="${PRIMARY_NETWORK_ID}"} 0`);
+    expect(text).not.toMatch(/next_period|auto_compound/);
+  });
+
+  it('restaked rewards, when the node reports them', () => {
+    const raw = JSON.parse(body('getCurrentValidators-auto-renewed-v1.15.0.json')) as { result: { validators: Array<Record<string, unknown>> } };
+    Object.assign(defined(raw.result.validators[0], 'the entry'), { restakedValidationRewards: '1200000000', restakedDelegateeRewards: '34000000' });
+    const s = parsePlatform(answers({ subnets: [PRIMARY_NETWORK_ID], validators: [reply('platform.getCurrentValidators', JSON.stringify(raw))] }));
+    expect(only(lines(s), /restaked/)).toBe(
+      [
+        `avalanchego_validator_restaked_validation_reward_navax{node="n1",subnet="${PRIMARY_NETWORK_ID}"} 1200000000`,
+        `avalanchego_validator_restaked_delegatee_reward_navax{node="n1",subnet="${PRIMARY_NETWORK_ID}"} 34000000`,
+      ].join('\n'),
+    );
+  });
+
+  it.each([
+    ['started after Helicon', HELICON, 0.9],
+    ['started before Helicon', 1791807659 + 1, 0.8],
+    ['started exactly at Helicon', 1791807659, 0.9],
+    ['a release without Helicon', null, 0.8],
+  ] as const)('uptime requirement: %s → %s', (_name, helicon, ratio) => {
+    const s = parsePlatform(answers({ heliconSeconds: helicon }));
+    expect(lines(s)).toContain(`avalanchego_validator_uptime_requirement_ratio{node="n1",subnet="${PRIMARY_NETWORK_ID}"} ${ratio}`);
+  });
+
+  it('the Helicon time unknown (info.upgrades failed): no requirement series, the rules fall back to 0.8', () => {
+    expect(lines(parsePlatform(answers()))).not.toContain('requirement');
+  });
+
+  it('platform.getHeight: 503 while the P-Chain bootstraps is a state; a release without it too', () => {
+    const s = parsePlatform(answers({ height: reply('platform.getHeight', NOT_BOOTSTRAPPED, 503) }));
+    expect(s.methods['platform.getHeight']).toBe('not_bootstrapped');
+    expect(s.failure).toBeUndefined();
+    const missing = parsePlatform(
+      answers({
+        height: reply('platform.getHeight', body('getValidatorFeeState-method-not-found-v1.10.19.json').replace('getValidatorFeeState', 'getHeight')),
+      }),
+    );
+    expect(missing.methods['platform.getHeight']).toBe('unsupported');
+    const bad = parsePlatform(answers({ height: reply('platform.getHeight', '{"jsonrpc":"2.0","result":{"height":"tall"},"id":1}') }));
+    expect(bad.failure).toBeInstanceOf(InvalidResponseError);
+  });
+
+  it('autoCompoundRewardShares above 1,000,000 is not a share', () => {
+    const raw = body('getCurrentValidators-auto-renewed-v1.15.0.json').replace(
+      '"autoCompoundRewardShares":"500000"',
+      '"autoCompoundRewardShares":"2000000"',
+    );
+    expect(() => parseOwnEntry((JSON.parse(raw) as { result: unknown }).result, NODE)).toThrow(/more than 1,000,000/);
   });
 
   it('not a validator any more: avalanchego_validator 0 and nothing else per subnet', () => {

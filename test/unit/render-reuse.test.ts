@@ -1,10 +1,14 @@
 // A source's lines are rewritten into the block of its last poll when they fit (LinesBuilder.build(reuse)):
 // the bytes served are those of a fresh block, and a scrape under way copies each family whole.
 import { describe, expect, it } from 'vitest';
-import { LinesBuilder, renderChunks, renderNodes, type LineBlock } from '../../src/metrics/render.js';
+import { LabelTable, LinesBuilder, type LineBlock } from '../../src/metrics/render.js';
+import { renderChunks, renderNodes } from '../../src/metrics/scrape.js';
+
+/** One exporter's label table: a node's blocks are built with one (as NodeState does). */
+const TABLE = new LabelTable();
 
 function poll(node: string, height: number, checks: number, reuse?: LineBlock): LineBlock {
-  const b = new LinesBuilder(node);
+  const b = new LinesBuilder(node, undefined, TABLE);
   b.add('avalanchego_up', 1);
   for (let i = 0; i < checks; i++) b.add('avalanchego_health_check_passing', 1, { check: `check-${i}` });
   b.add('avalanchego_chain_last_accepted_height', height, { chain: 'C' });
@@ -75,7 +79,7 @@ describe('a block updated in place by polls with the same series', () => {
   // Values whose texts change length (0 ↔ 1764031156.123457 ↔ 1e-7 …) and the special ones.
   const values = [0, 1, 7, 12345, 1764031156.123457, 1764031156.5, 0.000012345, 1e-7, -3.5, 2 ** 53, NaN, Infinity, -Infinity, 0.1];
   function fresh(node: string, sample: (b: LinesBuilder) => void): string {
-    const b = new LinesBuilder(node);
+    const b = new LinesBuilder(node, undefined, TABLE);
     sample(b);
     return renderNodes([[b.build()]]).toString();
   }
@@ -99,7 +103,7 @@ describe('a block updated in place by polls with the same series', () => {
         }
         b.add('avalanchego_network_connected_peers', vs.at(-1));
       };
-      const b = new LinesBuilder('node "ü"');
+      const b = new LinesBuilder('node "ü"', undefined, TABLE);
       sample(b);
       const built = b.build(block);
       if (built === block) sameBlockPolls++;
@@ -114,10 +118,10 @@ describe('a block updated in place by polls with the same series', () => {
     const sample = (v: number) => (b: LinesBuilder) => {
       for (let i = 0; i < 3; i++) b.add('avalanchego_health_check_passing', v, { check: `c${i}` });
     };
-    const first = new LinesBuilder('n');
+    const first = new LinesBuilder('n', undefined, TABLE);
     sample(0)(first);
     const small = first.build();
-    const b = new LinesBuilder('n');
+    const b = new LinesBuilder('n', undefined, TABLE);
     sample(-1.2345678901234e-300)(b);
     const big = b.build(small);
     expect(big).not.toBe(small);
@@ -140,7 +144,7 @@ describe('a block updated in place by polls with the same series', () => {
       ['short', 0],
       ['other', 12],
     ] as const) {
-      const b = new LinesBuilder('n', limits);
+      const b = new LinesBuilder('n', limits, TABLE);
       sample(check, v)(b);
       block = b.build(block);
       const f = new LinesBuilder('n', limits);
@@ -148,8 +152,25 @@ describe('a block updated in place by polls with the same series', () => {
       expect(renderNodes([[block]]).toString()).toBe(renderNodes([[f.build()]]).toString());
     }
     // The two cut labels are the same text: the second is dropped, as before.
-    const b = new LinesBuilder('n', limits);
+    const b = new LinesBuilder('n', limits, TABLE);
     sample(long, 1)(b);
     expect(b.dropped).toBe(1);
+  });
+});
+
+describe('label tables', () => {
+  it("a block built with another exporter's label table is rebuilt, never updated with ids that mean other labels", () => {
+    const mine = new LabelTable();
+    const theirs = new LabelTable();
+    // The same ids (1, 2) name different label sets in the two tables.
+    const lines = (table: LabelTable, checks: string[], reuse?: LineBlock) => {
+      const b = new LinesBuilder('n', undefined, table);
+      for (const check of checks) b.add('avalanchego_health_check_passing', 1, { check });
+      return b.build(reuse);
+    };
+    const block = lines(mine, ['a', 'b']);
+    const next = lines(theirs, ['x', 'y'], block);
+    expect(renderNodes([[next]]).toString()).toContain('check="x"');
+    expect(renderNodes([[next]]).toString()).not.toContain('check="a"');
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { LinesBuilder, escapeLabelValue, formatValue, renderChunks, renderNodes } from '../../src/metrics/render.js';
+import { LinesBuilder, escapeLabelValue, formatValue } from '../../src/metrics/render.js';
+import { renderChunks, renderNodes } from '../../src/metrics/scrape.js';
 
 describe('exposition', () => {
   it('escapes label values as the text format requires', () => {

@@ -4,7 +4,8 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { health, parseHealth, reuseHealth, type HealthSnapshot } from '../../src/sources/health.js';
 import { indexApi, reuseIndex, type IndexSnapshot } from '../../src/sources/index-api.js';
-import { LinesBuilder, renderNodes } from '../../src/metrics/render.js';
+import { LinesBuilder } from '../../src/metrics/render.js';
+import { renderNodes } from '../../src/metrics/scrape.js';
 
 const healthDir = new URL('../fixtures/health/', import.meta.url);
 const reports = readdirSync(healthDir).map((name) => ({

@@ -1,0 +1,118 @@
+// What the fleet page (`/`) says about a node in one line, in an operator's words: its poll
+// failures summarised once (not one undici message per source), and its validator state with
+// what puts the reward or the stake at risk. Pure: from the node's summary and the fleet.
+import type { NodeSummary } from '../scheduler/fleet.js';
+import { UPTIME_REQUIREMENT } from '../sources/platform.js';
+import { humanDuration } from './html.js';
+
+/** A poll failure in an operator's words, from its bounded reason and the message's facts. */
+export function failureWords(reason: string, message: string): string {
+  switch (reason) {
+    case 'connect':
+      if (/ECONNREFUSED|connection refused/i.test(message)) return "connection refused (nothing listens at the node's address and port)";
+      if (/ENOTFOUND|EAI_AGAIN|getaddrinfo/i.test(message)) return "the node's host name does not resolve";
+      if (/EHOSTUNREACH|ENETUNREACH/i.test(message)) return "no route to the node's host";
+      if (/EMFILE|ENFILE|ESOCKETBUDGET|open files|socket budget/i.test(message)) return 'the exporter is out of sockets (its limit, not the node)';
+      if (/other side closed|ECONNRESET|socket hang up|closed/i.test(message)) return 'connection closed by the node';
+      return 'cannot connect to the node';
+    case 'timeout':
+      return /request slot/.test(message) ? 'the exporter had no request slot free (its limit, not the node)' : 'no answer within the timeout';
+    case 'tls':
+      return 'TLS handshake failed (certificate or protocol)';
+    case 'host_rejected':
+      return 'the node rejects this host name (its --http-allowed-hosts)';
+    case 'http_status': {
+      const status = /HTTP (\d{3})/.exec(message)?.[1];
+      if (status === '404' && /base URL/.test(message)) return "HTTP 404: the target's url is not the node's base URL?";
+      return status ? `HTTP ${status} from the node or its proxy` : 'an HTTP error from the node or its proxy';
+    }
+    case 'rpc_error':
+      return 'the node answered with an error';
+    case 'invalid_response':
+      return 'an answer that is not what the API returns';
+    default:
+      return 'an error in the exporter (see its log)';
+  }
+}
+
+/** One line per kind of failure: "connection closed by the node, all 5 sources" or "no answer within the timeout (info, platform)". */
+export function failureSummary(n: Pick<NodeSummary, 'failures' | 'sourceCount'>): string[] {
+  const byWords = new Map<string, string[]>();
+  for (const f of n.failures) {
+    const words = failureWords(f.reason, f.message);
+    byWords.set(words, [...(byWords.get(words) ?? []), f.source]);
+  }
+  return [...byWords].map(([words, sources]) =>
+    sources.length === n.sourceCount && sources.length > 1 ? `${words}, all ${sources.length} sources` : `${words} (${sources.join(', ')})`,
+  );
+}
+
+export type Risk = 'bad' | 'warn';
+
+export interface ValidatorView {
+  /** Short facts, each with its tone, for the validator column. */
+  facts: Array<{ text: string; tone?: Risk | 'ok' | 'dim' }>;
+  /** The worst risk among the facts; undefined when nothing is at risk. */
+  risk?: Risk;
+}
+
+const DAY = 86_400;
+/** Stake ending or L1 balance running out within these: warn, then bad (as the alerts: a week, a day). */
+const WARN_WITHIN = 7 * DAY;
+const BAD_WITHIN = DAY;
+
+function within(seconds: number): Risk | undefined {
+  return seconds < BAD_WITHIN ? 'bad' : seconds < WARN_WITHIN ? 'warn' : undefined;
+}
+
+/** The newest version number among the nodes listed (the fleet of this page). */
+export function fleetVersion(nodes: NodeSummary[]): { number: number; text: string } | undefined {
+  let best: { number: number; text: string } | undefined;
+  for (const n of nodes) {
+    const v = n.validator?.version;
+    if (v?.number !== undefined && (best === undefined || v.number > best.number)) best = { number: v.number, text: v.text };
+  }
+  return best;
+}
+
+/** The validator column: uptime against its requirement, the stake's end or auto-renew, L1 runway, version against the fleet. */
+export function validatorView(n: NodeSummary, fleet: { number: number; text: string } | undefined, nowSeconds: number): ValidatorView {
+  const v = n.validator;
+  const facts: ValidatorView['facts'] = [];
+  if (!v) return { facts };
+  if (v.uptimeRatio !== undefined) {
+    // Until the platform source says (a validation started after Helicon needs 90 %), the 80 % of before.
+    const requirement = v.uptimeRequirement ?? UPTIME_REQUIREMENT.beforeHelicon;
+    const below = v.uptimeRatio < requirement;
+    const close = !below && v.uptimeRatio < requirement + 0.05;
+    facts.push({
+      text: `uptime ${(v.uptimeRatio * 100).toFixed(1)} % ${below ? '<' : '≥'} ${Math.round(requirement * 100)} %${below ? ': no reward' : ''}`,
+      tone: below ? 'bad' : close ? 'warn' : 'ok',
+    });
+  }
+  if (v.stake?.autoRenew) facts.push({ text: 'stake auto-renews', tone: 'ok' });
+  else if (v.stake?.endSeconds !== undefined) {
+    const left = v.stake.endSeconds - nowSeconds;
+    facts.push(
+      left <= 0
+        ? { text: 'stake ended', tone: 'bad' }
+        : { text: `stake ends in ${humanDuration(left)}`, ...(within(left) ? { tone: within(left) } : { tone: 'dim' as const }) },
+    );
+  }
+  for (const l1 of v.l1 ?? []) {
+    if (l1.balanceNavax === 0) facts.push({ text: 'L1 validator inactive (balance 0)', tone: 'bad' });
+    else if (l1.runwaySeconds !== undefined) {
+      const risk = within(l1.runwaySeconds);
+      facts.push({ text: `L1 balance lasts ${humanDuration(l1.runwaySeconds)}`, tone: risk ?? 'dim' });
+    }
+  }
+  if ((v.notValidator || v.inNoSet) && !v.stake && !v.l1?.length) facts.push({ text: 'not a validator', tone: 'dim' });
+  if (v.version) {
+    const why: string[] = [];
+    if (fleet !== undefined && v.version.number !== undefined && v.version.number < fleet.number) why.push(`fleet runs ${fleet.text}`);
+    if (v.peersNewerRatio !== undefined && v.peersNewerRatio >= 0.5) why.push(`${Math.round(v.peersNewerRatio * 100)} % of peers newer`);
+    facts.push({ text: `v${v.version.text}${why.length ? ` behind: ${why.join(', ')}` : ''}`, tone: why.length ? 'warn' : 'dim' });
+  }
+  const risk: Risk | undefined = facts.some((f) => f.tone === 'bad') ? 'bad' : facts.some((f) => f.tone === 'warn') ? 'warn' : undefined;
+  return { facts, ...(risk ? { risk } : {}) };
+}

@@ -1,0 +1,103 @@
+// The evm source: each configured EVM chain's executed height, from
+// eth_blockNumber on {url}/ext/bc/<chain>/rpc (go-ethereum's JSON-RPC server,
+// not gorilla's: params must be an array). After Helicon the C-Chain accepts
+// blocks before it executes them (ACP-194, SAE): health and the index report
+// the accepted height, eth_blockNumber (`latest`) the executed one, and the
+// gap between them is an execution backlog no health check showed in v1.15.0.
+// Before Helicon the two agree. Chains are asked in parallel; a chain that
+// fails keeps the others' heights.
+import type { Logger } from 'pino';
+import type { RpcReply } from '../rpc/client.js';
+import { InvalidResponseError } from '../rpc/errors.js';
+import { rpcResult } from '../rpc/jsonrpc.js';
+import type { LinesBuilder } from '../metrics/render.js';
+import { jsonKind } from '../util/json-kind.js';
+import type { PageSection } from './section.js';
+import type { Source, StateWatcher } from './source.js';
+
+export const EVM_METHOD = 'eth_blockNumber';
+/** A block number is a uint64: anything longer than 16 hex digits is not one. */
+const QUANTITY = /^0x(0|[1-9a-f][0-9a-f]{0,15})$/;
+
+export type EvmChainSnapshot = { chain: string; state: 'ok'; executedHeight: number } | { chain: string; state: 'failed'; error: unknown };
+
+export interface EvmSnapshot {
+  chains: EvmChainSnapshot[];
+}
+
+export const evmPath = (chain: string): string => `/ext/bc/${chain}/rpc`;
+
+export const evm: Source<EvmSnapshot> = {
+  name: 'evm',
+  enabled: (target) => target.evm.enabled && target.evm.chains.length > 0,
+  intervalMs: (target) => target.evm.intervalMs,
+  async poll(ctx) {
+    const chains = await Promise.all(
+      ctx.target.evm.chains.map(async (chain): Promise<EvmChainSnapshot> => {
+        try {
+          return { chain, state: 'ok', executedHeight: parseBlockNumber(await ctx.rpc(evmPath(chain), EVM_METHOD, [])) };
+        } catch (error) {
+          return { chain, state: 'failed', error };
+        }
+      }),
+    );
+    return { chains };
+  },
+  failure: (snapshot) => snapshot.chains.find((c) => c.state === 'failed')?.error,
+  samples: addEvmLines,
+  watch: watchEvm,
+  sections: evmSections,
+};
+
+/** Pure: the node page's EVM section: each chain's executed height (eth_blockNumber), or why not. */
+export function evmSections(s: EvmSnapshot | undefined): PageSection[] {
+  return [
+    {
+      title: 'EVM chains (eth_blockNumber)',
+      columns: ['chain', 'executed height'],
+      rows: (s?.chains ?? []).map((c) =>
+        c.state === 'ok'
+          ? { label: c.chain, values: [{ number: c.executedHeight }] }
+          : { label: c.chain, values: [{ error: c.error instanceof Error ? c.error.message : String(c.error) }] },
+      ),
+      empty: 'The evm source has not answered yet, or is off for this node.',
+    },
+  ];
+}
+
+/**
+ * Pure: the answer of eth_blockNumber → the height. Throws (rpc/errors.ts types) for an HTTP error, a
+ * JSON-RPC error or a result that is not a hex quantity.
+ */
+export function parseBlockNumber(reply: RpcReply): number {
+  const result = rpcResult(reply);
+  if (typeof result !== 'string' || !QUANTITY.test(result)) {
+    const shown = typeof result === 'string' ? JSON.stringify(result.slice(0, 40)) : jsonKind(result);
+    throw new InvalidResponseError(`${EVM_METHOD} returned ${shown}, not a hex block number such as "0x1b4"`);
+  }
+  const height = Number.parseInt(result.slice(2), 16);
+  // Served as a float64: past 2^53 the value would be rounded, which no chain reaches.
+  if (!Number.isSafeInteger(height)) throw new InvalidResponseError(`${EVM_METHOD} returned ${result}, beyond 2^53`);
+  return height;
+}
+
+function addEvmLines(b: LinesBuilder, s: EvmSnapshot | undefined): void {
+  if (!s) return;
+  for (const c of s.chains) if (c.state === 'ok') b.add('avalanchego_chain_executed_height', c.executedHeight, { chain: c.chain });
+}
+
+/** A chain whose eth_blockNumber fails is logged when it starts failing and when it answers again, not every poll. */
+function watchEvm(log: Logger): StateWatcher<EvmSnapshot> {
+  const failing = new Set<string>();
+  return {
+    observe(s) {
+      if (!s) return;
+      for (const c of s.chains) {
+        if (c.state === 'failed' && !failing.has(c.chain)) {
+          failing.add(c.chain);
+          log.warn({ chain: c.chain, err: c.error }, `${EVM_METHOD} fails on /ext/bc/${c.chain}/rpc: no executed height for the chain`);
+        } else if (c.state === 'ok' && failing.delete(c.chain)) log.info({ chain: c.chain }, `${EVM_METHOD} answers again`);
+      }
+    },
+  };
+}

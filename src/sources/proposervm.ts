@@ -1,0 +1,138 @@
+// The proposervm source: each configured chain's current ProposerVM epoch,
+// from proposervm.getCurrentEpoch on {url}/ext/bc/<chain>/proposervm (every
+// ProposerVM-wrapped chain: the C-Chain, an L1; v1.14+). The epoch's
+// `pChainHeight` is the P-Chain height the chain takes its validator set from:
+// one that falls further and further behind platform.getHeight while the
+// chain's height is flat is a frozen L1 (builders-hub #4534). A release
+// without the method answers `method not found`, one without the service (or a
+// node that does not run the chain) HTTP 404: states, not failures, logged once.
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import type { RpcReply } from '../rpc/client.js';
+import { InvalidResponseError, RpcError } from '../rpc/errors.js';
+import { decodeRpc, isMethodNotFound } from '../rpc/jsonrpc.js';
+import type { LinesBuilder } from '../metrics/render.js';
+import type { PageSection } from './section.js';
+import type { Source, StateWatcher } from './source.js';
+import { firstIssue, uint } from './wire.js';
+
+export const PROPOSERVM_METHOD = 'proposervm.getCurrentEpoch';
+
+export interface Epoch {
+  number: number;
+  startSeconds: number;
+  pChainHeight: number;
+}
+
+export type ProposerChainSnapshot =
+  | { chain: string; state: 'ok'; epoch: Epoch }
+  | { chain: string; state: 'unsupported' }
+  /** HTTP 404: no ProposerVM API for the chain on this node (a release before it, or a chain the node does not run). */
+  | { chain: string; state: 'unavailable' }
+  | { chain: string; state: 'failed'; error: unknown };
+
+export interface ProposerVmSnapshot {
+  chains: ProposerChainSnapshot[];
+}
+
+export const proposervmPath = (chain: string): string => `/ext/bc/${chain}/proposervm`;
+
+export const proposervm: Source<ProposerVmSnapshot> = {
+  name: 'proposervm',
+  enabled: (target) => target.proposervm.enabled && target.proposervm.chains.length > 0,
+  intervalMs: (target) => target.proposervm.intervalMs,
+  async poll(ctx) {
+    const chains = await Promise.all(
+      ctx.target.proposervm.chains.map(async (chain): Promise<ProposerChainSnapshot> => {
+        try {
+          return parseEpochReply(chain, await ctx.rpc(proposervmPath(chain), PROPOSERVM_METHOD, {}));
+        } catch (error) {
+          return { chain, state: 'failed', error };
+        }
+      }),
+    );
+    return { chains };
+  },
+  failure: (snapshot) => snapshot.chains.find((c) => c.state === 'failed')?.error,
+  samples: addProposerLines,
+  watch: watchProposer,
+  sections: proposerSections,
+};
+
+/** Pure: the node page's ProposerVM section: each chain's epoch and the P-Chain height its validator set comes from. */
+export function proposerSections(s: ProposerVmSnapshot | undefined): PageSection[] {
+  return [
+    {
+      title: 'ProposerVM epochs (proposervm.getCurrentEpoch)',
+      columns: ['chain', 'epoch', 'started', 'P-Chain height of its validator set'],
+      rows: (s?.chains ?? []).map((c) => {
+        switch (c.state) {
+          case 'ok':
+            return { label: c.chain, values: [{ number: c.epoch.number }, { time: c.epoch.startSeconds }, { number: c.epoch.pChainHeight }] };
+          case 'unsupported':
+            return { label: c.chain, values: [{ text: "the node's release has no proposervm.getCurrentEpoch", tone: 'dim' as const }] };
+          case 'unavailable':
+            return {
+              label: c.chain,
+              values: [{ text: 'HTTP 404: the node does not run this chain, or its release has no ProposerVM API', tone: 'dim' as const }],
+            };
+          case 'failed':
+            return { label: c.chain, values: [{ error: c.error instanceof Error ? c.error.message : String(c.error) }] };
+        }
+      }),
+      empty: 'The proposervm source has not answered yet, or is off for this node.',
+    },
+  ];
+}
+
+const epochSchema = z.object({ number: uint, startTime: uint, pChainHeight: uint });
+
+/** Pure: one chain's answer → its epoch, or `unsupported` for a release without the method. */
+export function parseEpochReply(chain: string, reply: RpcReply): ProposerChainSnapshot {
+  if (reply.status === 404) return { chain, state: 'unavailable' };
+  const outcome = decodeRpc(reply);
+  if (!outcome.ok) {
+    if (isMethodNotFound(outcome.message)) return { chain, state: 'unsupported' };
+    throw new RpcError(outcome.code, outcome.message, reply.method);
+  }
+  return { chain, state: 'ok', epoch: parseEpoch(chain, outcome.result) };
+}
+
+/** Pure: the `result` of proposervm.getCurrentEpoch (`{"number","startTime","pChainHeight"}`, vms/proposervm/service.go GetEpochResponse). */
+export function parseEpoch(chain: string, result: unknown): Epoch {
+  const r = epochSchema.safeParse(result);
+  if (!r.success) throw new InvalidResponseError(`${PROPOSERVM_METHOD} on ${chain} returned no epoch: ${firstIssue(r.error)}`);
+  return { number: r.data.number, startSeconds: r.data.startTime, pChainHeight: r.data.pChainHeight };
+}
+
+function addProposerLines(b: LinesBuilder, s: ProposerVmSnapshot | undefined): void {
+  if (!s) return;
+  for (const c of s.chains) {
+    if (c.state !== 'ok') continue;
+    b.add('avalanchego_proposervm_epoch_pchain_height', c.epoch.pChainHeight, { chain: c.chain });
+    b.add('avalanchego_proposervm_epoch_number', c.epoch.number, { chain: c.chain });
+  }
+}
+
+/** A chain whose node lacks the method, or whose request fails, is logged once per change. */
+function watchProposer(log: Logger): StateWatcher<ProposerVmSnapshot> {
+  const last = new Map<string, ProposerChainSnapshot['state']>();
+  return {
+    observe(s) {
+      if (!s) return;
+      for (const c of s.chains) {
+        const before = last.get(c.chain);
+        last.set(c.chain, c.state);
+        if (before === c.state) continue;
+        if (c.state === 'unsupported') log.info({ chain: c.chain }, `the node's version lacks ${PROPOSERVM_METHOD}: no epoch series for the chain`);
+        else if (c.state === 'unavailable') {
+          log.info(
+            { chain: c.chain },
+            `${proposervmPath(c.chain)} answers HTTP 404: the node's release has no ProposerVM API (before v1.14) or it does not run this chain; check proposervm.chains`,
+          );
+        } else if (c.state === 'failed') log.warn({ chain: c.chain, err: c.error }, `${PROPOSERVM_METHOD} fails on ${proposervmPath(c.chain)}`);
+        else if (before !== undefined) log.info({ chain: c.chain }, `${PROPOSERVM_METHOD} answers again`);
+      }
+    },
+  };
+}

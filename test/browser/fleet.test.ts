@@ -1,0 +1,175 @@
+// Every scenario the demo's banner names is visible, on the pages (Chromium) and in /metrics:
+// the demo runs as a process, and the test waits (with a deadline) until each node shows its
+// fault in both. Then the node page's source sections, and the fleet page on a 420 px phone
+// (more than one node on its first screen). Screenshots go to test-results/browser/.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_SCENARIOS } from '../../src/demo.js';
+import type { ScenarioName } from '../../src/simulator/index.js';
+import { defined } from '../helpers/assert.js';
+import { sample } from '../helpers/exporter.js';
+import { waitFor } from '../helpers/fake-node.js';
+import { freePort } from '../helpers/net.js';
+import { ROOT } from '../rules/lib.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const SHOTS = join(ROOT, 'test-results', 'browser');
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const PRIMARY = '11111111111111111111111111111111LpoYY';
+
+/** What shows a scenario: in the node's /metrics series, and in its row on `/` (the row's text). */
+interface Evidence {
+  metrics: (text: string, node: string, now: number) => boolean;
+  row: RegExp;
+}
+const m = (text: string, series: string) => sample(text, series);
+const EVIDENCE: Partial<Record<ScenarioName, Evidence>> = {
+  healthy: { metrics: (t, n) => m(t, `avalanchego_healthy{node="${n}"}`) === 1, row: /\bhealthy\b/ },
+  bootstrapping: {
+    metrics: (t, n) => m(t, `avalanchego_health_check_passing{node="${n}",check="bootstrapped"}`) === 0,
+    row: /^\S+\s+bootstrapping/m,
+  },
+  'stalled-chain': {
+    metrics: (t, n) => (m(t, `avalanchego_chain_processing_blocks{node="${n}",chain="C"}`) ?? 0) > 256,
+    row: /too many processing blocks/,
+  },
+  'disk-filling': { metrics: (t, n) => m(t, `avalanchego_health_check_passing{node="${n}",check="diskspace"}`) === 0, row: /diskspace/ },
+  'peers-dropping': {
+    metrics: (t, n) => m(t, `avalanchego_network_connected_peers{node="${n}"}`) === 0,
+    row: /not connected to a minimum of 1 peer/,
+  },
+  flapping: { metrics: (t, n) => m(t, `avalanchego_healthy{node="${n}"}`) === 0, row: /unhealthy/ },
+  down: { metrics: (t, n) => m(t, `avalanchego_up{node="${n}"}`) === 0, row: /down[\s\S]*connection (closed by the node|refused)/ },
+  'uptime-dropping': {
+    metrics: (t, n) => (m(t, `avalanchego_uptime_weighted_average_ratio{node="${n}"}`) ?? 1) < 0.8,
+    row: /uptime \d+\.\d % < 80 %: no reward/,
+  },
+  'stake-expiring': {
+    metrics: (t, n, now) => (m(t, `avalanchego_validator_end_timestamp_seconds{node="${n}",subnet="${PRIMARY}"}`) ?? Infinity) - now < 3600,
+    row: /at risk[\s\S]*stake ends in \d+m/,
+  },
+  'l1-balance-draining': {
+    metrics: (t, n) => t.includes(`avalanchego_l1_validator_balance_navax{node="${n}",`),
+    row: /L1 (balance lasts|validator inactive)/,
+  },
+  'node-id-changed': {
+    metrics: (t, n) => m(t, `avalanchego_info_method_state{node="${n}",method="info.uptime",state="not_validator"}`) === 1,
+    row: /not a validator/,
+  },
+  'version-behind': {
+    metrics: (t, n) => (m(t, `avalanchego_network_peers_newer_version_ratio{node="${n}"}`) ?? 0) > 0.5,
+    row: /at risk[\s\S]*v1\.\d+\.\d+ behind: .*% of peers newer/,
+  },
+};
+
+describe.skipIf(!existsSync(CHROMIUM))('the demo in Chromium: every scenario visible', () => {
+  let browser: Browser | undefined;
+  let demo: ChildProcess | undefined;
+  let url = '';
+
+  beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    const port = await freePort();
+    url = `http://127.0.0.1:${port}`;
+    demo = spawn(process.execPath, [join(ROOT, 'dist', 'main.js'), 'demo', `--web.listen-address=127.0.0.1:${port}`, '--log.format=json'], {
+      cwd: ROOT,
+      stdio: 'ignore',
+    });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    await waitFor(async () => (await fetch(`${url}/-/ready`).catch(() => undefined))?.ok === true, 'the demo ready', 30_000);
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    const child = demo;
+    if (child?.pid !== undefined && child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((r) => child.once('exit', r));
+      process.kill(child.pid, 'SIGTERM');
+      await exited;
+    }
+  }, 30_000);
+
+  async function rows(page: Page): Promise<Map<string, string>> {
+    await page.reload();
+    const texts = await page.locator('table.fleet tbody tr').allInnerTexts();
+    return new Map(texts.map((t) => [t.split(/\s/)[0] ?? '', t]));
+  }
+
+  it('every scenario of the banner shows on / and in /metrics', async () => {
+    const page = await defined(browser, 'the browser').newPage({ viewport: { width: 1500, height: 1000 } });
+    await page.goto(`${url}/?refresh=off`);
+    const pending = new Map(DEMO_SCENARIOS.map((s, i) => [`node-${i}`, s] as const));
+    // Faults develop over seconds (time runs 10x) and a flapping node is healthy half the time:
+    // each node's evidence is seen once, in both places at the same look.
+    await waitFor(
+      async () => {
+        const metrics = await (await fetch(`${url}/metrics`)).text();
+        const byNode = await rows(page);
+        const now = Date.now() / 1000;
+        for (const [node, scenario] of pending) {
+          const e = defined(EVIDENCE[scenario], `evidence for ${scenario}`);
+          if (e.metrics(metrics, node, now) && e.row.test(byNode.get(node) ?? '')) pending.delete(node);
+        }
+        return pending.size === 0;
+      },
+      'every scenario visible',
+      120_000,
+    ).catch((err: unknown) => {
+      throw new Error(`not visible: ${[...pending].map(([n, s]) => `${n} (${s})`).join(', ')}: ${String(err)}`);
+    });
+    await page.screenshot({ path: join(SHOTS, 'fleet-wide.png'), fullPage: true });
+    // A validator at risk ranks above a healthy node.
+    const order = [...(await rows(page)).keys()];
+    const atRisk = order.indexOf(`node-${DEMO_SCENARIOS.indexOf('stake-expiring')}`);
+    const healthy = order.indexOf(`node-${DEMO_SCENARIOS.indexOf('healthy')}`);
+    expect(atRisk).toBeGreaterThanOrEqual(0);
+    expect(atRisk).toBeLessThan(healthy);
+    await page.close();
+  }, 150_000);
+
+  it('the node page has a section per source: health, index, info, platform', async () => {
+    const node = `node-${DEMO_SCENARIOS.indexOf('stake-expiring')}`;
+    const page = await defined(browser, 'the browser').newPage({ viewport: { width: 1400, height: 900 } });
+    await page.goto(`${url}/node/${node}`);
+    const headings = await page.locator('h2').allInnerTexts();
+    expect(headings).toEqual(expect.arrayContaining(['Node (info API)', 'Validator (platform API)']));
+    const text = await page.locator('body').innerText();
+    expect(text).toMatch(/version\s+1\.\d+\.\d+/);
+    expect(text).toMatch(/uptime \(stake-weighted, as the network sees it\)\s+\d+(\.\d)? %/);
+    expect(text).toMatch(/primary network: uptime its reward needs\s+(80|90) %/);
+    expect(text).toMatch(/primary network: ends\s+in \d+m/);
+    await page.screenshot({ path: join(SHOTS, 'node-validator.png'), fullPage: true });
+    await page.close();
+  }, 60_000);
+
+  it('on a 420 px phone, the first screen shows more than one node', async () => {
+    const page = await defined(browser, 'the browser').newPage({ viewport: { width: 420, height: 860 }, deviceScaleFactor: 2, isMobile: true });
+    await page.goto(`${url}/?refresh=off`);
+    const rowsShown = page.locator('table.fleet tbody tr');
+    const bottoms: number[] = [];
+    for (let i = 0; i < Math.min(await rowsShown.count(), 6); i++) {
+      const box = await rowsShown.nth(i).boundingBox();
+      if (box) bottoms.push(box.y + box.height);
+    }
+    const onFirstScreen = bottoms.filter((bottom) => bottom <= 860).length;
+    await page.screenshot({ path: join(SHOTS, 'fleet-420.png') });
+    expect(onFirstScreen).toBeGreaterThan(1);
+    // Nothing wider than the screen: no sideways scrolling to read a node.
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(420);
+    await page.goto(`${url}/node/node-${DEMO_SCENARIOS.indexOf('down')}`);
+    await page.screenshot({ path: join(SHOTS, 'node-420.png'), fullPage: true });
+    await page.close();
+  }, 60_000);
+});

@@ -1,0 +1,117 @@
+// Each source renders its own node-page section through Source.sections (pure, from its snapshot):
+// the rows a person reads, and what an empty section says.
+import { describe, expect, it } from 'vitest';
+import { PRIMARY_NETWORK_ID } from '../../src/config/schema.js';
+import { evm, evmSections } from '../../src/sources/evm.js';
+import { info, infoSections, summarizeInfo } from '../../src/sources/info.js';
+import { platform, platformSections, summarizePlatform } from '../../src/sources/platform.js';
+import { proposerSections, proposervm } from '../../src/sources/proposervm.js';
+import type { PageSection } from '../../src/sources/section.js';
+
+/** label → the values' texts, for assertions. */
+function table(sections: PageSection[]): Record<string, string> {
+  return Object.fromEntries(
+    sections.flatMap((s) =>
+      s.rows.map((r) => [
+        r.label,
+        r.values
+          .map((v) =>
+            'text' in v
+              ? v.text
+              : 'number' in v
+                ? String(v.number)
+                : 'time' in v
+                  ? `t=${v.time}`
+                  : 'error' in v
+                    ? `error: ${v.error}`
+                    : String(v.flag),
+          )
+          .join(' | '),
+      ]),
+    ),
+  );
+}
+
+describe('source sections', () => {
+  it('every source with data for people has its hooks', () => {
+    for (const s of [info, platform, evm, proposervm]) expect(typeof s.sections, s.name).toBe('function');
+  });
+
+  it('info: version against the peers, uptime, not a validator', () => {
+    const rows = table(
+      infoSections({
+        methods: { 'info.uptime': 'ok' },
+        nodeId: 'NodeID-abc',
+        version: { text: '1.13.5', parts: [1, 13, 5] },
+        uptime: { rewardingStakeRatio: 0.4, weightedAverageRatio: 0.55 },
+        peers: { total: 10, byMinor: [{ version: '1.14', count: 9 }], newerRatio: 0.92 },
+      }),
+    );
+    expect(rows['version']).toBe('1.13.5 · 92 % of its peers run a newer version');
+    expect(rows['uptime (stake-weighted, as the network sees it)']).toBe('55.00000000000001');
+    expect(table(infoSections({ methods: { 'info.uptime': 'not_validator' } }))['uptime']).toBe('not a validator (info.uptime)');
+    expect(infoSections(undefined)[0]?.empty).toMatch(/not answered yet/);
+    expect(summarizeInfo({ methods: {}, uptime: { rewardingStakeRatio: 1, weightedAverageRatio: 0.99 } }).validator).toEqual({ uptimeRatio: 0.99 });
+  });
+
+  it('platform: the stake, its end and auto-renew, the requirement, an L1 balance and its runway', () => {
+    const snapshot = {
+      nodeId: 'NodeID-abc',
+      methods: {},
+      heliconSeconds: null,
+      feePriceNavaxPerSecond: 1000,
+      subnets: [
+        {
+          subnet: PRIMARY_NETWORK_ID,
+          entry: {
+            kind: 'staker' as const,
+            weight: 2e12,
+            startSeconds: 100,
+            endSeconds: 2000,
+            autoRenew: { nextPeriodSeconds: 14 * 86_400, autoCompoundRatio: 0 },
+          },
+        },
+        { subnet: 'L1xyz', entry: { kind: 'l1' as const, weight: 5, startSeconds: 100, balance: 86_400_000 } },
+      ],
+    };
+    const rows = table(platformSections(snapshot));
+    expect(rows['primary network: stake']).toBe('2000');
+    expect(rows['primary network: ends']).toBe('t=2000');
+    expect(rows['primary network: auto-renew']).toBe('yes, next period 14 days');
+    expect(rows['primary network: uptime its reward needs']).toBe('80');
+    expect(rows['subnet L1xyz: balance lasts']).toBe('1');
+    expect(summarizePlatform(snapshot).validator).toEqual({
+      stake: { endSeconds: 2000, autoRenew: true },
+      uptimeRequirement: 0.8,
+      l1: [{ subnet: 'L1xyz', balanceNavax: 86_400_000, runwaySeconds: 86_400 }],
+    });
+    expect(summarizePlatform({ nodeId: 'NodeID-abc', methods: {}, subnets: [{ subnet: PRIMARY_NETWORK_ID }] }).validator).toEqual({ inNoSet: true });
+  });
+
+  it('evm and proposervm: a row per chain, the failure in the node page', () => {
+    expect(
+      table(
+        evmSections({
+          chains: [
+            { chain: 'C', state: 'ok', executedHeight: 42 },
+            { chain: 'L1', state: 'failed', error: new Error('no answer') },
+          ],
+        }),
+      ),
+    ).toEqual({
+      C: '42',
+      L1: 'error: no answer',
+    });
+    expect(
+      table(
+        proposerSections({
+          chains: [
+            { chain: 'C', state: 'ok', epoch: { number: 7, startSeconds: 10, pChainHeight: 99 } },
+            { chain: 'X', state: 'unsupported' },
+          ],
+        }),
+      ),
+    ).toEqual({ C: '7 | t=10 | 99', X: "the node's release has no proposervm.getCurrentEpoch" });
+    expect(evmSections(undefined)[0]?.empty).toMatch(/not answered yet/);
+  });
+});
