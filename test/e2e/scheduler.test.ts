@@ -97,7 +97,7 @@ ${targets(1, node.url)}`);
     });
     exporter = await startTestExporter(`
 scheduler: { max_concurrent_requests: 1 }
-defaults: { interval: 3s, index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false } }
+defaults: { interval: 3s, index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false }, evm: { enabled: false }, proposervm: { enabled: false } }
 targets:
   - { name: hog, url: '${node.url}/hog', timeout: 1s }
   - { name: waiter, url: '${node.url}/waiter', timeout: 300ms }`);
@@ -119,7 +119,7 @@ targets:
     });
     exporter = await startTestExporter(`
 scheduler: { max_concurrent_requests: 1 }
-defaults: { index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false } }
+defaults: { index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false }, evm: { enabled: false }, proposervm: { enabled: false } }
 targets:
   - { name: hog, url: '${node.url}/hog', interval: 3s, timeout: 2500ms }
   - { name: waiter, url: '${node.url}/waiter', interval: 1s, timeout: 300ms }`);
