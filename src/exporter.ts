@@ -29,6 +29,8 @@ export interface ExporterOptions {
   loadWebConfig?: () => WebConfig;
   /** Connections served at once (--web.max-connections). */
   maxConnections?: number;
+  /** Scrapes of /metrics served at once (--web.max-requests; 0: no cap). */
+  maxScrapes?: number;
   /** Where the metrics are served (--web.telemetry-path; default /metrics). */
   telemetryPath?: string;
 }
@@ -64,7 +66,13 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
   // Every replica loads the whole config; the scheduler gets the targets this shard owns.
   let split = splitTargets(shard, config.targets);
   const scheduler = new Scheduler(
-    { dispatchers, logger, clock, onPollStart: (delaySeconds) => instruments.pollStartDelay.observe(delaySeconds) },
+    {
+      dispatchers,
+      logger,
+      clock,
+      onPollStart: (delaySeconds) => instruments.pollStartDelay.observe(delaySeconds),
+      onPollSkipped: (reason) => instruments.pollsSkipped.inc({ reason }),
+    },
     { ...config, targets: split.owned },
   );
   const reloadState: ReloadState = { lastReloadSuccessful: true, lastSuccessSeconds: clock.now() / 1000 };
@@ -121,6 +129,9 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
     ownerOf: (name: string) => split.ownerOf(name),
     ...(options.loadConfig || options.loadWebConfig ? { reload } : {}),
     guard,
+    ...(options.maxScrapes !== undefined ? { maxScrapes: options.maxScrapes } : {}),
+    onScrapeRefused: () => instruments.scrapesRefused.inc(),
+    onDebugProbeRefused: () => instruments.debugProbesRefused.inc(),
     ...(options.telemetryPath ? { telemetryPath: options.telemetryPath } : {}),
   });
   const web = new WebServer({ handler, web: webConfig, logger, ...(options.maxConnections ? { maxConnections: options.maxConnections } : {}) });

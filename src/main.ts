@@ -7,6 +7,7 @@ import type { Config } from './config/schema.js';
 import { DEFAULT_LISTEN_ADDRESS, startExporter } from './exporter.js';
 import { SHARD_COUNT_ENV, ShardFlagError, resolveShard, type ShardSpec } from './shard.js';
 import { DEFAULT_MAX_CONNECTIONS } from './server/http.js';
+import { DEFAULT_MAX_SCRAPES } from './server/app.js';
 import { loadWebConfigFile, type WebConfig } from './web/config.js';
 import { LOG_FORMATS, LOG_LEVELS, createLogger, type LogFormat, type LogLevel } from './log.js';
 import { DEFAULT_HEAP_GROWING_PERCENT, disablePretenuring, setHeapGrowingPercent } from './runtime.js';
@@ -24,6 +25,7 @@ const FLAGS = {
   'shard.from-pod-name': { type: 'boolean' },
   'web.config.file': { type: 'string' },
   'web.max-connections': { type: 'string', default: String(DEFAULT_MAX_CONNECTIONS) },
+  'web.max-requests': { type: 'string', default: String(DEFAULT_MAX_SCRAPES) },
   'runtime.heap-growing-percent': { type: 'string', default: String(DEFAULT_HEAP_GROWING_PERCENT) },
   'log.level': { type: 'string', default: 'info' },
   'log.format': { type: 'string', default: 'json' },
@@ -55,6 +57,8 @@ Flags:
                                Prometheus exporter-toolkit format (see the README). Re-read on reload.
   --web.max-connections=N      Connections served at once (default ${DEFAULT_MAX_CONNECTIONS}); past it the
                                connection idle longest is closed.
+  --web.max-requests=N         Scrapes of /metrics served at once (default ${DEFAULT_MAX_SCRAPES}, 0: no cap); past
+                               it 503. Scrapes at the same time share one render.
   --runtime.heap-growing-percent=N
                                How far the JavaScript heap may grow past what it holds live
                                before a full garbage collection; 0 (the default) leaves it to V8,
@@ -153,6 +157,9 @@ export async function main(argv: string[]): Promise<number> {
   const maxConnections = Number(values['web.max-connections']);
   if (!Number.isInteger(maxConnections) || maxConnections < 1)
     return fail(`--web.max-connections="${values['web.max-connections']}" is not a whole number of at least 1`);
+  const maxScrapes = Number(values['web.max-requests']);
+  if (!Number.isInteger(maxScrapes) || maxScrapes < 0)
+    return fail(`--web.max-requests="${values['web.max-requests']}" is not a whole number (0 for no cap)`);
 
   const heapGrowing = Number(values['runtime.heap-growing-percent']);
   if (!Number.isInteger(heapGrowing) || heapGrowing < 0 || heapGrowing > 1000)
@@ -206,6 +213,7 @@ export async function main(argv: string[]): Promise<number> {
       listenAddress: values['web.listen-address'],
       shard,
       maxConnections,
+      maxScrapes,
       telemetryPath,
       ...(file ? { loadConfig: load } : {}),
       ...(webConfig ? { webConfig, loadWebConfig: loadWeb } : {}),

@@ -278,5 +278,11 @@ export function resolveConfig(config: RawConfig, baseDir: string, at: (i: number
     return resolved;
   });
   if (problems.length > 0) return { problems };
-  return { config: { targets, maxConcurrentRequests: config.scheduler?.max_concurrent_requests ?? BUILTIN_SCHEDULER.max_concurrent_requests } };
+  return {
+    config: {
+      targets,
+      maxConcurrentRequests: config.scheduler?.max_concurrent_requests ?? BUILTIN_SCHEDULER.max_concurrent_requests,
+      maxConnectionsPerOrigin: config.scheduler?.max_connections_per_origin ?? BUILTIN_SCHEDULER.max_connections_per_origin,
+    },
+  };
 }

@@ -315,6 +315,11 @@ export const targetSchema = z
 
 const schedulerSchema = z.strictObject({
   max_concurrent_requests: wholeNumber(1, 1_000_000).optional().describe('Cap on requests in flight to all nodes together.'),
+  max_connections_per_origin: wholeNumber(2, 65_536)
+    .optional()
+    .describe(
+      'Cap on connections to one origin (scheme, host and port). An origin gets 2 connections per node behind it (nodes behind one gateway with path prefixes), up to this cap and the socket budget (the open-files limit less 256).',
+    ),
 });
 
 export const configSchema = z
@@ -348,7 +353,7 @@ export const BUILTIN_DEFAULTS = {
   headers: {},
 } as const satisfies z.input<typeof settingsSchema>;
 
-export const BUILTIN_SCHEDULER = { max_concurrent_requests: 512 } as const satisfies z.input<typeof schedulerSchema>;
+export const BUILTIN_SCHEDULER = { max_concurrent_requests: 512, max_connections_per_origin: 128 } as const satisfies z.input<typeof schedulerSchema>;
 
 /** Defaults that are not a fixed value, as the reference states them. */
 export const DERIVED_DEFAULTS: Readonly<Record<string, string>> = { 'index.interval': 'interval', 'evm.interval': 'interval' };
@@ -394,6 +399,8 @@ export interface TargetConfig {
 export interface Config {
   targets: TargetConfig[];
   maxConcurrentRequests: number;
+  /** Connections to one origin at most (2 per node behind it up to this). */
+  maxConnectionsPerOrigin: number;
   /** Where the config came from, for logs and the landing page. */
   origin: string;
 }

@@ -675,6 +675,30 @@ export const GLOBAL_CATALOG = [
     'Connections to nodes that failed because the process ran out of file descriptors (EMFILE, ENFILE).',
     'Counter, +1 for each connection attempt that failed with EMFILE or ENFILE (the process or the system is out of file descriptors); such polls fail with reason `connect`. Raise `ulimit -n` or lower the socket budget.',
   ),
+  spec(
+    'avalanchego_exporter_polls_skipped_total',
+    'counter',
+    ['reason'],
+    'exporter',
+    "Polls skipped because of the exporter's own load, by reason (`saturated`); never a fault of a node.",
+    "Counter (no node label), +1 for each poll that could not send its requests within the source's interval: every request slot (`scheduler.max_concurrent_requests`) or socket to the node's origin was taken for that long. A skipped poll is not a poll error: the node's `avalanchego_up`, data series and poll metrics stay as they were (its `avalanchego_exporter_last_success_timestamp_seconds` ages). A request's `timeout` counts only the time it is on the wire (from being sent to the answer), so the exporter's waiting is never a node's `timeout`. Alerted on by AvalancheGoExporterSaturated: one alert for the exporter, not one per node.",
+  ),
+  spec(
+    'avalanchego_exporter_debug_probes_refused_total',
+    'counter',
+    [],
+    'exporter',
+    'Debug probes (/probe?debug=true) answered 429 because the cap on debug polls running at once was reached.',
+    'Counter, +1 for each `/probe?target=…&debug=true` refused with 429: at most 4 debug polls run at once in the process. A target is polled for a debug probe at most once at a time and at most once per 5 s (or its interval if shorter); requests in between get the last trace and are not counted here.',
+  ),
+  spec(
+    'avalanchego_exporter_scrapes_refused_total',
+    'counter',
+    [],
+    'exporter',
+    'Scrapes of /metrics answered 503 because --web.max-requests scrapes were already being served.',
+    'Counter, +1 for each `/metrics` request refused with 503 (as node_exporter with `--web.max-requests`). Concurrent scrapes share one render (single flight), so the cap bounds the memory of answers being sent, not the rendering work.',
+  ),
 ] as const satisfies readonly MetricSpec[];
 
 export type MetricName = (typeof CATALOG)[number]['name'];

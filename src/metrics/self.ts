@@ -43,6 +43,9 @@ export const POLL_START_DELAY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.
 export interface Instruments {
   readonly pollStartDelay: Histogram;
   readonly fileDescriptorErrors: Counter;
+  readonly pollsSkipped: Counter<'reason'>;
+  readonly debugProbesRefused: Counter;
+  readonly scrapesRefused: Counter;
 }
 
 export function createInstruments(): Instruments {
@@ -56,6 +59,22 @@ export function createInstruments(): Instruments {
     fileDescriptorErrors: new Counter({
       name: 'avalanchego_exporter_file_descriptor_errors_total',
       help: help('avalanchego_exporter_file_descriptor_errors_total'),
+      registers: [],
+    }),
+    pollsSkipped: new Counter({
+      name: 'avalanchego_exporter_polls_skipped_total',
+      help: help('avalanchego_exporter_polls_skipped_total'),
+      labelNames: ['reason'],
+      registers: [],
+    }),
+    debugProbesRefused: new Counter({
+      name: 'avalanchego_exporter_debug_probes_refused_total',
+      help: help('avalanchego_exporter_debug_probes_refused_total'),
+      registers: [],
+    }),
+    scrapesRefused: new Counter({
+      name: 'avalanchego_exporter_scrapes_refused_total',
+      help: help('avalanchego_exporter_scrapes_refused_total'),
       registers: [],
     }),
   };
@@ -95,6 +114,11 @@ export function createSelfRegistry(options: SelfMetricsOptions): Registry {
   const instruments = options.instruments ?? createInstruments();
   registry.registerMetric(instruments.pollStartDelay);
   registry.registerMetric(instruments.fileDescriptorErrors);
+  registry.registerMetric(instruments.pollsSkipped);
+  registry.registerMetric(instruments.debugProbesRefused);
+  registry.registerMetric(instruments.scrapesRefused);
+  // Shown at 0 from the start, so that rate() and the saturation alert see the series before the first skip.
+  instruments.pollsSkipped.inc({ reason: 'saturated' }, 0);
 
   const buildInfo = new Gauge({
     name: 'avalanchego_exporter_build_info',

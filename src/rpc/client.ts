@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { Agent, Pool, buildConnector, type Dispatcher } from 'undici';
 import type { TargetConfig, TlsSettings } from '../config/schema.js';
 import type { Limiter } from './limiter.js';
+import type { SendWatcher } from './deadline.js';
 import { InvalidResponseError, RequestFailed } from './errors.js';
 
 /** Bodies larger than this are refused: a health report of a node with many L1s is a few hundred KiB. */
@@ -29,11 +30,12 @@ export interface RpcReply extends HttpReply {
 /** Connections to one origin at most, per configured node behind it (a node on its own origin: 2). */
 export const CONNECTIONS_PER_NODE = 2;
 /**
- * Connections to one shared origin (a gateway) at most: past this, requests queue in undici's pool, which costs
- * less than hundreds of sockets to one process (a run with 512 sockets to 4 origins spent 2.8 × the floor a
- * request against 2 × with 8).
+ * Connections to one shared origin (a gateway) at most, unless scheduler.max_connections_per_origin says
+ * otherwise: past this, requests queue in undici's pool (the exporter's wait, not the node's time). A run with
+ * 512 sockets to 4 origins spent 2.8 × the floor a request against 2 × with 8; 60 nodes behind one gateway
+ * answering in 400 ms need 120.
  */
-export const MAX_CONNECTIONS_PER_ORIGIN = 64;
+export const MAX_CONNECTIONS_PER_ORIGIN = 128;
 /** File descriptors kept out of the socket budget: the exporter's own server, files, the event loop. */
 const FD_RESERVE = 256;
 /** The socket budget where the file-descriptor limit cannot be read. */
@@ -92,6 +94,7 @@ export class Dispatchers {
   private readonly agents = new Map<string, Agent>();
   private readonly perOrigin = new Map<string, number>();
   private maxInFlight = Infinity;
+  private maxPerOrigin = MAX_CONNECTIONS_PER_ORIGIN;
   private open = 0;
   readonly maxConnections: number;
 
@@ -110,8 +113,9 @@ export class Dispatchers {
    * requests in flight (no origin needs more connections than that). Call
    * before the targets' first requests and on reload; pools made afterwards use it.
    */
-  setLayout(urls: Iterable<string>, maxInFlight = Infinity): void {
+  setLayout(urls: Iterable<string>, maxInFlight = Infinity, maxPerOrigin = MAX_CONNECTIONS_PER_ORIGIN): void {
     this.maxInFlight = maxInFlight;
+    this.maxPerOrigin = maxPerOrigin;
     this.perOrigin.clear();
     for (const url of urls) {
       const origin = originOf(url);
@@ -121,12 +125,7 @@ export class Dispatchers {
 
   /** Connections allowed to one origin. */
   connectionsFor(origin: string): number {
-    return Math.min(
-      this.maxConnections,
-      this.maxInFlight,
-      MAX_CONNECTIONS_PER_ORIGIN,
-      CONNECTIONS_PER_NODE * Math.max(1, this.perOrigin.get(origin) ?? 1),
-    );
+    return Math.min(this.maxConnections, this.maxInFlight, this.maxPerOrigin, CONNECTIONS_PER_NODE * Math.max(1, this.perOrigin.get(origin) ?? 1));
   }
 
   for(tls: TlsSettings | undefined): Dispatcher {
@@ -243,15 +242,22 @@ interface PreparedCall {
  */
 export class NodeClient {
   private readonly headers: Record<string, string>;
-  private readonly dispatcher: Dispatcher;
   private readonly origin: string;
   private readonly basePath: string;
   private readonly calls = new Map<string, PreparedCall>();
+  /**
+   * The node's last request was sent and got no answer before its deadline:
+   * its requests take slots from the hanging nodes' share (rpc/limiter.ts)
+   * until one is answered again.
+   */
+  hanging = false;
+
+  readonly dispatcher: Dispatcher;
 
   constructor(
     private readonly target: TargetConfig,
     dispatchers: Dispatchers,
-    private readonly limiter: Limiter,
+    readonly limiter: Limiter,
     private readonly bodies: RequestBodies,
   ) {
     this.dispatcher = dispatchers.for(target.tls);
@@ -267,7 +273,7 @@ export class NodeClient {
   }
 
   /** A JSON-RPC 2.0 request; decode the reply with rpc/jsonrpc.ts. */
-  rpc(path: string, method: string, params: object, signal: AbortSignal): Promise<RpcReply> {
+  rpc(path: string, method: string, params: object, signal: AbortSignal, watcher?: SendWatcher): Promise<RpcReply> {
     let call: PreparedCall;
     try {
       call = this.prepare(path, method, params);
@@ -275,7 +281,7 @@ export class NodeClient {
       // Params JSON cannot encode (a BigInt, a cycle): a rejection like any failed request, never a throw.
       return Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }
-    return this.send(call, signal);
+    return this.send(call, signal, watcher);
   }
 
   /** The request, made on its first use and kept: the same bytes every poll. */
@@ -296,11 +302,12 @@ export class NodeClient {
     return Object.freeze({ id, method, url: `${this.target.url}${path}`, options });
   }
 
-  private send(call: PreparedCall, signal: AbortSignal): Promise<RpcReply> {
-    if (this.limiter.take()) return exchange(this.dispatcher, call, signal, this.limiter);
-    // Every slot is taken: wait for one under the deadline.
-    return this.limiter.wait(signal).then(
-      () => exchange(this.dispatcher, call, signal, this.limiter),
+  private send(call: PreparedCall, signal: AbortSignal, watcher: SendWatcher | undefined): Promise<RpcReply> {
+    const hanging = this.hanging;
+    if (this.limiter.take(hanging)) return exchange(this, call, signal, watcher, hanging);
+    // Every slot is taken (or the hanging nodes' share is): wait for one under the poll's bound.
+    return this.limiter.wait(signal, hanging).then(
+      () => exchange(this, call, signal, watcher, hanging),
       (err: unknown) => {
         throw new RequestFailed(call.url, 'slot', signal.aborted, err);
       },
@@ -339,11 +346,16 @@ class Exchange implements Dispatcher.DispatchHandler {
   private first: Buffer | undefined = undefined;
   private more: Buffer[] | undefined = undefined;
   private size = 0;
+  /** On the wire since (undici wrote it; the node's time runs), or -1 before. */
+  private sentAt = -1;
 
   constructor(
+    private readonly client: NodeClient,
     private readonly call: PreparedCall,
     private readonly signal: AbortSignal,
-    private readonly limiter: Limiter,
+    private readonly watcher: SendWatcher | undefined,
+    /** The slot is from the hanging nodes' share. */
+    private readonly hanging: boolean,
     private readonly resolve: (reply: RpcReply) => void,
     private readonly reject: (err: unknown) => void,
   ) {}
@@ -357,7 +369,8 @@ class Exchange implements Dispatcher.DispatchHandler {
   finished(): void {
     if (this.done) return;
     this.done = true;
-    this.limiter.release();
+    this.client.limiter.release(this.hanging);
+    if (this.sentAt >= 0) this.watcher?.done(this.sentAt);
   }
 
   fail(err: unknown): void {
@@ -367,6 +380,8 @@ class Exchange implements Dispatcher.DispatchHandler {
     this.first = undefined;
     this.more = undefined;
     const error = asError(err);
+    // Sent and cut by the deadline: the node hangs. (Aborted before it was sent: the exporter's wait, not the node.)
+    if (this.sentAt >= 0 && this.signal.aborted) this.client.hanging = true;
     this.controller?.abort(error);
     this.reject(error instanceof InvalidResponseError ? error : new RequestFailed(this.call.url, 'exchange', this.signal.aborted, error));
   }
@@ -374,7 +389,12 @@ class Exchange implements Dispatcher.DispatchHandler {
   onRequestStart(c: Controller): void {
     this.controller = c;
     // The deadline passed while the request waited for a connection.
-    if (this.failed) c.abort(asError(this.signal.reason));
+    if (this.failed) {
+      c.abort(asError(this.signal.reason));
+      return;
+    }
+    this.sentAt = performance.now();
+    this.watcher?.sent(this.sentAt);
   }
 
   onResponseStart(_c: Controller, statusCode: number, headers: IncomingHttpHeaders): void {
@@ -393,6 +413,7 @@ class Exchange implements Dispatcher.DispatchHandler {
   onResponseEnd(): void {
     this.finished();
     if (this.failed) return;
+    this.client.hanging = false;
     this.failed = true;
     this.signal.removeEventListener('abort', this);
     const body = this.more ? Buffer.concat(this.more, this.size).toString('utf8') : (this.first?.toString('utf8') ?? '');
@@ -408,10 +429,16 @@ class Exchange implements Dispatcher.DispatchHandler {
   }
 }
 
-/** Sends `call` holding a slot of `limiter`, given back once undici is done with the request. */
-function exchange(dispatcher: Dispatcher, call: PreparedCall, signal: AbortSignal, limiter: Limiter): Promise<RpcReply> {
+/** Sends `call` holding a slot of the client's limiter, given back once undici is done with the request. */
+function exchange(
+  client: NodeClient,
+  call: PreparedCall,
+  signal: AbortSignal,
+  watcher: SendWatcher | undefined,
+  hanging: boolean,
+): Promise<RpcReply> {
   return new Promise((resolve, reject) => {
-    const x = new Exchange(call, signal, limiter, resolve, reject);
+    const x = new Exchange(client, call, signal, watcher, hanging, resolve, reject);
     if (signal.aborted) {
       x.finished();
       x.fail(signal.reason);
@@ -419,7 +446,7 @@ function exchange(dispatcher: Dispatcher, call: PreparedCall, signal: AbortSigna
     }
     signal.addEventListener('abort', x, { once: true });
     try {
-      dispatcher.dispatch(call.options, x);
+      client.dispatcher.dispatch(call.options, x);
     } catch (err) {
       x.finished();
       x.fail(err);

@@ -1,27 +1,46 @@
 // A counting semaphore: the process-wide cap on requests in flight. A request
-// waits for a slot under its poll's deadline (the signal), so a saturated
-// process still ends every poll within its timeout. Waiters form a linked
-// list: granting the next one and dropping one whose deadline passed are O(1),
-// however many requests a saturated process has queued.
+// waits for a slot under its poll's bound (the signal): the wait is the
+// exporter's, not the node's (rpc/deadline.ts). Waiters form linked lists:
+// granting the next one and dropping one whose bound passed are O(1), however
+// many requests a saturated process has queued.
+//
+// Fair sharing: a request of a node whose last request hung (sent, and no
+// answer before its deadline) is "hanging". Hanging requests together hold at
+// most half the slots, and a free slot goes to a waiting request of an
+// answering node first. A regional outage that hangs half a fleet then holds
+// half the budget at most, and the answering half keeps polling.
 interface Waiter {
   grant: () => void;
+  hanging: boolean;
   prev?: Waiter;
   next?: Waiter;
 }
 
+/** One queue of waiters (a doubly linked list). */
+interface Queue {
+  head?: Waiter;
+  tail?: Waiter;
+}
+
 export class Limiter {
   private active = 0;
+  /** Slots held by requests of hanging nodes. */
+  private activeHanging = 0;
   private waiting = 0;
-  private head?: Waiter;
-  private tail?: Waiter;
+  private readonly answering: Queue = {};
+  private readonly hangingQueue: Queue = {};
 
   constructor(private max: number) {}
 
   /** Changes the cap (on reload); waiting requests start as slots allow. */
   setMax(max: number): void {
     this.max = max;
-    let next: Waiter | undefined;
-    while (this.active < this.max && (next = this.shift())) next.grant();
+    this.grantFree();
+  }
+
+  /** Slots requests of hanging nodes may hold together: half the cap (at least one). */
+  get hangingShare(): number {
+    return Math.max(1, Math.floor(this.max / 2));
   }
 
   get inFlight(): number {
@@ -32,28 +51,44 @@ export class Limiter {
     return this.waiting;
   }
 
-  /** Takes a slot when one is free now (true); give it back with release(), once. */
-  take(): boolean {
-    if (this.active >= this.max || this.waiting > 0) return false;
+  /** Takes a slot when one is free now (true); give it back with release(hanging), once. */
+  take(hanging = false): boolean {
+    if (this.active >= this.max) return false;
+    if (hanging ? this.activeHanging >= this.hangingShare || this.waiting > 0 : this.answering.head !== undefined) return false;
     this.active++;
+    if (hanging) this.activeHanging++;
     return true;
   }
 
-  /** Gives back a slot taken with take() or wait() (once per slot). */
-  release(): void {
+  /** Gives back a slot taken with take() or wait() (once per slot, with the same `hanging`). */
+  release(hanging = false): void {
     this.active--;
-    if (this.active < this.max) this.shift()?.grant();
+    if (hanging) this.activeHanging--;
+    this.grantFree();
   }
 
-  /** Resolves once a slot is held for the caller (give it back with release()); rejects if `signal` aborts first. */
-  wait(signal?: AbortSignal): Promise<void> {
+  /** Free slots to waiters: answering nodes' first, hanging nodes' within their share. */
+  private grantFree(): void {
+    let next: Waiter | undefined;
+    while (this.active < this.max) {
+      next = this.answering.head ?? (this.activeHanging < this.hangingShare ? this.hangingQueue.head : undefined);
+      if (!next) return;
+      this.unlink(next);
+      next.grant();
+    }
+  }
+
+  /** Resolves once a slot is held for the caller (give it back with release(hanging)); rejects if `signal` aborts first. */
+  wait(signal?: AbortSignal, hanging = false): Promise<void> {
     if (signal?.aborted) return Promise.reject(abortReason(signal));
-    if (this.take()) return Promise.resolve();
+    if (this.take(hanging)) return Promise.resolve();
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
+        hanging,
         grant: () => {
           signal?.removeEventListener('abort', onAbort);
           this.active++;
+          if (hanging) this.activeHanging++;
           resolve();
         },
       };
@@ -67,26 +102,22 @@ export class Limiter {
   }
 
   private push(w: Waiter): void {
-    if (this.tail) {
-      this.tail.next = w;
-      w.prev = this.tail;
-    } else this.head = w;
-    this.tail = w;
+    const q = w.hanging ? this.hangingQueue : this.answering;
+    if (q.tail) {
+      q.tail.next = w;
+      w.prev = q.tail;
+    } else q.head = w;
+    q.tail = w;
     this.waiting++;
   }
 
-  private shift(): Waiter | undefined {
-    const w = this.head;
-    if (w) this.unlink(w);
-    return w;
-  }
-
   private unlink(w: Waiter): void {
-    if (w.prev === undefined && this.head !== w) return; // not queued (granted or dropped already)
+    const q = w.hanging ? this.hangingQueue : this.answering;
+    if (w.prev === undefined && q.head !== w) return; // not queued (granted or dropped already)
     if (w.prev) w.prev.next = w.next;
-    else this.head = w.next;
+    else q.head = w.next;
     if (w.next) w.next.prev = w.prev;
-    else this.tail = w.prev;
+    else q.tail = w.prev;
     w.prev = undefined;
     w.next = undefined;
     this.waiting--;

@@ -18,6 +18,7 @@ import { addPollStats, type SourceStats } from '../metrics/samples.js';
 import type { PageSection, Problem, ValidatorPart } from '../sources/section.js';
 import type { NodeSnapshots, NodeStatus, Source, StateWatcher } from '../sources/source.js';
 import { truncate } from '../util/text.js';
+import { maskSecrets, secretsOf } from '../util/redact.js';
 
 /** A short summary of a node's state, for the fleet page. */
 export interface NodeSummary {
@@ -109,6 +110,11 @@ export class NodeState implements NodeSnapshots {
   private lines: NodeLines = [];
   private status?: NodeStatus;
   private statusSinceSeconds?: number;
+  /**
+   * The target's configured secrets (header values, the basic-auth password and token): a node or proxy that
+   * echoes the request back puts them in its error text, which is masked before it is stored, shown or logged.
+   */
+  private readonly secrets: string[];
 
   constructor(
     readonly target: TargetConfig,
@@ -119,6 +125,7 @@ export class NodeState implements NodeSnapshots {
     private readonly labels: LabelTable = new LabelTable(),
   ) {
     this.label = new NodeLabel(target.name);
+    this.secrets = secretsOf(target);
     this.sources = sources
       .filter((source) => source.enabled(target))
       .map((source) => {
@@ -156,7 +163,10 @@ export class NodeState implements NodeSnapshots {
    */
   settle(s: SourceState, snapshot: unknown, error: PollError | undefined, durationSeconds: number): void {
     const { source, log } = s;
-    const stats = this.record(s, durationSeconds, error);
+    // Node-provided text, masked once here (nothing to do for a target without secrets).
+    const message = error && this.secrets.length > 0 ? maskSecrets(error.message, this.secrets) : error?.message;
+    if (this.secrets.length > 0) maskCheckErrors(snapshot, this.secrets);
+    const stats = this.record(s, durationSeconds, error, message);
     const nowSeconds = this.clock.now() / 1000;
     // The ring's oldest record is rewritten once it is full (no new object a poll).
     const record: PollRecord =
@@ -165,7 +175,7 @@ export class NodeState implements NodeSnapshots {
     record.durationSeconds = durationSeconds;
     if (error) {
       record.reason = error.reason;
-      record.error = truncate(error.message, MAX_RECORDED_ERROR);
+      record.error = truncate(message ?? error.message, MAX_RECORDED_ERROR);
     } else if (record.reason !== undefined) {
       delete record.error;
       delete record.reason;
@@ -267,20 +277,20 @@ export class NodeState implements NodeSnapshots {
   }
 
   /** Poll statistics and the poll logs: a change of state at warn/info, repeats at debug. */
-  private record(s: SourceState, durationSeconds: number, error: PollError | undefined): SourceStats {
+  private record(s: SourceState, durationSeconds: number, error: PollError | undefined, message: string | undefined): SourceStats {
     const { log } = s;
     const previous = s.stats;
     const stats: SourceStats = previous ?? { success: false, durationSeconds: 0, errors: new Map<Reason, number>() };
     if (error) {
       // Expected failures are logged by message, not stack.
-      if (!previous || previous.success) log.warn({ reason: error.reason, error: error.message }, 'poll failed');
-      else log.debug({ reason: error.reason, error: error.message }, 'poll failed again');
+      if (!previous || previous.success) log.warn({ reason: error.reason, error: message }, 'poll failed');
+      else log.debug({ reason: error.reason, error: message }, 'poll failed again');
       // The stack once when it starts, not on every poll.
       if (error.reason === 'internal' && (!previous || previous.success))
         log.error({ err: error.cause ?? error }, 'internal error while polling: please report this');
       stats.errors.set(error.reason, (stats.errors.get(error.reason) ?? 0) + 1);
-      s.lastError = `${s.source.name}: ${error.message}`;
-      s.lastFailure = { reason: error.reason, message: error.message };
+      s.lastError = `${s.source.name}: ${message ?? error.message}`;
+      s.lastFailure = { reason: error.reason, message: message ?? error.message };
     } else {
       if (previous && !previous.success && previous.errors.size > 0) log.info('poll recovered');
       stats.lastSuccessSeconds = this.clock.now() / 1000;
@@ -292,4 +302,11 @@ export class NodeState implements NodeSnapshots {
     s.stats = stats;
     return stats;
   }
+}
+
+/** A health report's check errors (the node's own text) with the target's secrets masked, in place. */
+function maskCheckErrors(snapshot: unknown, secrets: readonly string[]): void {
+  const checks = (snapshot as { checks?: unknown } | undefined)?.checks;
+  if (!Array.isArray(checks)) return;
+  for (const c of checks as Array<{ error?: unknown }>) if (typeof c.error === 'string') c.error = maskSecrets(c.error, secrets);
 }

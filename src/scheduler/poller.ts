@@ -1,9 +1,11 @@
 // One node's polls: a loop per enabled source (sources/registry.ts), each on
 // the source's own interval. A source's next poll is scheduled when its last
 // one ends, so a source's polls of a node never overlap. Each poll has one
-// deadline, made when it starts, that bounds its slot waits and requests; a
-// poll never throws past the boundary (pollBounded), which maps any failure to
-// a bounded reason. What a poll leaves behind is the node state's
+// deadline (rpc/deadline.ts), made when it starts: the node's timeout runs
+// while a request is on the wire, the exporter's waiting for a slot or a
+// socket is bounded by the interval (past it the poll is skipped as
+// saturated, never the node's fault); a poll never throws past the boundary
+// (pollBounded), which maps any failure to a bounded reason. What a poll leaves behind is the node state's
 // (node-state.ts); the traced poll of /probe?debug=true is debug-poll.ts.
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
@@ -11,6 +13,7 @@ import type { Clock } from '../clock.js';
 import type { TargetConfig } from '../config/schema.js';
 import type { Limiter } from '../rpc/limiter.js';
 import { NodeClient, type Dispatchers, type RequestBodies } from '../rpc/client.js';
+import { PollDeadline, type SendWatcher } from '../rpc/deadline.js';
 import { classifyError, type PollError } from '../rpc/errors.js';
 import type { LabelTable, NodeLines } from '../metrics/render.js';
 import type { PollContext, Source } from '../sources/source.js';
@@ -20,6 +23,8 @@ import { NodeState, type NodeDetail, type NodeSummary, type SourceState } from '
 export interface PollerDeps {
   /** Called as each poll starts, with how late it is (seconds after it was due). */
   onPollStart?: (delaySeconds: number) => void;
+  /** A poll could not send its requests within its interval (the exporter's own load): counted, never the node's fault. */
+  onPollSkipped?: (reason: 'saturated') => void;
   dispatchers: Dispatchers;
   limiter: Limiter;
   clock: Clock;
@@ -38,35 +43,39 @@ export interface PollOutcome {
   /** The failure, classified (a source that keeps partial data may have both). */
   error: PollError | undefined;
   durationSeconds: number;
+  /** The poll could not send within its interval: the exporter was saturated (not the node's fault). */
+  saturated?: boolean;
 }
 
 /**
- * The poll boundary: one deadline for the whole poll (the target's timeout,
- * slot waits included), timed, everything caught and mapped to a PollError
- * with a bounded reason (rpc/errors.ts classifyError). Never rejects.
+ * The poll boundary: one deadline a poll (rpc/deadline.ts: the target's
+ * timeout on the wire, the exporter's waits bounded by `waitMs`), timed,
+ * everything caught and mapped to a PollError with a bounded reason
+ * (rpc/errors.ts classifyError), or marked saturated. Never rejects.
  */
 export async function pollBounded(
   source: Source<unknown>,
   target: TargetConfig,
-  context: (signal: AbortSignal) => PollContext,
+  context: (signal: AbortSignal, watcher: SendWatcher) => PollContext,
   into: PollOutcome,
+  waitMs = target.intervalMs,
 ): Promise<void> {
   const started = performance.now();
-  const deadline = new AbortController();
-  const timer = setTimeout(() => deadline.abort(new Error(`poll deadline of ${target.timeoutMs} ms passed`)), target.timeoutMs);
+  const deadline = new PollDeadline(target.timeoutMs, waitMs);
   let snapshot: unknown;
   let failure: { error: unknown } | undefined;
   try {
-    snapshot = await source.poll(context(deadline.signal));
+    snapshot = await source.poll(context(deadline.signal, deadline));
     const partial = source.failure?.(snapshot);
     if (partial !== undefined) failure = { error: partial };
   } catch (err) {
     failure = { error: err };
   } finally {
-    clearTimeout(timer);
+    deadline.clear();
   }
   into.durationSeconds = Math.round((performance.now() - started) * 1000) / 1e6;
   into.snapshot = snapshot;
+  into.saturated = failure !== undefined && deadline.saturated;
   into.error = failure ? classifyError(failure.error, { url: target.url, timeoutMs: target.timeoutMs }) : undefined;
 }
 
@@ -84,10 +93,10 @@ export class NodePoller {
   readonly state: NodeState;
   private stopped = false;
   /** The context of a scheduled poll, made once a node (not a closure a poll). */
-  private readonly context = (signal: AbortSignal): PollContext => ({
+  private readonly context = (signal: AbortSignal, watcher: SendWatcher): PollContext => ({
     target: this.target,
     signal,
-    rpc: (path, method, params) => this.client.rpc(path, method, params, signal),
+    rpc: (path, method, params) => this.client.rpc(path, method, params, signal, watcher),
     node: this.state,
     now: () => this.deps.clock.now(),
   });
@@ -102,7 +111,7 @@ export class NodePoller {
     this.loops = this.state.sources.map((state) => {
       const loop: SourceLoop = {
         state,
-        outcome: { snapshot: undefined, error: undefined, durationSeconds: 0 },
+        outcome: { snapshot: undefined, error: undefined, durationSeconds: 0, saturated: false },
         due: 0,
         slot: -1,
         fire: () => this.begin(loop),
@@ -164,10 +173,16 @@ export class NodePoller {
   /** One scheduled poll: through the boundary, then settled in the node's state. */
   private async runPoll(loop: SourceLoop): Promise<void> {
     const { outcome } = loop;
-    await pollBounded(loop.state.source, this.target, this.context, outcome);
+    await pollBounded(loop.state.source, this.target, this.context, outcome, loop.state.intervalMs);
     const { snapshot } = outcome;
     // The outcome is reused: it must not hold the snapshot until the next poll.
     outcome.snapshot = undefined;
+    if (outcome.saturated) {
+      // The exporter's own saturation: not a failure of the node. Its state, series and poll metrics stay as they were.
+      this.deps.onPollSkipped?.('saturated');
+      this.logger.debug({ source: loop.state.source.name }, 'poll skipped: the exporter could not send its requests within the interval (saturated)');
+      return;
+    }
     this.state.settle(loop.state, snapshot, outcome.error, outcome.durationSeconds);
   }
 }

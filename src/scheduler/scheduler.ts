@@ -25,6 +25,8 @@ export interface SchedulerDeps {
   sources?: ReadonlyArray<Source<unknown>>;
   /** Called as each poll starts, with how late it is in seconds (avalanchego_exporter_poll_start_delay_seconds). */
   onPollStart?: (delaySeconds: number) => void;
+  /** Called when a poll is skipped because the exporter is saturated (avalanchego_exporter_polls_skipped_total). */
+  onPollSkipped?: (reason: 'saturated') => void;
 }
 
 /** A stable fraction in [0,1) from a name, so a fleet's first polls spread over the interval. */
@@ -74,6 +76,7 @@ export class Scheduler implements FleetView, FleetReader {
     this.deps.dispatchers.setLayout(
       config.targets.map((t) => t.url),
       config.maxConcurrentRequests,
+      config.maxConnectionsPerOrigin,
     );
     const wanted = new Map<string, TargetConfig>(config.targets.map((t) => [t.name, t]));
     const stopping: Promise<void>[] = [];
@@ -98,6 +101,7 @@ export class Scheduler implements FleetView, FleetReader {
           bodies: this.bodies,
           labels: this.labels,
           ...(this.deps.onPollStart ? { onPollStart: this.deps.onPollStart } : {}),
+          ...(this.deps.onPollSkipped ? { onPollSkipped: this.deps.onPollSkipped } : {}),
         },
         lazyChild(this.deps.logger, { node: target.name }),
       );

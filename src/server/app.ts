@@ -5,7 +5,7 @@ import express, { type Request, type Response } from 'express';
 import type { Registry } from 'prom-client';
 import type { FleetReader } from '../scheduler/fleet.js';
 import { CONTENT_TYPE } from '../metrics/scrape.js';
-import { sendChunked } from './exposition.js';
+import { ScrapeGate, SharedRender, sendShared } from './exposition.js';
 import { landingPage } from './landing.js';
 import { nodePage } from './node-page.js';
 import { configPage } from './config-page.js';
@@ -39,9 +39,71 @@ export interface AppOptions {
   reload?: () => Promise<void>;
   /** The web config's rate limit, headers and basic auth, before every endpoint. */
   guard?: WebGuard;
+  /** /metrics requests served at once at most, 503 past it (--web.max-requests; 0: no cap). */
+  maxScrapes?: number;
+  /** Called for each /metrics request refused with 503 (avalanchego_exporter_scrapes_refused_total). */
+  onScrapeRefused?: () => void;
+  /** Called for each debug probe refused with 429 (avalanchego_exporter_debug_probes_refused_total). */
+  onDebugProbeRefused?: () => void;
   /** Where the metrics are served (--web.telemetry-path; default /metrics). */
   telemetryPath?: string;
 }
+
+/** Debug polls running at once in the process at most (past it: 429). */
+export const MAX_DEBUG_POLLS = 4;
+/** A target is polled for a debug probe at most once in this time (or its interval, if shorter); requests in between get the last trace. */
+export const DEBUG_FLOOR_MS = 5_000;
+
+/**
+ * Debug probes without amplification: back-to-back `/probe?debug=true` made
+ * 41,436 requests in 10 s to a node polled every 15 s. Now a target has one
+ * debug poll at a time (others wait for it), at most one per DEBUG_FLOOR_MS
+ * (the last trace in between), and the process at most MAX_DEBUG_POLLS.
+ */
+class DebugGate {
+  private running = 0;
+  private readonly traces = new Map<string, { atMs: number; done: boolean; text: Promise<string> }>();
+
+  constructor(
+    private readonly poll: (target: string) => ReturnType<FleetReader['debugPoll']>,
+    private readonly intervalMs: (target: string) => number | undefined,
+  ) {}
+
+  /** The trace for `target` (fresh or recent), 'busy' past the global cap, undefined for an unknown target. */
+  trace(target: string): Promise<{ text: string; ageMs: number }> | 'busy' | undefined {
+    const now = performance.now();
+    const last = this.traces.get(target);
+    if (last && (!last.done || now - last.atMs < Math.min(DEBUG_FLOOR_MS, this.intervalMs(target) ?? DEBUG_FLOOR_MS))) {
+      const ageMs = last.done ? now - last.atMs : 0;
+      return last.text.then((text) => ({ text, ageMs }));
+    }
+    if (this.running >= MAX_DEBUG_POLLS) return 'busy';
+    const steps = this.poll(target);
+    if (!steps) return undefined;
+    this.running++;
+    const text = steps
+      .then((list) => list.map((s) => `${s.atMs.toFixed(1).padStart(8)} ms  [${s.source}] ${s.text}`).join('\n'))
+      .finally(() => {
+        this.running--;
+      });
+    const entry = { atMs: now, done: false, text };
+    this.traces.set(target, entry);
+    // A failed debug poll is not kept as the last trace; a finished one is, until the floor passes.
+    text.then(
+      () => {
+        entry.atMs = performance.now();
+        entry.done = true;
+      },
+      () => {
+        if (this.traces.get(target) === entry) this.traces.delete(target);
+      },
+    );
+    return text.then((t) => ({ text: t, ageMs: 0 }));
+  }
+}
+
+/** Scrapes of /metrics served at once by default, as node_exporter's --web.max-requests. */
+export const DEFAULT_MAX_SCRAPES = 40;
 
 /** Answers other methods on a known path with 405 and the Allow header. */
 function only(allowed: string[]) {
@@ -145,13 +207,39 @@ export function createApp(options: AppOptions): express.Express {
     });
   }
 
-  // The exporter's own series first (small), then the fleet's, streamed in chunks (server/exposition.ts).
+  // The exporter's own series first (small), then the fleet's, streamed in chunks (server/exposition.ts); scrapes in
+  // flight share one render, and at most maxScrapes are served at once.
+  const scrapes = new ScrapeGate(
+    options.maxScrapes ?? DEFAULT_MAX_SCRAPES,
+    () =>
+      new SharedRender(
+        options.registry.metrics().then((text) => Buffer.from(text)),
+        () => options.fleet.renderChunks(),
+      ),
+  );
   const metricsPath = options.telemetryPath ?? '/metrics';
   app.all(metricsPath, only(['GET']), async (req, res) => {
-    const own = Buffer.from(await options.registry.metrics());
-    await sendChunked(req, res, CONTENT_TYPE, own, options.fleet.renderChunks());
+    const render = scrapes.enter();
+    if (!render) {
+      options.onScrapeRefused?.();
+      res
+        .status(503)
+        .set('Retry-After', '1')
+        .type('text/plain')
+        .send(`too many scrapes at once: ${scrapes.maxScrapes} are being served (--web.max-requests)\n`);
+      return;
+    }
+    try {
+      await sendShared(req, res, CONTENT_TYPE, render);
+    } finally {
+      scrapes.leave();
+    }
   });
 
+  const debug = new DebugGate(
+    (target) => options.fleet.debugPoll(target),
+    (target) => options.config().targets.find((t) => t.name === target)?.intervalMs,
+  );
   app.all('/probe', only(['GET']), (req, res) => {
     const target = req.query.target;
     if (target === undefined || target === '') {
@@ -163,16 +251,29 @@ export function createApp(options: AppOptions): express.Express {
       return;
     }
     if (req.query.debug !== undefined && req.query.debug !== 'false') {
-      // A traced fresh poll, as blackbox_exporter's debug=true: for people, not for Prometheus.
-      const steps = options.fleet.debugPoll(target);
-      if (steps) {
-        void steps.then(
-          (list) => {
-            const lines = list.map((s) => `${s.atMs.toFixed(1).padStart(8)} ms  [${s.source}] ${s.text}`);
+      // A traced fresh poll, as blackbox_exporter's debug=true: for people, not for Prometheus. Bounded (DebugGate):
+      // one at a time a target, at most once per DEBUG_FLOOR_MS (the last trace in between), MAX_DEBUG_POLLS at once.
+      const trace = debug.trace(target);
+      if (trace === 'busy') {
+        options.onDebugProbeRefused?.();
+        res
+          .status(429)
+          .set('Retry-After', '1')
+          .type('text/plain')
+          .send(`too many debug probes at once (${MAX_DEBUG_POLLS} are running): retry in a second\n`);
+        return;
+      }
+      if (trace) {
+        void trace.then(
+          ({ text, ageMs }) => {
+            const reused =
+              ageMs > 0
+                ? ` (the trace of ${(ageMs / 1000).toFixed(1)} s ago: a target is polled for debugging at most once per ${DEBUG_FLOOR_MS / 1000} s or interval)`
+                : '';
             res
               .type('text/plain')
               .send(
-                `Debug poll of ${target} (a fresh poll of every enabled source; it changes nothing the exporter serves)\n\n${lines.join('\n')}\n\nSeries served now (from the scheduled polls):\n\n${options.fleet.renderNode(target)?.toString() ?? ''}`,
+                `Debug poll of ${target} (a fresh poll of every enabled source; it changes nothing the exporter serves)${reused}\n\n${text}\n\nSeries served now (from the scheduled polls):\n\n${options.fleet.renderNode(target)?.toString() ?? ''}`,
               );
           },
           (err: unknown) =>

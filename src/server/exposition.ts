@@ -1,7 +1,8 @@
 // Sends an exposition body in chunks: the event loop runs between chunks (polls
 // keep their schedule while a large fleet is scraped), a slow client is waited
-// for instead of buffered for, a client that goes away stops the rendering,
-// and the body is gzipped when the scraper accepts it.
+// for instead of buffered for, scrapes at the same time share one render
+// (single flight) and are capped (503 past --web.max-requests), and the body is
+// gzipped when the scraper accepts it.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -22,27 +23,99 @@ export function acceptsGzip(header: string | undefined): boolean {
   return star;
 }
 
-async function* yielding(first: Buffer, rest: Iterable<Buffer>): AsyncGenerator<Buffer> {
-  yield first;
-  for (const chunk of rest) {
-    yield chunk;
-    await nextTurn();
+/**
+ * One render shared by the scrapes that come while it runs (single flight):
+ * 20 or 200 scrapers at once cost one render, not one each. The render runs at
+ * its own pace, yielding to polls between chunks; each scrape reads the chunks
+ * made so far and waits for the next. The chunks are new buffers (render.ts),
+ * kept until the render is done and its last reader has them.
+ */
+export class SharedRender {
+  private readonly chunks: Buffer[] = [];
+  private done = false;
+  private failure: Error | undefined = undefined;
+  private wake: (() => void) | undefined = undefined;
+  private more: Promise<void> | undefined = undefined;
+
+  constructor(head: Promise<Buffer>, body: () => Iterable<Buffer>) {
+    void this.run(head, body);
+  }
+
+  get finished(): boolean {
+    return this.done;
+  }
+
+  private async run(head: Promise<Buffer>, body: () => Iterable<Buffer>): Promise<void> {
+    try {
+      this.push(await head);
+      for (const chunk of body()) {
+        this.push(chunk);
+        await nextTurn();
+      }
+    } catch (err) {
+      this.failure = err instanceof Error ? err : new Error('the render failed', { cause: err });
+    }
+    this.done = true;
+    this.signal();
+  }
+
+  private push(chunk: Buffer): void {
+    this.chunks.push(chunk);
+    this.signal();
+  }
+
+  private signal(): void {
+    const wake = this.wake;
+    this.wake = undefined;
+    this.more = undefined;
+    wake?.();
+  }
+
+  /** The render's chunks as they come. */
+  async *read(): AsyncGenerator<Buffer> {
+    let i = 0;
+    for (;;) {
+      if (i < this.chunks.length) {
+        yield this.chunks[i++] as Buffer;
+        continue;
+      }
+      if (this.done) {
+        if (this.failure) throw this.failure;
+        return;
+      }
+      await (this.more ??= new Promise<void>((resolve) => (this.wake = resolve)));
+    }
   }
 }
 
 /**
- * Streams `head` then every chunk of `body` (rendered lazily, one chunk at a
- * time) as a 200 with `contentType`. gzip at the fastest level: the text is
- * repetitive enough that it compresses about tenfold at little CPU, off the
- * event loop (zlib runs on the thread pool).
+ * /metrics: at most `maxScrapes` served at once (503 past it, as node_exporter's
+ * --web.max-requests), and the scrapes in flight share one render.
  */
-export async function sendChunked(
-  req: IncomingMessage,
-  res: ServerResponse,
-  contentType: string,
-  head: Buffer,
-  body: Iterable<Buffer>,
-): Promise<void> {
+export class ScrapeGate {
+  private serving = 0;
+  private current: SharedRender | undefined = undefined;
+
+  constructor(
+    readonly maxScrapes: number,
+    private readonly render: () => SharedRender,
+  ) {}
+
+  /** The render to send, or undefined when `maxScrapes` scrapes are being served (answer 503). */
+  enter(): SharedRender | undefined {
+    if (this.maxScrapes > 0 && this.serving >= this.maxScrapes) return undefined;
+    this.serving++;
+    if (!this.current || this.current.finished) this.current = this.render();
+    return this.current;
+  }
+
+  leave(): void {
+    this.serving--;
+  }
+}
+
+/** Sends a shared render's chunks as a 200 (gzipped when accepted): sendChunked's answer, from a SharedRender. */
+export async function sendShared(req: IncomingMessage, res: ServerResponse, contentType: string, render: SharedRender): Promise<void> {
   const gzip = acceptsGzip(req.headers['accept-encoding']);
   res.statusCode = 200;
   res.setHeader('Content-Type', contentType);
@@ -52,12 +125,11 @@ export async function sendChunked(
     res.end();
     return;
   }
-  const source = Readable.from(yielding(head, body), { objectMode: false });
+  const source = Readable.from(render.read(), { objectMode: false });
   try {
     if (gzip) await pipeline(source, createGzip({ level: constants.Z_BEST_SPEED }), res);
     else await pipeline(source, res);
   } catch (err) {
-    // The scraper went away (timeout, cancelled scrape): nothing to answer.
     if ((err as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE' || res.destroyed) return;
     throw err;
   }

@@ -14,6 +14,7 @@ import { parseGoDuration, parseRfc3339 } from '../util/gotime.js';
 import type { PageSection, SummaryPart } from './section.js';
 import type { NodeStatus, Source, StateWatcher } from './source.js';
 import { NODE_ID_SHAPE } from '../config/cb58.js';
+import { shorten, truncate } from '../util/text.js';
 import { info } from './info.js';
 
 export interface CheckSnapshot {
@@ -420,6 +421,12 @@ function addHealthLines(b: LinesBuilder, s: HealthSnapshot | undefined): void {
   b.add('avalanchego_future_upgrade_stake_ratio', s.futureUpgrade.stakeRatio);
 }
 
+/** Check changes logged one by one at a poll at most; the rest are counted in one line. */
+export const MAX_CHECK_LINES = 10;
+/** How much of a check name and of its error a log line holds. */
+const MAX_LOGGED_NAME = 200;
+const MAX_LOGGED_ERROR = 1000;
+
 /** Logs checks that start failing or recover (state changes only); a failed poll changes nothing. */
 function watchChecks(log: Logger): StateWatcher<HealthSnapshot> {
   let failing = new Map<string, string | undefined>();
@@ -439,12 +446,30 @@ function watchChecks(log: Logger): StateWatcher<HealthSnapshot> {
       }
       if (same && count === failing.size) return;
       const now = new Map(snapshot.checks.filter((c) => !c.passing).map((c) => [c.name, c.error]));
+      // A node's text in the log is cut, and a poll logs MAX_CHECK_LINES changes at most: a node rotating
+      // thousands of failing check names is one line for the rest ("and 3,990 more"), not thousands a poll.
+      let logged = 0;
+      let failingMore = 0;
+      let recoveredMore = 0;
       for (const [check, error] of now) {
-        if (!failing.has(check)) log.warn({ check, error }, 'health check failing');
+        if (failing.has(check)) continue;
+        if (logged++ < MAX_CHECK_LINES)
+          log.warn(
+            { check: shorten(check, MAX_LOGGED_NAME), error: error === undefined ? undefined : truncate(error, MAX_LOGGED_ERROR) },
+            'health check failing',
+          );
+        else failingMore++;
       }
       for (const check of failing.keys()) {
-        if (!now.has(check)) log.info({ check }, 'health check recovered');
+        if (now.has(check)) continue;
+        if (logged++ < MAX_CHECK_LINES) log.info({ check: shorten(check, MAX_LOGGED_NAME) }, 'health check recovered');
+        else recoveredMore++;
       }
+      if (failingMore + recoveredMore > 0)
+        log.warn(
+          { failing: failingMore, recovered: recoveredMore },
+          `and ${(failingMore + recoveredMore).toLocaleString('en-US')} more health check changes at this poll (not logged one by one)`,
+        );
       failing = now;
     },
   };

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { startFakeNode, waitFor, type FakeNode } from '../helpers/fake-node.js';
 import { closeAfterEach, sample, startTestExporter, waitForPolls, type TestExporter } from '../helpers/exporter.js';
 import { spreadFraction } from '../../src/scheduler/scheduler.js';
+import { defined } from '../helpers/assert.js';
 
 let node: FakeNode | undefined;
 let exporter: TestExporter | undefined;
@@ -82,9 +83,10 @@ ${targets(1, node.url)}`);
     for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(250);
   });
 
-  it('one deadline per poll: a poll waiting for a request slot ends at its timeout', async () => {
+  it("the exporter's wait is not the node's time: a poll waiting for a request slot is answered once one frees, no timeout", async () => {
     // One slot. "hog" takes it first and holds it for its 1 s timeout (its node
-    // answers after 3 s); "waiter" is due ~50 ms later with a 300 ms timeout.
+    // answers after 3 s); "waiter" is due ~50 ms later with a 300 ms timeout:
+    // it waits for the slot (the exporter's time), then its node answers at once.
     expect(spreadFraction('hog')).toBeLessThan(spreadFraction('waiter'));
     expect((spreadFraction('waiter') - spreadFraction('hog')) * 3000).toBeLessThan(500);
     node = await startFakeNode({
@@ -93,22 +95,48 @@ ${targets(1, node.url)}`);
     });
     exporter = await startTestExporter(`
 scheduler: { max_concurrent_requests: 1 }
-defaults: { interval: 3s, index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false } }
+defaults: { interval: 3s, index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false }, evm: { enabled: false }, proposervm: { enabled: false } }
 targets:
   - { name: hog, url: '${node.url}/hog', timeout: 1s }
   - { name: waiter, url: '${node.url}/waiter', timeout: 300ms }`);
     await waitForPolls(exporter, 1, 15_000);
     const failed = exporter.logs.filter((l) => l.msg === 'poll failed');
-    const waiter = failed.find((l) => l.node === 'waiter');
-    const hog = failed.find((l) => l.node === 'hog');
-    expect([waiter?.reason, hog?.reason]).toEqual(['timeout', 'timeout']);
-    expect(String(waiter?.error)).toMatch(/^no request slot free within the 300 ms timeout/);
-    expect(String(hog?.error)).toMatch(/^no answer from .*\/hog\/ext\/health within 1000 ms/);
-    // The waiting poll ended at its deadline, before the slot was free, and never reached the node.
-    expect(node.requests.map((r) => r.path)).toEqual(['/hog/ext/health']);
+    expect(failed.map((l) => [l.node, l.reason])).toEqual([['hog', 'timeout']]);
+    expect(String(failed[0]?.error)).toMatch(/^no answer from .*\/hog\/ext\/health within 1000 ms/);
+    expect(node.requests.map((r) => r.path)).toEqual(['/hog/ext/health', '/waiter/ext/health']);
     const text = await exporter.metrics();
-    expect(sample(text, 'avalanchego_exporter_poll_duration_seconds{node="waiter",source="health"}')).toBeLessThan(1);
-    expect(sample(text, 'avalanchego_up{node="waiter"}')).toBe(0);
+    expect(sample(text, 'avalanchego_up{node="waiter"}')).toBe(1);
+    expect(sample(text, 'avalanchego_exporter_polls_skipped_total{reason="saturated"}')).toBe(0);
+  });
+
+  it('a poll that cannot send within its interval is skipped as saturated: counted, never a timeout of the node, up unchanged', async () => {
+    // One slot, held 2.5 s of every 3 s by "hog"; "waiter" polls every second: some of its polls cannot start in time.
+    node = await startFakeNode({
+      '/hog/ext/health': { fixture: 'health/healthy-v1.14.2.json', delayMs: 10_000 },
+      '/waiter/ext/health': { fixture: 'health/healthy-v1.14.2.json' },
+    });
+    exporter = await startTestExporter(`
+scheduler: { max_concurrent_requests: 1 }
+defaults: { index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false }, evm: { enabled: false }, proposervm: { enabled: false } }
+targets:
+  - { name: hog, url: '${node.url}/hog', interval: 3s, timeout: 2500ms }
+  - { name: waiter, url: '${node.url}/waiter', interval: 1s, timeout: 300ms }`);
+    const running = defined(exporter, 'the exporter');
+    const text = await waitFor(
+      async () => {
+        const t = await running.metrics();
+        return (
+          (sample(t, 'avalanchego_exporter_polls_skipped_total{reason="saturated"}') ?? 0) > 0 &&
+          sample(t, 'avalanchego_up{node="waiter"}') === 1 &&
+          t
+        );
+      },
+      'a skipped poll and an answered one',
+      20_000,
+    );
+    expect(text).not.toMatch(/avalanchego_exporter_poll_errors_total\{node="waiter"[^}]*\} [1-9]/);
+    expect(sample(text, 'avalanchego_up{node="hog"}')).not.toBe(1);
+    expect(running.logs.filter((l) => l.msg === 'poll failed' && l.node === 'waiter')).toEqual([]);
   });
 
   it('spreads first polls over the interval (stable per name)', () => {

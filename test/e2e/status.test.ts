@@ -3,7 +3,7 @@
 // /probe?target=…&debug=true. A node's own text (check names, error texts) is shown
 // escaped and truncated, and never becomes a label.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeNode, type FakeNode } from '../helpers/fake-node.js';
+import { startFakeNode, waitFor, type FakeNode } from '../helpers/fake-node.js';
 import { startTestExporter, waitForPolls, type TestExporter } from '../helpers/exporter.js';
 
 const HOSTILE_CHECK = '<img src=x onerror=alert(1)>';
@@ -163,8 +163,11 @@ describe('/probe?target=…&debug=true', () => {
       body: 'unauthorized: X-Api-Key super-secret-token-1234 rejected; basic b3BzOmh1bnRlcjItcGFzc3dvcmQ= hunter2-password',
     });
     try {
-      const text = await (await fetch(`${exporter.url}/probe?target=sick&debug=true`)).text();
-      expect(text).toContain('HTTP 401');
+      // A target is polled for debugging at most once per interval (1 s here): the trace of an earlier test may come first.
+      const text = await waitFor(async () => {
+        const t = await (await fetch(`${exporter.url}/probe?target=sick&debug=true`)).text();
+        return t.includes('HTTP 401') && t;
+      }, 'a fresh debug trace');
       expect(text).toContain('X-Api-Key <secret> rejected; basic <secret> <secret>');
       expect(text).not.toContain('super-secret-token-1234');
       expect(text).not.toContain('hunter2-password');

@@ -84,3 +84,29 @@ describe('request limiter', () => {
     expect(limiter.inFlight).toBe(0);
   });
 });
+
+describe('fair sharing: requests of hanging nodes hold at most half the slots', () => {
+  it('a hanging request waits past its share; an answering one overtakes it and gets the free slot', async () => {
+    const limiter = new Limiter(4);
+    expect(limiter.hangingShare).toBe(2);
+    expect(limiter.take(true)).toBe(true);
+    expect(limiter.take(true)).toBe(true);
+    // The share is full: a third hanging request waits although two slots are free.
+    expect(limiter.take(true)).toBe(false);
+    const order: string[] = [];
+    const hanging = limiter.wait(undefined, true).then(() => order.push('hanging'));
+    expect(limiter.take()).toBe(true);
+    expect(limiter.take()).toBe(true);
+    const answering = limiter.wait().then(() => order.push('answering'));
+    // A hanging slot frees: the answering node's request is served first, the hanging one stays within the share.
+    limiter.release(true);
+    await answering;
+    expect(order).toEqual(['answering']);
+    // Four slots held, one of them hanging: the hanging waiter gets the next free slot (its share has room).
+    expect(limiter.queued).toBe(1);
+    limiter.release(false);
+    await hanging;
+    expect(order).toEqual(['answering', 'hanging']);
+    expect(limiter.inFlight).toBe(4);
+  });
+});

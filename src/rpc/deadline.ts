@@ -1,0 +1,117 @@
+// A poll's deadline that keeps the exporter's waiting apart from the node's
+// answer time. The node's time runs while one of the poll's requests is on the
+// wire (from undici writing it to the answer); a poll whose requests have been
+// on the wire longer than `timeoutMs` is the node's `timeout`. Time spent
+// waiting for a request slot or a socket is the exporter's: bounded separately
+// by `waitMs` (the poll's interval), and a poll that could not send within it
+// ends as `saturated`, which is never the node's fault (the poller counts it
+// in avalanchego_exporter_polls_skipped_total and leaves the node's state).
+//
+// The event loop's busy time while a request is on the wire is the
+// exporter's too: an answer can wait unread behind a long scrape or a burst of
+// polls (measured on 2 shared cores: 60 nodes answering in 400 ms were "on the
+// wire" 1.1–1.8 s). It extends the node's deadline, up to `waitMs` more, and a
+// due deadline is checked once more after the turn's I/O (setImmediate).
+//
+// One timer a poll, as before: it is armed for `timeoutMs` at the start, and
+// only re-armed (a new timer) when it fires with the node not yet late or the
+// exporter still waiting; the loop's busy time is read only then.
+
+/** The deadline passed while no request of the poll was on the wire: the exporter's own load. */
+export class ExporterSaturatedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ExporterSaturatedError';
+  }
+}
+
+/** What a request tells its poll's deadline: on the wire since `at`, and done (answered or failed). */
+export interface SendWatcher {
+  sent(at: number): void;
+  done(at: number): void;
+}
+
+export class PollDeadline implements SendWatcher {
+  private readonly controller = new AbortController();
+  private readonly startedAt = performance.now();
+  private timer: NodeJS.Timeout;
+  /** When each request of the poll now on the wire was sent, oldest first (a poll has a handful at most). */
+  private readonly onWire: number[] = [];
+  /** The timer fired while waiting and was re-armed for the wait: a send must re-arm it for the node. */
+  private waitingTimer = false;
+  /** The event loop's busy time (ms) when the poll started: what it adds since is the exporter's time. */
+  private readonly busyAtStart = performance.eventLoopUtilization().active;
+  /** The deadline was due and is checked once more after the turn's I/O. */
+  private recheck = false;
+  /** Set when the deadline passed with nothing on the wire. */
+  saturated = false;
+
+  constructor(
+    private readonly timeoutMs: number,
+    private readonly waitMs: number,
+  ) {
+    this.timer = setTimeout(this.check, timeoutMs);
+  }
+
+  private arm(delayMs: number): void {
+    this.timer = setTimeout(this.check, delayMs);
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  sent(at: number): void {
+    this.onWire.push(at);
+    if (this.waitingTimer) {
+      this.waitingTimer = false;
+      clearTimeout(this.timer);
+      this.arm(this.timeoutMs);
+    }
+  }
+
+  done(at: number): void {
+    const i = this.onWire.indexOf(at);
+    if (i >= 0) this.onWire.splice(i, 1);
+  }
+
+  clear(): void {
+    clearTimeout(this.timer);
+  }
+
+  private readonly check = (): void => {
+    const now = performance.now();
+    const oldest = this.onWire[0];
+    if (oldest !== undefined && now - this.startedAt < this.waitMs + this.timeoutMs) {
+      // While the event loop was busy (scrapes, other polls, the process descheduled on a shared machine) an answer can
+      // wait unread: that time is the exporter's, and extends the node's deadline (read only here, when a request is late).
+      const busy = Math.min(now - oldest, performance.eventLoopUtilization().active - this.busyAtStart);
+      const left = oldest + this.timeoutMs + busy - now;
+      if (left > 1) {
+        this.arm(left);
+        return;
+      }
+      // Due. Timers run before I/O in an event-loop turn: after a busy turn (a scrape, a burst of polls) the answer may
+      // be in the socket, unread. Let I/O run once before blaming the node; the busy turn was the exporter's time.
+      if (!this.recheck) {
+        this.recheck = true;
+        setImmediate(this.check);
+        return;
+      }
+      this.recheck = false;
+      this.controller.abort(new Error(`poll deadline of ${this.timeoutMs} ms passed`));
+      return;
+    }
+    this.recheck = false;
+    const left = this.startedAt + this.waitMs - now;
+    if (left <= 1) {
+      this.saturated = true;
+      this.controller.abort(
+        new ExporterSaturatedError(`the poll could not send its requests within ${Math.round(this.waitMs)} ms: the exporter is saturated`),
+      );
+      return;
+    }
+    this.waitingTimer = true;
+    this.arm(Math.min(left, this.timeoutMs));
+  };
+}
