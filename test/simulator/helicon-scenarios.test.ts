@@ -141,7 +141,7 @@ describe('l1-proposer-view-frozen', () => {
     await waitFor(
       () => height(base, 'P'),
       (h) => h > p + 30,
-      6_000,
+      20_000,
       'the P-Chain to move on',
     );
     expect(await epoch(base, l1)).toEqual(frozen);
@@ -150,7 +150,7 @@ describe('l1-proposer-view-frozen', () => {
     await waitFor(
       async () => Number((await epoch(base, 'C')).pChainHeight),
       (h) => h > Number(frozen.pChainHeight),
-      6_000,
+      20_000,
       "the C-Chain's next epoch",
     );
   });
