@@ -560,17 +560,23 @@ describe('hostile clients and files', () => {
     ],
   ];
 
-  it.each(CLIENT_CASES)('%s', async (_name, attack, web) => {
-    const rssBefore = process.memoryUsage().rss;
-    exporter = await startTestExporter(config(defined(node, 'the fake node').url, {}), {
-      exporter: { maxConnections: 50, ...(web ? { webConfig: parseWebConfigText(web, 'web.yml', '.') } : {}) },
-    });
-    await waitForPolls(exporter);
-    const port = Number(new URL(exporter.url).port);
-    await attack(port, exporter.url);
-    await waitFor(async () => (await get(`${defined(exporter, 'the exporter').url}/-/healthy`)).status === 200, 'exporter still answering');
-    await assertSound(exporter, { up: 1 }, rssBefore, web ? 'alice:alice-pw' : undefined);
-  });
+  it.each(CLIENT_CASES)(
+    '%s',
+    async (_name, attack, web) => {
+      const rssBefore = process.memoryUsage().rss;
+      exporter = await startTestExporter(config(defined(node, 'the fake node').url, {}), {
+        exporter: { maxConnections: 50, ...(web ? { webConfig: parseWebConfigText(web, 'web.yml', '.') } : {}) },
+      });
+      await waitForPolls(exporter);
+      const port = Number(new URL(exporter.url).port);
+      await attack(port, exporter.url);
+      await waitFor(async () => (await get(`${defined(exporter, 'the exporter').url}/-/healthy`)).status === 200, 'exporter still answering');
+      await assertSound(exporter, { up: 1 }, rssBefore, web ? 'alice:alice-pw' : undefined);
+      // Each case bounds its own waits (the bcrypt flood: 30 s to fill the queue, 20 s a user); the
+      // test's limit covers them on a loaded 2-core machine.
+    },
+    120_000,
+  );
 });
 
 /**
