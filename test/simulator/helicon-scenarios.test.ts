@@ -26,9 +26,16 @@ const blockNumber = async (url: string) => {
 };
 const epoch = async (base: string, chain: string) =>
   result<{ number: string; startTime: string; pChainHeight: string }>(`${base}/ext/bc/${chain}/proposervm`, 'proposervm.getCurrentEpoch');
-const height = async (base: string, check: string) => {
-  const c = report((await http(`${base}/ext/health`)).body).checks[check] as { message: { engine: { consensus: { lastAcceptedHeight: number } } } };
-  return c.message.engine.consensus.lastAcceptedHeight;
+/** A check's last accepted height, or undefined before the check has run. */
+const maybeHeight = async (base: string, check: string) => {
+  const c = report((await http(`${base}/ext/health`)).body).checks[check] as
+    { message?: { engine?: { consensus?: { lastAcceptedHeight: number } } } } | undefined;
+  return c?.message?.engine?.consensus?.lastAcceptedHeight;
+};
+const height = async (base: string, check: string): Promise<number> => {
+  const h = await maybeHeight(base, check);
+  if (h === undefined) throw new Error(`the ${check} check has no height yet`);
+  return h;
 };
 
 describe('the v1.15.0 release profile', () => {
@@ -135,6 +142,13 @@ describe('l1-proposer-view-frozen', () => {
     const base = sim.url;
     const l1 = L1_CHAIN.chainId;
     sim.setScenario('node-0', 'l1-proposer-view-frozen');
+    // The L1 check reports its height once it has run (before that it is "not yet run").
+    await waitFor(
+      async () => (await maybeHeight(base, l1)) ?? -1,
+      (h) => h >= 0,
+      20_000,
+      "the L1 check's first height",
+    );
     const frozen = await epoch(base, l1);
     const l1Height = await height(base, l1);
     const p = await height(base, 'P');
