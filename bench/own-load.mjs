@@ -10,6 +10,9 @@
 //   node bench/own-load.mjs --case=debug                   /probe?debug=true back to back for 10 s (node polled every 15 s)
 //   node bench/own-load.mjs --case=gateway                 60 nodes behind one origin answering in 400 ms (1 s timeout, shipped sources)
 //   --exporter=DIR   the build to run (DIR/dist/main.js; default: this checkout), e.g. a worktree of an older commit
+//   --sources=shipped  storm and hang with the info and platform sources on, as shipped (default: health + index
+//                      only); Helicon's evm and proposervm stay off in a build that has them, so that two builds
+//                      of different ages do the same work
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -24,12 +27,14 @@ const { values: opts } = parseArgs({
     scrapers: { type: 'string', default: '20' },
     nodes: { type: 'string' },
     exporter: { type: 'string', default: '.' },
+    sources: { type: 'string', default: 'anchors' },
   },
 });
 const procs = new Procs();
 const agent = new Agent({ connections: 512 });
 const dir = mkdtempSync(join(tmpdir(), 'own-load-'));
 const main = join(opts.exporter, 'dist', 'main.js');
+const SLOW_SOURCES = opts.sources === 'shipped' ? '' : '  info: { enabled: false }\n  platform: { enabled: false }\n';
 // The Helicon sources off too, in a build that has them (an older build refuses the keys).
 const OFF = readFileSync(join(opts.exporter, 'dist', 'config', 'schema.js'), 'utf8').includes('proposervm')
   ? '  evm: { enabled: false }\n  proposervm: { enabled: false }\n'
@@ -96,13 +101,13 @@ async function hammer(url, path, clients, seconds) {
   return { ms, other };
 }
 
-const out = { case: opts.case, exporter: opts.exporter };
+const out = { case: opts.case, exporter: opts.exporter, sources: opts.sources };
 try {
   if (opts.case === 'storm') {
     const n = Number(opts.nodes ?? 1000);
     const sim = await simulator('simulator', [`--nodes=${n}`, '--scenario=healthy']);
     const url = await exporter(
-      '  interval: 5s\n  timeout: 2s\n  info: { enabled: false }\n  platform: { enabled: false }\n' + OFF,
+      '  interval: 5s\n  timeout: 2s\n' + SLOW_SOURCES + OFF,
       Array.from({ length: n }, (_, i) => [`node-${i}`, `${sim}/node-${i}`]),
     );
     await waitFor(async () => (await get(`${url}/-/ready`)).status === 200, 'first polls', 120_000);
@@ -124,7 +129,7 @@ try {
     const n = Number(opts.nodes ?? 1000);
     const sim = await simulator('hanging', [`--nodes=${n}`, '--scenario=down', '--down-mode=hang']);
     const ok = await simulator('healthy', ['--nodes=1', '--scenario=healthy']);
-    const url = await exporter('  interval: 2s\n  timeout: 1500ms\n  info: { enabled: false }\n  platform: { enabled: false }\n' + OFF, [
+    const url = await exporter('  interval: 2s\n  timeout: 1500ms\n' + SLOW_SOURCES + OFF, [
       ['healthy', `${ok}/node-0`],
       ...Array.from({ length: n }, (_, i) => [`hang-${i}`, `${sim}/node-${i}`]),
     ]);
