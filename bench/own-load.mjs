@@ -70,13 +70,19 @@ async function exporter(defaults, targets) {
 function state(text, which) {
   let errors = 0;
   let up = 0;
+  /** @type {Record<string, number>} */
+  const reasons = {};
   for (const line of text.split('\n')) {
     const node = /node="([^"]*)"/.exec(line)?.[1];
     if (node === undefined || !which(node)) continue;
-    if (line.startsWith('avalanchego_exporter_poll_errors_total{')) errors += Number(line.slice(line.lastIndexOf(' ') + 1));
-    else if (line.startsWith('avalanchego_up{')) up += Number(line.slice(line.lastIndexOf(' ') + 1));
+    if (line.startsWith('avalanchego_exporter_poll_errors_total{')) {
+      const value = Number(line.slice(line.lastIndexOf(' ') + 1));
+      errors += value;
+      const key = `${/source="([^"]*)"/.exec(line)?.[1] ?? '?'}/${/reason="([^"]*)"/.exec(line)?.[1] ?? '?'}`;
+      if (value > 0) reasons[key] = (reasons[key] ?? 0) + value;
+    } else if (line.startsWith('avalanchego_up{')) up += Number(line.slice(line.lastIndexOf(' ') + 1));
   }
-  return { errors, up, skipped: sumSamples(text, 'avalanchego_exporter_polls_skipped_total') ?? null };
+  return { errors, reasons, up, skipped: sumSamples(text, 'avalanchego_exporter_polls_skipped_total') ?? null };
 }
 
 /**
@@ -130,20 +136,33 @@ try {
     const sim = await simulator('hanging', [`--nodes=${n}`, '--scenario=down', '--down-mode=hang']);
     const ok = await simulator('healthy', ['--nodes=1', '--scenario=healthy']);
     const url = await exporter('  interval: 2s\n  timeout: 1500ms\n' + SLOW_SOURCES + OFF, [
-      ['healthy', `${ok}/node-0`],
+      // One simulated node is served at the root (the simulator prefixes /node-<i> only for two or more).
+      ['healthy', ok],
       ...Array.from({ length: n }, (_, i) => [`hang-${i}`, `${sim}/node-${i}`]),
     ]);
-    await waitFor(async () => (await get(`${url}/metrics`)).body.includes('avalanchego_up{node="healthy"}'), 'the healthy node polled', 60_000);
+    const started = performance.now();
+    await waitFor(async () => (await get(`${url}/metrics`)).body.includes('avalanchego_up{node="healthy"}'), 'the healthy node polled', 300_000);
+    const firstShownS = (performance.now() - started) / 1000;
     let downSeen = 0;
+    let samples = 0;
     const until = performance.now() + 35_000;
     let last = '';
     while (performance.now() < until) {
       last = (await get(`${url}/metrics`)).body;
+      samples++;
       if (!last.includes('avalanchego_up{node="healthy"} 1')) downSeen++;
       await sleep(500);
     }
     const s = state(last, (name) => name === 'healthy');
-    Object.assign(out, { hanging: n, healthy_errors: s.errors, healthy_down_samples: downSeen, skipped: s.skipped });
+    Object.assign(out, {
+      hanging: n,
+      healthy_first_shown_s: +firstShownS.toFixed(1),
+      healthy_errors: s.errors,
+      healthy_error_reasons: s.reasons,
+      healthy_down_samples: downSeen,
+      samples,
+      skipped: s.skipped,
+    });
   } else if (opts.case === 'debug') {
     // A node that counts the requests it gets (health answers from the fixture; the other APIs 404).
     const body = readFileSync('test/fixtures/health/healthy-v1.14.2.json');
