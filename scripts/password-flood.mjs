@@ -30,6 +30,16 @@ const floodConnections = Number(values.flood);
 const floodSeconds = Number(values.seconds);
 const userCount = Number(values.users);
 
+/**
+ * @typedef {{ status: number | string, body: string }} Answer
+ * @typedef {{ ms: number, status: number | string, lagP99: number, lagMax: number, skipped: number, errors: number }} Scrape
+ */
+
+/**
+ * @param {string} url
+ * @param {{ auth?: string, localAddress?: string, timeoutMs?: number }} [options]
+ * @returns {Promise<Answer>}
+ */
 function get(url, { auth, localAddress, timeoutMs = 60_000 } = {}) {
   return new Promise((resolve, reject) => {
     const req = request(url, { agent: false, auth, localAddress, timeout: timeoutMs }, (res) => {
@@ -39,30 +49,42 @@ function get(url, { auth, localAddress, timeoutMs = 60_000 } = {}) {
       res.on('data', (c) => (body += c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
     });
-    req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${String(timeoutMs)} ms`)));
     req.on('error', reject);
     req.end();
   });
 }
 
+/** @returns {Promise<number>} */
 async function freePort() {
   const server = createServer();
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address();
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
   await new Promise((resolve) => server.close(resolve));
   return port;
 }
 
+/**
+ * @param {string} text
+ * @param {string} name
+ * @returns {number | undefined}
+ */
 const sampleOf = (text, name) => {
   const line = text.split('\n').find((l) => l.startsWith(`${name} `));
   return line === undefined ? undefined : Number(line.slice(name.length + 1));
 };
+/**
+ * @param {number[]} xs
+ * @param {number} p
+ */
 const pct = (xs, p) => {
   if (xs.length === 0) return NaN;
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
 };
-const ms = (x) => `${Math.round(x)} ms`;
+/** @param {number} x */
+const ms = (x) => `${String(Math.round(x))} ms`;
 
 const dir = mkdtempSync(join(tmpdir(), 'password-flood-'));
 const sim = await startSimulator({ nodes: 10, validator: false });
@@ -89,7 +111,10 @@ const child = spawn(
   { stdio: ['ignore', 'ignore', 'inherit'] },
 );
 
-/** One scrape with the cached admin password: its latency and the exporter's event-loop lag since the last scrape. */
+/**
+ * One scrape with the cached admin password: its latency and the exporter's event-loop lag since the last scrape.
+ * @returns {Promise<Scrape>}
+ */
 async function scrape() {
   const start = performance.now();
   const r = await get(`${url}/metrics`, { auth: 'admin:admin-pw' });
@@ -106,8 +131,12 @@ async function scrape() {
   };
 }
 
-/** Scrapes once a second until stop() and summarises. */
+/**
+ * Scrapes once a second until the returned stop() and gives the scrapes.
+ * @returns {() => Promise<Scrape[]>}
+ */
 function monitor() {
+  /** @type {Scrape[]} */
   const samples = [];
   let stopped = false;
   const done = (async () => {
@@ -123,6 +152,10 @@ function monitor() {
   };
 }
 
+/**
+ * @param {string} label
+ * @param {Scrape[]} samples
+ */
 const summary = (label, samples) =>
   `${label}: ${samples.length} scrapes, scrape latency p50 ${ms(
     pct(
@@ -147,23 +180,27 @@ try {
   const quiet = await stopQuiet();
   console.log(summary('before the flood', quiet));
 
+  /** @type {Map<number | string, number>} */
   const statuses = new Map();
   let stop = false;
   const floodStart = performance.now();
   const flood = Array.from({ length: floodConnections }, async () => {
     while (!stop) {
-      const r = await get(`${url}/metrics`, { auth: 'mallory:wrong', localAddress: '127.0.0.2' }).catch((err) => ({
-        status: String(err.code ?? err.message),
+      const r = await get(`${url}/metrics`, { auth: 'mallory:wrong', localAddress: '127.0.0.2' }).catch((/** @type {unknown} */ err) => ({
+        status: err instanceof Error ? err.message : String(err),
       }));
       statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
     }
   });
   const stopBusy = monitor();
   await new Promise((resolve) => setTimeout(resolve, 2000));
+  /** @type {Array<{ ms: number, status: number | string }>} */
   const logins = [];
   for (let i = 0; i < userCount && performance.now() - floodStart < floodSeconds * 1000; i++) {
     const start = performance.now();
-    const r = await get(`${url}/metrics`, { auth: `user${i}:user${i}-pw` }).catch((err) => ({ status: String(err.message) }));
+    const r = await get(`${url}/metrics`, { auth: `user${String(i)}:user${String(i)}-pw` }).catch((/** @type {unknown} */ err) => ({
+      status: err instanceof Error ? err.message : String(err),
+    }));
     logins.push({ ms: performance.now() - start, status: r.status });
   }
   const left = floodSeconds * 1000 - (performance.now() - floodStart);
@@ -188,7 +225,11 @@ try {
   );
   console.log(summary('during the flood', busy));
   const last = busy.at(-1);
-  console.log(`polls skipped (saturated) ${last.skipped - quiet[0].skipped}, poll errors ${last.errors - quiet[0].errors} (since before the flood)`);
+  const first = quiet[0];
+  if (last && first)
+    console.log(
+      `polls skipped (saturated) ${String(last.skipped - first.skipped)}, poll errors ${String(last.errors - first.errors)} (since before the flood)`,
+    );
 } finally {
   child.kill('SIGTERM');
   await new Promise((resolve) => child.once('exit', resolve));
@@ -196,6 +237,7 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 
+/** @param {() => void} f */
 function timeIt(f) {
   const start = performance.now();
   f();
