@@ -185,12 +185,12 @@ describe('disk-filling', () => {
       5_000,
       'the node to shut itself down',
     );
-    expect(String(seen.at(-1))).toMatch(/ECONNREFUSED/);
+    expect(seen.at(-1)).toMatch(/ECONNREFUSED/);
     for (const r of seen) if (typeof r !== 'string') expect(r.checks.diskspace.error ?? '').not.toContain('minimum required');
     const described = control((await http(`${sim.url}/sim/nodes/node-0`)).body, 'node');
     expect(described).toMatchObject({ scenario: 'disk-filling', exited: 'low on disk space' });
     // It stays down (a process does not come back by itself); the other node is untouched.
-    expect(String(await refusedOrUp(a.baseUrl))).toMatch(/ECONNREFUSED/);
+    expect(await refusedOrUp(a.baseUrl)).toMatch(/ECONNREFUSED/);
     expect((await http(`${b.baseUrl}/ext/health/liveness`)).status).toBe(200);
     // Switched to healthy (the disk freed, the node restarted): it listens again with room on its disk.
     sim.setScenario('node-0', 'healthy');
