@@ -12,7 +12,7 @@
 //
 // Used by test/real-node/drills.test.ts (CI) and `npm run detection:real` (docs/detection.md).
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { rm, statfs, writeFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -23,13 +23,10 @@ import { convertToL1, prepareL1, type PreparedL1 } from './l1.js';
 import { localNodeOptions, startLocalNetwork, stakerOf, type LocalNetwork } from './network.js';
 import { freePort, signal, startRealNode, type RealNode, type StartOptions } from './node.js';
 import {
-  AM_CONFIG,
   JOB,
-  compressAlertmanager,
-  compressRules,
   forSeconds,
   observeAlerts,
-  startWebhook,
+  startAlertingStack,
   summarize,
   type AlertRecord,
   type NodeResult,
@@ -39,7 +36,7 @@ import {
 import { currentAlertmanager, prometheus3 } from '../helpers/monitoring.js';
 import { defined } from '../helpers/assert.js';
 import { ProcessGroup } from '../helpers/processes.js';
-import { TestPrometheus } from '../helpers/prometheus.js';
+import type { TestPrometheus } from '../helpers/prometheus.js';
 import { TcpProxy } from '../helpers/tcp-proxy.js';
 
 export const DRILL_NAMES = [
@@ -619,35 +616,27 @@ export async function runDrills(opts: DrillOptions = {}): Promise<DrillRun> {
     urls.set('staker4', `http://127.0.0.1:${proxy.port}`);
     const l1 = wanted.has('l1-balance-drained') ? await prepareL1(staker1.url) : undefined;
 
-    const [expPort, amPort, hookPort] = [await freePort(), await freePort(), await freePort()];
+    const expPort = await freePort();
     const configFile = join(dir, 'exporter.yaml');
     writeFileSync(configFile, exporterConfig({ urls, l1 }));
-    hook = await startWebhook(hookPort, notifications, now, log);
     const exporter = group.start('exporter', process.execPath, [
       join(REPO_ROOT, 'dist', 'main.js'),
       `--config.file=${configFile}`,
       `--web.listen-address=127.0.0.1:${expPort}`,
       '--log.level=warn',
     ]);
-    writeFileSync(join(dir, 'alertmanager.yml'), compressAlertmanager(readFileSync(AM_CONFIG, 'utf8'), speedup, `http://127.0.0.1:${hookPort}`));
-    group.start('alertmanager', am.path, [
-      `--config.file=${join(dir, 'alertmanager.yml')}`,
-      `--storage.path=${join(dir, 'am')}`,
-      `--web.listen-address=127.0.0.1:${amPort}`,
-      '--cluster.listen-address=',
-      '--log.level=warn',
-    ]);
-    const prom = await TestPrometheus.start(group, {
-      binary: promTool.path,
+    const stack = await startAlertingStack(group, {
       dir,
-      job: JOB,
-      targets: [`127.0.0.1:${expPort}`],
       speedup,
-      rules: (text) => compressRules(text, speedup),
-      alertmanager: `127.0.0.1:${amPort}`,
+      exporter: `127.0.0.1:${expPort}`,
+      alertmanager: am,
+      prometheus: promTool,
+      notifications,
+      now,
+      log,
     });
-    const amUrl = `http://127.0.0.1:${amPort}`;
-    await prom.waitFor('Alertmanager to be ready', 30_000, async () => ((await fetch(`${amUrl}/-/ready`)).ok ? true : undefined));
+    hook = stack.hook;
+    const { prom, amUrl } = stack;
     const s: Stack = {
       network,
       nodes,
