@@ -109,6 +109,13 @@ describe.skipIf(!existsSync(CHROMIUM))('the demo in Chromium: every scenario vis
     }
   }, 30_000);
 
+  /** Opens every folded section as a person would, one click each. */
+  async function openAll(page: Page): Promise<void> {
+    const folded = page.locator('details:not([open]) > summary');
+    for (let left = await folded.count(); left > 0; left--) await folded.first().click();
+    expect(await folded.count()).toBe(0);
+  }
+
   async function rows(page: Page): Promise<Map<string, string>> {
     await page.reload();
     const texts = await page.locator('table.fleet tbody tr').allInnerTexts();
@@ -161,7 +168,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the demo in Chromium: every scenario vis
     // A section without a fault is folded (its heading shows); a person opens it.
     const health = page.locator('details', { has: page.locator('h2', { hasText: 'Health checks' }) });
     expect(await health.getAttribute('open')).toBeNull();
-    for (const summary of await page.locator('details:not([open]) > summary').all()) await summary.click();
+    await openAll(page);
     const text = await page.locator('body').innerText();
     expect(text).toMatch(/version\s+1\.\d+\.\d+/);
     expect(text).toMatch(/uptime \(stake-weighted, as the network sees it\)\s+\d+(\.\d)? %/);
@@ -205,7 +212,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the demo in Chromium: every scenario vis
       expect(await page.evaluate('document.documentElement.scrollWidth'), `${node}: no sideways scrolling`).toBeLessThanOrEqual(420);
       await page.screenshot({ path: join(SHOTS, `node-420-${scenario}.png`), fullPage: true });
       // Opened, every table stacks: still nothing wider than the screen.
-      for (const summary of await page.locator('details:not([open]) > summary').all()) await summary.click();
+      await openAll(page);
       expect(await page.evaluate('document.documentElement.scrollWidth'), `${node} opened: no sideways scrolling`).toBeLessThanOrEqual(420);
     }
     await page.close();
