@@ -53,12 +53,16 @@ export function nodePage(d: NodeDetail, nowSeconds: number, metricsPath = '/metr
       : `<p class="ok faults">No fault${n.status === undefined ? ' seen yet (waiting for the first poll)' : ''}.</p>`;
   const sources = d.sources
     .map((src) => {
+      // Newest first; an error the newer poll already showed is not repeated (a down node's five polls say the same).
       const recent = [...src.recent]
         .reverse()
-        .map(
-          (p) =>
-            `<div>${ago(p.startedSeconds, nowSeconds)} · ${num(p.durationSeconds * 1000, 1)} ms · ${p.reason ? `<span class="bad">${esc(p.reason)}</span>: <span class="err">${esc(p.error ?? '')}</span>` : '<span class="ok">ok</span>'}</div>`,
-        )
+        .map((p, i, all) => {
+          const same = i > 0 && p.reason !== undefined && all[i - 1]?.reason === p.reason && all[i - 1]?.error === p.error;
+          const outcome = !p.reason
+            ? '<span class="ok">ok</span>'
+            : `<span class="bad">${esc(p.reason)}</span>: ${same ? '<span class="dim">the same error</span>' : `<span class="err">${esc(p.error ?? '')}</span>`}`;
+          return `<div>${ago(p.startedSeconds, nowSeconds)} · ${num(p.durationSeconds * 1000, 1)} ms · ${outcome}</div>`;
+        })
         .join('');
       return (
         `<tr><td>${esc(src.name)}</td><td data-col="interval">${esc(humanDuration(src.intervalMs / 1000))}</td><td class="n" data-col="polls">${num(src.polls)}</td>` +
@@ -72,7 +76,6 @@ export function nodePage(d: NodeDetail, nowSeconds: number, metricsPath = '/metr
 ${summary}
 <p class="dim ident">${esc(n.url)}${n.nodeId ? ` · ${esc(n.nodeId)}` : ''}</p>
 <p><a href="${esc(probe)}">raw series (/probe)</a> · <a href="${esc(`${probe}&debug=true`)}">a fresh poll, traced step by step</a></p>
-${n.lastError ? `<p class="ident">Last poll error: <span class="err">${esc(truncate(n.lastError, MAX_ERROR_CHARS))}</span></p>` : ''}
 ${d.sections.map((section) => sectionHtml(section, nowSeconds)).join('\n')}
 ${fold(
   'Sources and their last polls',
