@@ -10,6 +10,9 @@
 //   node bench/own-load.mjs --case=debug                   /probe?debug=true back to back for 10 s (node polled every 15 s)
 //   node bench/own-load.mjs --case=gateway                 60 nodes behind one origin answering in 400 ms (1 s timeout, shipped sources)
 //   --exporter=DIR   the build to run (DIR/dist/main.js; default: this checkout), e.g. a worktree of an older commit
+//   --sources=shipped  storm and hang with the info and platform sources on, as shipped (default: health + index
+//                      only); Helicon's evm and proposervm stay off in a build that has them, so that two builds
+//                      of different ages do the same work
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -24,12 +27,14 @@ const { values: opts } = parseArgs({
     scrapers: { type: 'string', default: '20' },
     nodes: { type: 'string' },
     exporter: { type: 'string', default: '.' },
+    sources: { type: 'string', default: 'anchors' },
   },
 });
 const procs = new Procs();
 const agent = new Agent({ connections: 512 });
 const dir = mkdtempSync(join(tmpdir(), 'own-load-'));
 const main = join(opts.exporter, 'dist', 'main.js');
+const SLOW_SOURCES = opts.sources === 'shipped' ? '' : '  info: { enabled: false }\n  platform: { enabled: false }\n';
 // The Helicon sources off too, in a build that has them (an older build refuses the keys).
 const OFF = readFileSync(join(opts.exporter, 'dist', 'config', 'schema.js'), 'utf8').includes('proposervm')
   ? '  evm: { enabled: false }\n  proposervm: { enabled: false }\n'
@@ -65,13 +70,19 @@ async function exporter(defaults, targets) {
 function state(text, which) {
   let errors = 0;
   let up = 0;
+  /** @type {Record<string, number>} */
+  const reasons = {};
   for (const line of text.split('\n')) {
     const node = /node="([^"]*)"/.exec(line)?.[1];
     if (node === undefined || !which(node)) continue;
-    if (line.startsWith('avalanchego_exporter_poll_errors_total{')) errors += Number(line.slice(line.lastIndexOf(' ') + 1));
-    else if (line.startsWith('avalanchego_up{')) up += Number(line.slice(line.lastIndexOf(' ') + 1));
+    if (line.startsWith('avalanchego_exporter_poll_errors_total{')) {
+      const value = Number(line.slice(line.lastIndexOf(' ') + 1));
+      errors += value;
+      const key = `${/source="([^"]*)"/.exec(line)?.[1] ?? '?'}/${/reason="([^"]*)"/.exec(line)?.[1] ?? '?'}`;
+      if (value > 0) reasons[key] = (reasons[key] ?? 0) + value;
+    } else if (line.startsWith('avalanchego_up{')) up += Number(line.slice(line.lastIndexOf(' ') + 1));
   }
-  return { errors, up, skipped: sumSamples(text, 'avalanchego_exporter_polls_skipped_total') ?? null };
+  return { errors, reasons, up, skipped: sumSamples(text, 'avalanchego_exporter_polls_skipped_total') ?? null };
 }
 
 /**
@@ -96,13 +107,13 @@ async function hammer(url, path, clients, seconds) {
   return { ms, other };
 }
 
-const out = { case: opts.case, exporter: opts.exporter };
+const out = { case: opts.case, exporter: opts.exporter, sources: opts.sources };
 try {
   if (opts.case === 'storm') {
     const n = Number(opts.nodes ?? 1000);
     const sim = await simulator('simulator', [`--nodes=${n}`, '--scenario=healthy']);
     const url = await exporter(
-      '  interval: 5s\n  timeout: 2s\n  info: { enabled: false }\n  platform: { enabled: false }\n' + OFF,
+      '  interval: 5s\n  timeout: 2s\n' + SLOW_SOURCES + OFF,
       Array.from({ length: n }, (_, i) => [`node-${i}`, `${sim}/node-${i}`]),
     );
     await waitFor(async () => (await get(`${url}/-/ready`)).status === 200, 'first polls', 120_000);
@@ -124,21 +135,34 @@ try {
     const n = Number(opts.nodes ?? 1000);
     const sim = await simulator('hanging', [`--nodes=${n}`, '--scenario=down', '--down-mode=hang']);
     const ok = await simulator('healthy', ['--nodes=1', '--scenario=healthy']);
-    const url = await exporter('  interval: 2s\n  timeout: 1500ms\n  info: { enabled: false }\n  platform: { enabled: false }\n' + OFF, [
-      ['healthy', `${ok}/node-0`],
+    const url = await exporter('  interval: 2s\n  timeout: 1500ms\n' + SLOW_SOURCES + OFF, [
+      // One simulated node is served at the root (the simulator prefixes /node-<i> only for two or more).
+      ['healthy', ok],
       ...Array.from({ length: n }, (_, i) => [`hang-${i}`, `${sim}/node-${i}`]),
     ]);
-    await waitFor(async () => (await get(`${url}/metrics`)).body.includes('avalanchego_up{node="healthy"}'), 'the healthy node polled', 60_000);
+    const started = performance.now();
+    await waitFor(async () => (await get(`${url}/metrics`)).body.includes('avalanchego_up{node="healthy"}'), 'the healthy node polled', 300_000);
+    const firstShownS = (performance.now() - started) / 1000;
     let downSeen = 0;
+    let samples = 0;
     const until = performance.now() + 35_000;
     let last = '';
     while (performance.now() < until) {
       last = (await get(`${url}/metrics`)).body;
+      samples++;
       if (!last.includes('avalanchego_up{node="healthy"} 1')) downSeen++;
       await sleep(500);
     }
     const s = state(last, (name) => name === 'healthy');
-    Object.assign(out, { hanging: n, healthy_errors: s.errors, healthy_down_samples: downSeen, skipped: s.skipped });
+    Object.assign(out, {
+      hanging: n,
+      healthy_first_shown_s: +firstShownS.toFixed(1),
+      healthy_errors: s.errors,
+      healthy_error_reasons: s.reasons,
+      healthy_down_samples: downSeen,
+      samples,
+      skipped: s.skipped,
+    });
   } else if (opts.case === 'debug') {
     // A node that counts the requests it gets (health answers from the fixture; the other APIs 404).
     const body = readFileSync('test/fixtures/health/healthy-v1.14.2.json');

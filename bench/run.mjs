@@ -59,15 +59,17 @@ const ENDPOINTS = ['C/block', 'P/block', 'X/block', 'X/tx'];
 const REQUESTS_PER_POLL = 1 + ENDPOINTS.length;
 const DELAY_METRIC = 'avalanchego_exporter_poll_start_delay_seconds';
 const NODE = process.execPath;
-// The sources of the issue's anchors only (health + index, five requests a poll): the slower info and
-// platform sources are off, when this build has them.
+// The sources of the issue's anchors only (health + index, five requests a poll): the other sources
+// (info, platform, and Helicon's evm and proposervm, on by default since issue 20) are off, when this
+// build has them, so that builds of different ages measure the same work and an A/B pair compares.
 function extraDefaults() {
+  let schema;
   try {
-    const schema = readFileSync('dist/config/schema.js', 'utf8');
-    return /\binfo\b/.test(schema) && /\bplatform\b/.test(schema) ? ['  info: { enabled: false }', '  platform: { enabled: false }'] : [];
+    schema = readFileSync('dist/config/schema.js', 'utf8');
   } catch {
     return [];
   }
+  return ['info', 'platform', 'evm', 'proposervm'].filter((s) => new RegExp(`\\b${s}\\b`).test(schema)).map((s) => `  ${s}: { enabled: false }`);
 }
 
 /**

@@ -116,7 +116,7 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
   };
 
   const webConfig = options.webConfig ?? openWebConfig();
-  const guard = new WebGuard(webConfig);
+  const guard = new WebGuard(webConfig, undefined, () => instruments.passwordChecksRefused.inc());
   const registry = createSelfRegistry({ instruments, version: VERSION, revision: REVISION, fleet: scheduler, reload: reloadState, shard });
   const handler = createHandler({
     fleet: scheduler,
@@ -158,6 +158,7 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
     reload,
     async close() {
       await web.close();
+      await guard.close();
       await scheduler.stop();
       await dispatchers.close();
     },

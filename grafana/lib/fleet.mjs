@@ -7,6 +7,7 @@ import {
   byName,
   byRegexp,
   colorBg,
+  countStat,
   mappingsProp,
   matrix,
   merge,
@@ -37,57 +38,19 @@ export function fleet() {
       h: 4,
       w: 4,
     }),
-    statPanel(
-      'Down',
-      'Nodes the exporter cannot read (avalanchego_up == 0): see the AvalancheGoNodeDown runbook.',
-      'none',
-      [target(`count(avalanchego_up${S} == 0) or vector(0)`)],
-      { h: 4, w: 4 },
-      {
-        thresholds: [
-          { color: 'green', value: null },
-          { color: 'red', value: 1 },
-        ],
-      },
-    ),
-    statPanel(
-      'Unhealthy',
-      'Nodes that report themselves unhealthy (avalanchego_healthy == 0).',
-      'none',
-      [target(`count(avalanchego_healthy${S} == 0) or vector(0)`)],
-      { h: 4, w: 4 },
-      {
-        thresholds: [
-          { color: 'green', value: null },
-          { color: 'orange', value: 1 },
-        ],
-      },
-    ),
-    statPanel(
+    countStat('Down', 'Nodes the exporter cannot read (avalanchego_up == 0): see the AvalancheGoNodeDown runbook.', `avalanchego_up${S} == 0`, 'red'),
+    countStat('Unhealthy', 'Nodes that report themselves unhealthy (avalanchego_healthy == 0).', `avalanchego_healthy${S} == 0`, 'orange'),
+    countStat(
       'Failing checks',
       'Health checks failing across the selected nodes (avalanchego_health_check_passing == 0).',
-      'none',
-      [target(`count(avalanchego_health_check_passing${S} == 0) or vector(0)`)],
-      { h: 4, w: 4 },
-      {
-        thresholds: [
-          { color: 'green', value: null },
-          { color: 'orange', value: 1 },
-        ],
-      },
+      `avalanchego_health_check_passing${S} == 0`,
+      'orange',
     ),
-    statPanel(
+    countStat(
       'Bootstrapping',
       'Nodes with subnets still bootstrapping (avalanchego_bootstrapping_subnets > 0).',
-      'none',
-      [target(`count(avalanchego_bootstrapping_subnets${S} > 0) or vector(0)`)],
-      { h: 4, w: 4 },
-      {
-        thresholds: [
-          { color: 'green', value: null },
-          { color: 'blue', value: 1 },
-        ],
-      },
+      `avalanchego_bootstrapping_subnets${S} > 0`,
+      'blue',
     ),
   );
 

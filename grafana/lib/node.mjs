@@ -8,6 +8,7 @@ import {
   YES_NO_HEALTHY,
   byName,
   byRegexp,
+  countStat,
   dashed,
   matrix,
   merge,
@@ -48,19 +49,7 @@ export function nodeDetail() {
       { h: 4, w: 4 },
       { mappings: YES_NO_HEALTHY },
     ),
-    statPanel(
-      'Failing checks',
-      'Health checks with an error right now.',
-      'none',
-      [target(`count(avalanchego_health_check_passing${S} == 0) or vector(0)`)],
-      { h: 4, w: 4 },
-      {
-        thresholds: [
-          { color: 'green', value: null },
-          { color: 'orange', value: 1 },
-        ],
-      },
-    ),
+    countStat('Failing checks', 'Health checks with an error right now.', `avalanchego_health_check_passing${S} == 0`, 'orange'),
     statPanel(
       'Bootstrapping subnets',
       "Subnets still bootstrapping (length of the bootstrapped check's message).",

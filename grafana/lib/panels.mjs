@@ -207,6 +207,32 @@ export function statPanel(title, description, unit, targets, size, opts = {}) {
 }
 
 /**
+ * A count of the series an expression selects, 0 when it selects none, as a stat of 4 × 4:
+ * green at 0, `color` from 1 on (no colour change without one).
+ * @param {string} title
+ * @param {string} description
+ * @param {string} expr the selection, counted as `count(expr) or vector(0)`
+ * @param {string} [color]
+ */
+export function countStat(title, description, expr, color) {
+  return statPanel(
+    title,
+    description,
+    'none',
+    [target(`count(${expr}) or vector(0)`)],
+    { h: 4, w: 4 },
+    color === undefined
+      ? {}
+      : {
+          thresholds: [
+            { color: 'green', value: null },
+            { color, value: 1 },
+          ],
+        },
+  );
+}
+
+/**
  * 0/1 series over time as coloured bands (checks, poll success).
  * @param {string} title
  * @param {string} description

@@ -6,11 +6,11 @@ import {
   TIME_LEFT_STEPS,
   byName,
   colorBg,
+  countStat,
   dashed,
   mappingsProp,
   merge,
   row,
-  statPanel,
   tablePanel,
   tableTarget,
   target,
@@ -42,33 +42,11 @@ export function validators() {
   const panels = [];
 
   panels.push(row('Validators'));
-  /**
-   * @param {string} title
-   * @param {string} description
-   * @param {string} expr
-   * @param {string} color
-   */
-  const countStat = (title, description, expr, color) =>
-    statPanel(
-      title,
-      description,
-      'none',
-      [target(`count(${expr}) or vector(0)`)],
-      { h: 4, w: 4 },
-      {
-        thresholds: [
-          { color: 'green', value: null },
-          { color, value: 1 },
-        ],
-      },
-    );
   panels.push(
-    statPanel(
+    countStat(
       'Validator entries',
       'Validator entries of the selected nodes and subnets in the current validator sets (avalanchego_validator == 1).',
-      'none',
-      [target(`count(avalanchego_validator${V} == 1) or vector(0)`)],
-      { h: 4, w: 4 },
+      `avalanchego_validator${V} == 1`,
     ),
     countStat(
       'Not validating',

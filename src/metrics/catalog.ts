@@ -699,6 +699,14 @@ export const GLOBAL_CATALOG = [
     'Scrapes of /metrics answered 503 because --web.max-requests scrapes were already being served.',
     'Counter, +1 for each `/metrics` request refused with 503 (as node_exporter with `--web.max-requests`). Concurrent scrapes share one render (single flight), so the cap bounds the memory of answers being sent, not the rendering work.',
   ),
+  spec(
+    'avalanchego_exporter_password_checks_refused_total',
+    'counter',
+    [],
+    'exporter',
+    'Requests answered 429 because too many bcrypt password checks were queued (basic auth of the web config).',
+    'Counter, +1 for each request refused with 429 before its password was checked: a password not yet verified costs a bcrypt compare, run one at a time on a worker thread; at most 32 wait (8 of them kept for client addresses that have passed a check before) and at most 4 from one client address (an IPv4 address, or an IPv6 /64). A verified password costs a SHA-256 and is never refused here. Rises under a flood of wrong passwords; the flooding address is refused, other users keep getting in.',
+  ),
 ] as const satisfies readonly MetricSpec[];
 
 export type MetricName = (typeof CATALOG)[number]['name'];

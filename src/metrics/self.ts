@@ -46,6 +46,7 @@ export interface Instruments {
   readonly pollsSkipped: Counter<'reason'>;
   readonly debugProbesRefused: Counter;
   readonly scrapesRefused: Counter;
+  readonly passwordChecksRefused: Counter;
 }
 
 export function createInstruments(): Instruments {
@@ -75,6 +76,11 @@ export function createInstruments(): Instruments {
     scrapesRefused: new Counter({
       name: 'avalanchego_exporter_scrapes_refused_total',
       help: help('avalanchego_exporter_scrapes_refused_total'),
+      registers: [],
+    }),
+    passwordChecksRefused: new Counter({
+      name: 'avalanchego_exporter_password_checks_refused_total',
+      help: help('avalanchego_exporter_password_checks_refused_total'),
       registers: [],
     }),
   };
@@ -117,6 +123,7 @@ export function createSelfRegistry(options: SelfMetricsOptions): Registry {
   registry.registerMetric(instruments.pollsSkipped);
   registry.registerMetric(instruments.debugProbesRefused);
   registry.registerMetric(instruments.scrapesRefused);
+  registry.registerMetric(instruments.passwordChecksRefused);
   // Shown at 0 from the start, so that rate() and the saturation alert see the series before the first skip.
   instruments.pollsSkipped.inc({ reason: 'saturated' }, 0);
 

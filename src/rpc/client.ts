@@ -5,7 +5,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { Agent, Pool, buildConnector, type Dispatcher } from 'undici';
 import type { TargetConfig, TlsSettings } from '../config/schema.js';
-import type { Limiter } from './limiter.js';
+import { Limiter } from './limiter.js';
 import type { SendWatcher } from './deadline.js';
 import { InvalidResponseError, RequestFailed } from './errors.js';
 
@@ -93,6 +93,8 @@ function originOf(url: string): string {
 export class Dispatchers {
   private readonly agents = new Map<string, Agent>();
   private readonly perOrigin = new Map<string, number>();
+  /** Admission to each origin's sockets (originSlots). */
+  private readonly originLimiters = new Map<string, Limiter>();
   private maxInFlight = Infinity;
   private maxPerOrigin = MAX_CONNECTIONS_PER_ORIGIN;
   private open = 0;
@@ -121,6 +123,30 @@ export class Dispatchers {
       const origin = originOf(url);
       this.perOrigin.set(origin, (this.perOrigin.get(origin) ?? 0) + 1);
     }
+    for (const [origin, limiter] of this.originLimiters) {
+      // An origin no target has any more goes once nothing of it is in flight (a client still draining keeps its own).
+      if (!this.perOrigin.has(origin) && limiter.inFlight === 0 && limiter.queued === 0) this.originLimiters.delete(origin);
+      else limiter.setMax(this.connectionsFor(origin));
+    }
+  }
+
+  /**
+   * The admission to one origin: as many requests at once as the origin has
+   * connections (connectionsFor). A request takes its origin's slot before a
+   * slot of the process-wide limiter, so requests queued for a busy origin's
+   * sockets (a gateway whose nodes hang) wait without holding the process's
+   * slots, and nodes on other origins keep polling: an origin holds at most its
+   * connections' worth of the request budget. Within an origin, the nodes whose
+   * requests hang hold at most half (Limiter's hanging share).
+   */
+  originSlots(url: string): Limiter {
+    const origin = originOf(url);
+    let limiter = this.originLimiters.get(origin);
+    if (!limiter) {
+      limiter = new Limiter(this.connectionsFor(origin));
+      this.originLimiters.set(origin, limiter);
+    }
+    return limiter;
   }
 
   /** Connections allowed to one origin. */
@@ -253,6 +279,8 @@ export class NodeClient {
   hanging = false;
 
   readonly dispatcher: Dispatcher;
+  /** The admission to the node's origin (Dispatchers.originSlots), taken before a slot of `limiter`. */
+  readonly originSlots: Limiter;
 
   constructor(
     private readonly target: TargetConfig,
@@ -261,6 +289,7 @@ export class NodeClient {
     private readonly bodies: RequestBodies,
   ) {
     this.dispatcher = dispatchers.for(target.tls);
+    this.originSlots = dispatchers.originSlots(target.url);
     const url = new URL(target.url);
     this.origin = url.origin;
     this.basePath = url.pathname.replace(/\/+$/, '') + url.search;
@@ -304,11 +333,26 @@ export class NodeClient {
 
   private send(call: PreparedCall, signal: AbortSignal, watcher: SendWatcher | undefined): Promise<RpcReply> {
     const hanging = this.hanging;
-    if (this.limiter.take(hanging)) return exchange(this, call, signal, watcher, hanging);
-    // Every slot is taken (or the hanging nodes' share is): wait for one under the poll's bound.
+    // The origin's slot first, then the process's: a request waiting for its origin holds none of the process's.
+    if (this.originSlots.take(hanging)) {
+      if (this.limiter.take(hanging)) return exchange(this, call, signal, watcher, hanging);
+      return this.slotted(call, signal, watcher, hanging);
+    }
+    // Every slot of the origin is taken (or its hanging nodes' share is): wait for one under the poll's bound.
+    return this.originSlots.wait(signal, hanging).then(
+      () => (this.limiter.take(hanging) ? exchange(this, call, signal, watcher, hanging) : this.slotted(call, signal, watcher, hanging)),
+      (err: unknown) => {
+        throw new RequestFailed(call.url, 'slot', signal.aborted, err);
+      },
+    );
+  }
+
+  /** Holding the origin's slot: waits for one of the process's (the origin's slot is given back if that wait ends first). */
+  private slotted(call: PreparedCall, signal: AbortSignal, watcher: SendWatcher | undefined, hanging: boolean): Promise<RpcReply> {
     return this.limiter.wait(signal, hanging).then(
       () => exchange(this, call, signal, watcher, hanging),
       (err: unknown) => {
+        this.originSlots.release(hanging);
         throw new RequestFailed(call.url, 'slot', signal.aborted, err);
       },
     );
@@ -370,6 +414,7 @@ class Exchange implements Dispatcher.DispatchHandler {
     if (this.done) return;
     this.done = true;
     this.client.limiter.release(this.hanging);
+    this.client.originSlots.release(this.hanging);
     if (this.sentAt >= 0) this.watcher?.done(this.sentAt);
   }
 
@@ -429,7 +474,7 @@ class Exchange implements Dispatcher.DispatchHandler {
   }
 }
 
-/** Sends `call` holding a slot of the client's limiter, given back once undici is done with the request. */
+/** Sends `call` holding a slot of the client's origin and of its limiter, given back once undici is done with the request. */
 function exchange(
   client: NodeClient,
   call: PreparedCall,

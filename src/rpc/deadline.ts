@@ -49,9 +49,18 @@ export class PollDeadline implements SendWatcher {
   constructor(
     private readonly timeoutMs: number,
     private readonly waitMs: number,
+    /** Aborted when the poll's owner stops (the exporter shuts down, the target is reloaded away): the poll ends at once. */
+    private readonly stop?: AbortSignal,
   ) {
     this.timer = setTimeout(this.check, timeoutMs);
+    if (stop?.aborted) this.stopNow();
+    else stop?.addEventListener('abort', this.stopNow, { once: true });
   }
+
+  private readonly stopNow = (): void => {
+    clearTimeout(this.timer);
+    this.controller.abort(new Error('the poll was stopped: the exporter is stopping or the target was reloaded'));
+  };
 
   private arm(delayMs: number): void {
     this.timer = setTimeout(this.check, delayMs);
@@ -77,6 +86,7 @@ export class PollDeadline implements SendWatcher {
 
   clear(): void {
     clearTimeout(this.timer);
+    this.stop?.removeEventListener('abort', this.stopNow);
   }
 
   private readonly check = (): void => {

@@ -59,9 +59,10 @@ export async function pollBounded(
   context: (signal: AbortSignal, watcher: SendWatcher) => PollContext,
   into: PollOutcome,
   waitMs = target.intervalMs,
+  stop?: AbortSignal,
 ): Promise<void> {
   const started = performance.now();
-  const deadline = new PollDeadline(target.timeoutMs, waitMs);
+  const deadline = new PollDeadline(target.timeoutMs, waitMs, stop);
   let snapshot: unknown;
   let failure: { error: unknown } | undefined;
   try {
@@ -92,6 +93,8 @@ export class NodePoller {
   readonly client: NodeClient;
   readonly state: NodeState;
   private stopped = false;
+  /** Aborted by stop(): polls under way end at once (one waiting for a slot may otherwise wait out its interval). */
+  private readonly stopping = new AbortController();
   /** The context of a scheduled poll, made once a node (not a closure a poll). */
   private readonly context = (signal: AbortSignal, watcher: SendWatcher): PollContext => ({
     target: this.target,
@@ -126,9 +129,10 @@ export class NodePoller {
     for (const loop of this.loops) this.schedule(loop, initialDelayMs);
   }
 
-  /** Stops the loops and waits for the polls under way (each is bounded by its deadline). */
+  /** Stops the loops and ends the polls under way (aborted at once, not settled), and waits for them. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopping.abort();
     for (const loop of this.loops) this.deps.timetable.remove(loop);
     await Promise.all(this.loops.flatMap((loop) => (loop.running ? [loop.running] : [])));
   }
@@ -173,10 +177,12 @@ export class NodePoller {
   /** One scheduled poll: through the boundary, then settled in the node's state. */
   private async runPoll(loop: SourceLoop): Promise<void> {
     const { outcome } = loop;
-    await pollBounded(loop.state.source, this.target, this.context, outcome, loop.state.intervalMs);
+    await pollBounded(loop.state.source, this.target, this.context, outcome, loop.state.intervalMs, this.stopping.signal);
     const { snapshot } = outcome;
     // The outcome is reused: it must not hold the snapshot until the next poll.
     outcome.snapshot = undefined;
+    // Stopped while it ran: the poll was cut by the stop, not by the node; nothing reads this state any more.
+    if (this.stopped) return;
     if (outcome.saturated) {
       // The exporter's own saturation: not a failure of the node. Its state, series and poll metrics stay as they were.
       this.deps.onPollSkipped?.('saturated');

@@ -158,6 +158,7 @@ function validateTimings(t: ScenarioTimings): void {
     'stallPileupPerSecond',
     'peersDropSeconds',
     'diskFillSeconds',
+    'diskShutdownSeconds',
     'routerOverloadSeconds',
     'flapTicks',
     'uptimeDropSeconds',

@@ -52,6 +52,9 @@ const BOOTSTRAPPED: Record<NodeVersion, string> = {
   'v1.7': 'chains.default.bootstrapped',
 };
 
+/** disk-filling: the free space (a fraction) the fill reaches after diskFillSeconds, below the 5 % critical level. */
+const DISK_FILLED = 0.045;
+
 /** graniteEpochDuration (5 minutes), in scenario milliseconds. */
 const EPOCH_MS = 300_000;
 /** Epochs since Granite's activation on Mainnet when the simulator starts (about a year of 5-minute epochs). */
@@ -87,8 +90,12 @@ export class SimNode {
   garbageCounter = 0;
   /** Called after every scenario change (the server reacts to `down`). */
   onScenarioChange: ((node: SimNode, previous: ScenarioName) => void) | undefined;
+  /** Called when the node shuts itself down (the server closes its port). */
+  onExit: ((node: SimNode) => void) | undefined;
 
   private scenarioName: ScenarioName;
+  /** Why the process exited (a real node shuts itself down below the disk's minimum); undefined while it runs. */
+  private exitReason: string | undefined;
   private scenarioStartMs = 0;
   private ticksInScenario = 0;
   private uptimeStartMs: number;
@@ -209,6 +216,14 @@ export class SimNode {
   get scenario(): ScenarioName {
     return this.scenarioName;
   }
+  /**
+   * Set when the node has shut itself down, as AvalancheGo does on the first `diskspace` check below
+   * the required level (`--system-tracker-disk-required-available-space-percentage`, 3 %): the
+   * process is gone, nothing answers until the node is switched to a scenario (a restart).
+   */
+  get exited(): string | undefined {
+    return this.exitReason;
+  }
   get version(): NodeVersion {
     return versionOf(this.scenarioName);
   }
@@ -260,8 +275,11 @@ export class SimNode {
     this.scenarioName = next;
     this.scenarioStartMs = now;
     this.ticksInScenario = 0;
-    if (releaseOf(previous) !== releaseOf(next) || this.nodeId !== previousId) {
-      // A different binary or staking certificate: the node restarted, its checks were registered anew.
+    const wasExited = this.exitReason !== undefined;
+    this.exitReason = undefined;
+    if (wasExited || releaseOf(previous) !== releaseOf(next) || this.nodeId !== previousId) {
+      // A process that exited starts again (the disk freed); a different binary or staking certificate: the node restarted.
+      // Either way its checks are registered anew.
       this.install(versionOf(next));
       this.restartAt(now);
     } else if (next === 'starting' || next === 'bootstrapping') {
@@ -337,6 +355,7 @@ export class SimNode {
 
   /** One health-worker tick: run every registered check and record its result. */
   tick(): void {
+    if (this.exitReason !== undefined) return;
     this.tickCount++;
     this.ticksInScenario++;
     this.runChecks(false);
@@ -366,6 +385,17 @@ export class SimNode {
         this.readiness.record(name, outcome, endNs + offsetNs + 700n, Math.max(1, Math.round(500 * (0.6 + r()))));
       }
     }
+    // node/node.go: the diskspace check that sees less than the required space logs
+    // `low on disk space. Shutting down...` and shuts the node down (exit code 1) at once
+    // (--http-shutdown-wait is 0): its failing result is recorded, but no client reads it.
+    const disk = this.disk(nowMs);
+    if (version === 'v1.14' && disk.percent < THRESHOLDS.diskRequiredPercent) this.exit('low on disk space');
+  }
+
+  private exit(reason: string): void {
+    if (this.exitReason !== undefined) return;
+    this.exitReason = reason;
+    this.onExit?.(this);
   }
 
   private elapsedS(nowMs: number): number {
@@ -503,15 +533,28 @@ export class SimNode {
     return ids.sort();
   }
 
-  private diskCheck(nowMs: number, version: NodeVersion): CheckOutcome {
+  /**
+   * The free space of the database's disk. In disk-filling it falls linearly from its start to
+   * 4.5 % in diskFillSeconds, then to 3 % in diskShutdownSeconds (where the node exits), and on
+   * to at most 1 %. The percentage is rounded down (`bavail × 100 / blocks`), as the node does.
+   */
+  private disk(nowMs: number): { bytes: number; percent: number } {
     const total = this.base.diskTotal;
     let fraction = this.base.diskFraction - nowMs * 1e-12; // slow growth of the database
     if (this.scenarioName === 'disk-filling') {
-      const progress = Math.min(1, this.elapsedS(nowMs) / this.opts.timings.diskFillSeconds);
-      fraction = fraction - (fraction - 0.01) * progress;
+      const t = this.opts.timings;
+      const s = this.elapsedS(nowMs);
+      fraction =
+        s <= t.diskFillSeconds
+          ? fraction - (fraction - DISK_FILLED) * (s / t.diskFillSeconds)
+          : Math.max(0.01, DISK_FILLED - (DISK_FILLED - THRESHOLDS.diskRequiredPercent / 100) * ((s - t.diskFillSeconds) / t.diskShutdownSeconds));
     }
     const bytes = Math.floor(total * fraction);
-    const percent = Math.floor((bytes * 100) / total);
+    return { bytes, percent: Math.floor((bytes * 100) / total) };
+  }
+
+  private diskCheck(nowMs: number, version: NodeVersion): CheckOutcome {
+    const { bytes, percent } = this.disk(nowMs);
     if (version === 'v1.10') return { message: { availableDiskBytes: bytes } };
     let error: string | undefined;
     if (percent < THRESHOLDS.diskRequiredPercent) {
@@ -635,6 +678,7 @@ export class SimNode {
       // Staking roles now: the primary-network stake under the running node ID, the L1 validation.
       validator: this.staking.isPrimaryValidator(),
       l1Validator: this.staking.isL1Validator(),
+      ...(this.exitReason === undefined ? {} : { exited: this.exitReason }),
     };
   }
 }

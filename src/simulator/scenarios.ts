@@ -61,8 +61,16 @@ export interface ScenarioTimings {
   stallPileupPerSecond: number;
   /** peers-dropping: seconds until peers and connected stake reach zero. */
   peersDropSeconds: number;
-  /** disk-filling: seconds for the free space to fall from its start to 1 %. */
+  /**
+   * disk-filling: seconds for the free space to fall from its start to 4.5 % (past the node's 10 %
+   * warning level and the shipped rules' 5 % critical level).
+   */
   diskFillSeconds: number;
+  /**
+   * disk-filling: seconds the free space then takes to fall from 4.5 % to the node's 3 % minimum,
+   * where the node shuts itself down (it stops answering until it is switched to another scenario).
+   */
+  diskShutdownSeconds: number;
   /** router-overload: seconds until outstanding requests pass 1024. */
   routerOverloadSeconds: number;
   /** flapping: health ticks failing, then the same number passing, repeatedly. */
@@ -103,6 +111,7 @@ export const DEFAULT_TIMINGS: ScenarioTimings = {
   stallPileupPerSecond: 5,
   peersDropSeconds: 60,
   diskFillSeconds: 120,
+  diskShutdownSeconds: 900,
   routerOverloadSeconds: 60,
   flapTicks: 2,
   slowResponseMs: 4_000,
@@ -124,6 +133,7 @@ export const THRESHOLDS = {
   maxBlockProcessingNs: 30_000_000_000,
   minPercentConnected: 0.8,
   diskWarningPercent: 10,
+  /** Below it the node logs `low on disk space. Shutting down...` and exits (node/node.go). */
   diskRequiredPercent: 3,
   maxOutstandingRequests: 1024,
   maxOutstandingNs: 300_000_000_000,

@@ -87,7 +87,8 @@ export class FleetServer {
       }
       i++;
       slot.node.onScenarioChange = (node) => void this.scenarioChanged(node).catch(() => undefined);
-      if (slot.node.scenario === 'down') await this.scenarioChanged(slot.node);
+      slot.node.onExit = (node) => void this.scenarioChanged(node).catch(() => undefined);
+      if (slot.node.scenario === 'down' || slot.node.exited !== undefined) await this.scenarioChanged(slot.node);
     }
   }
 
@@ -115,7 +116,10 @@ export class FleetServer {
     return slot.overrides.downMode ?? this.opts.defaultDownMode ?? (slot.server ? 'refused' : 'reset');
   }
 
-  /** `down` with refused: the node's own listener closes, and reopens on recovery. */
+  /**
+   * `down` with refused, or a node that shut itself down (a process that exited): the node's own
+   * listener closes, and reopens on recovery.
+   */
   private scenarioChanged(node: SimNode): Promise<void> {
     const slot = this.slots.get(node.name);
     if (!slot?.server || this.closed) return Promise.resolve();
@@ -125,7 +129,7 @@ export class FleetServer {
   }
 
   private async applyListening(slot: NodeSlot): Promise<void> {
-    const wantClosed = () => slot.node.scenario === 'down' && this.downMode(slot) === 'refused';
+    const wantClosed = () => slot.node.exited !== undefined || (slot.node.scenario === 'down' && this.downMode(slot) === 'refused');
     if (this.closed) return;
     const { server: current, port } = slot;
     if (!current || port === undefined) throw new Error(`node ${slot.node.name} has no port of its own (port-per-node layout only)`);
@@ -201,6 +205,11 @@ export class FleetServer {
 
   private nodeRequest(slot: NodeSlot, req: IncomingMessage, res: ServerResponse, path: string, rawQuery: string, prefix: string): void {
     const node = slot.node;
+    // A node that exited has no listener of its own (refused); on a shared port its connections are reset.
+    if (node.exited !== undefined) {
+      req.socket.destroy();
+      return;
+    }
     if (node.scenario === 'down') {
       const mode = this.downMode(slot);
       // hang: accept, read nothing, answer never (close() destroys the socket).

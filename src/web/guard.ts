@@ -2,7 +2,7 @@
 // rate limit, the extra response headers, and basic authentication.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import bcrypt from 'bcryptjs';
+import { BcryptWorker } from './bcrypt-worker.js';
 import type { WebConfig } from './config.js';
 
 /**
@@ -12,7 +12,7 @@ import type { WebConfig } from './config.js';
  */
 const UNKNOWN_USER_HASH = '$2b$10$UQNxG8QbOtfmSyj7Oyl8xObAAwA4BUoUJg9VdhcFQYEiys1aedvX.';
 
-/** bcrypt checks waiting their turn before new ones are refused with 429. */
+/** bcrypt checks waiting their turn (or running) before new ones are refused with 429. */
 export const MAX_PENDING_BCRYPT = 32;
 /**
  * bcrypt checks one client address may have waiting. A flood of wrong
@@ -20,6 +20,35 @@ export const MAX_PENDING_BCRYPT = 32;
  * (whose password is not cached yet) keep getting in.
  */
 export const MAX_PENDING_BCRYPT_PER_ADDRESS = 4;
+/**
+ * Places of the queue kept for addresses that have passed a password check
+ * before: a flood spread over many addresses fills the other places, and a
+ * known client (a Prometheus server after its password changed) still gets one.
+ */
+export const KEPT_FOR_KNOWN_ADDRESSES = 8;
+/** Addresses remembered as known (the most recent ones). */
+const MAX_KNOWN_ADDRESSES = 1024;
+
+/**
+ * The client as the per-address share counts it: an IPv4 address (also when
+ * mapped into IPv6), or the /64 prefix of an IPv6 address, since one host
+ * usually holds a whole /64 and could otherwise take a new share per address.
+ */
+export function addressKey(address: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped?.[1]) return mapped[1];
+  if (!address.includes(':')) return address;
+  const bare = address.replace(/%.*$/, '').toLowerCase();
+  const [head = '', tail] = bare.split('::', 2);
+  const groups = (part: string) => (part === '' ? [] : part.split(':').flatMap((g) => (g.includes('.') ? ['0', '0'] : [g])));
+  const first = groups(head);
+  const last = tail === undefined ? [] : groups(tail);
+  const all = [...first, ...Array.from({ length: Math.max(0, 8 - first.length - last.length) }, () => '0'), ...last];
+  return `${all
+    .slice(0, 4)
+    .map((g) => (Number.parseInt(g, 16) || 0).toString(16))
+    .join(':')}::/64`;
+}
 
 interface Verified {
   hash: string;
@@ -42,11 +71,15 @@ export class WebGuard {
   /** One verified password per user: a scrape with the right credentials costs a SHA-256, not a bcrypt. */
   private readonly verified = new Map<string, Verified>();
   /**
-   * bcrypt runs one at a time (it is CPU work that polls share). Waiting checks
-   * queue per client address and the addresses take turns (round robin), so a
-   * flooding address delays another user by one check, not by its whole queue.
+   * bcrypt runs one at a time, on a worker thread (it is CPU work: on the main
+   * thread it would hold polls and scrapes). Waiting checks queue per client
+   * address and the addresses take turns (round robin), so a flooding address
+   * delays another user by one check, not by its whole queue.
    */
+  private readonly bcrypt = new BcryptWorker();
   private readonly waiting = new Map<string, Array<() => void>>();
+  /** Addresses (addressKey) that have passed a password check, oldest first. */
+  private readonly knownAddresses = new Map<string, true>();
   private readonly pendingByAddress = new Map<string, number>();
   private running = false;
   private pending = 0;
@@ -58,6 +91,8 @@ export class WebGuard {
   constructor(
     private config: WebConfig,
     private readonly now: () => number = () => performance.now(),
+    /** Called for each password check refused with 429 (avalanchego_exporter_password_checks_refused_total). */
+    private readonly onCheckRefused: () => void = () => {},
   ) {
     this.resetBucket();
   }
@@ -86,27 +121,47 @@ export class WebGuard {
     return true;
   }
 
-  /** Whether user and password match, in constant time once verified; a bcrypt (queued behind the address's turn) otherwise. */
+  /** Stops the bcrypt worker thread (checks under way fail). */
+  close(): Promise<void> {
+    return this.bcrypt.close();
+  }
+
+  /** bcrypt checks queued or running now. */
+  get pendingChecks(): number {
+    return this.pending;
+  }
+
+  /**
+   * Whether user and password match, in constant time once verified; a bcrypt otherwise, queued behind the
+   * address's turn, or 'busy' (429) when the address has its share queued or the queue is full.
+   */
   async check(user: string, password: string, address = ''): Promise<boolean | 'busy'> {
     const hash = this.config.users.get(user);
     const digest = createHash('sha256').update(password, 'utf8').digest();
-    const known = hash !== undefined ? this.verified.get(user) : undefined;
-    if (known && known.hash === hash && timingSafeEqual(known.digest, digest)) return true;
-    const mine = this.pendingByAddress.get(address) ?? 0;
-    if (this.pending >= MAX_PENDING_BCRYPT || mine >= MAX_PENDING_BCRYPT_PER_ADDRESS) return 'busy';
+    const verified = hash !== undefined ? this.verified.get(user) : undefined;
+    if (verified && verified.hash === hash && timingSafeEqual(verified.digest, digest)) return true;
+    const key = addressKey(address);
+    const mine = this.pendingByAddress.get(key) ?? 0;
+    const room = this.knownAddresses.has(key) ? MAX_PENDING_BCRYPT : MAX_PENDING_BCRYPT - KEPT_FOR_KNOWN_ADDRESSES;
+    if (this.pending >= room || mine >= MAX_PENDING_BCRYPT_PER_ADDRESS) return 'busy';
     this.pending++;
-    this.pendingByAddress.set(address, mine + 1);
+    this.pendingByAddress.set(key, mine + 1);
     let ok: boolean;
     try {
-      await this.turn(address);
+      await this.turn(key);
       this.bcryptRuns++;
-      ok = (await bcrypt.compare(password, hash ?? UNKNOWN_USER_HASH)) && hash !== undefined;
+      ok = (await this.bcrypt.compare(password, hash ?? UNKNOWN_USER_HASH)) && hash !== undefined;
     } finally {
       this.pending--;
-      const left = (this.pendingByAddress.get(address) ?? 1) - 1;
-      if (left > 0) this.pendingByAddress.set(address, left);
-      else this.pendingByAddress.delete(address);
+      const left = (this.pendingByAddress.get(key) ?? 1) - 1;
+      if (left > 0) this.pendingByAddress.set(key, left);
+      else this.pendingByAddress.delete(key);
       this.next();
+    }
+    if (ok) {
+      this.knownAddresses.delete(key);
+      this.knownAddresses.set(key, true);
+      if (this.knownAddresses.size > MAX_KNOWN_ADDRESSES) this.knownAddresses.delete(this.knownAddresses.keys().next().value ?? key);
     }
     // Cache only when the config still holds the same hash (a reload may have come meanwhile).
     if (ok && hash !== undefined && this.config.users.get(user) === hash) this.verified.set(user, { hash, digest });
@@ -160,6 +215,7 @@ export class WebGuard {
     this.check(credentials.user, credentials.password, req.socket.remoteAddress ?? '').then(
       (ok) => {
         if (ok === 'busy') {
+          this.onCheckRefused();
           res.statusCode = 429;
           res.setHeader('Retry-After', '1');
           res.setHeader('Content-Type', 'text/plain; charset=utf-8');

@@ -5,7 +5,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadWebConfigFile, parseWebConfigText } from '../../src/web/config.js';
-import { WebGuard } from '../../src/web/guard.js';
+import { KEPT_FOR_KNOWN_ADDRESSES, MAX_PENDING_BCRYPT, MAX_PENDING_BCRYPT_PER_ADDRESS, WebGuard, addressKey } from '../../src/web/guard.js';
 import { closeAfterEach, startTestExporter, waitForPolls, sample, type TestExporter } from '../helpers/exporter.js';
 import { defined } from '../helpers/assert.js';
 import { startFakeNode, type FakeNode } from '../helpers/fake-node.js';
@@ -183,8 +183,61 @@ describe('web config: TLS and basic auth', () => {
 });
 
 describe('web config: the verified-password cache', () => {
+  const guards: WebGuard[] = [];
+  afterAll(async () => {
+    for (const g of guards.splice(0)) await g.close();
+  });
+
+  it('the per-address share: one address past its share gets busy (429), another address still gets its turn ahead of the flood; an IPv6 /64 is one address', async () => {
+    const guard = new WebGuard(parseWebConfigText(`basic_auth_users:\n  p: ${bcryptHash('pw')}\n`, 'web.yml', '.'));
+    guards.push(guard);
+    const done: string[] = [];
+    const track = (label: string, verdict: Promise<boolean | 'busy'>) =>
+      verdict.then((v) => {
+        if (v !== 'busy') done.push(label);
+        return v;
+      });
+    const flood = Array.from({ length: 10 }, (_, i) => track(`flood-${i}`, guard.check('p', 'wrong', '10.0.0.1')));
+    const v6 = Array.from({ length: 6 }, (_, i) => track(`v6-${i}`, guard.check('p', 'wrong', `2001:db8:0:1::${i + 1}`)));
+    const user = track('user', guard.check('p', 'pw', '::ffff:10.0.0.2'));
+    const share = MAX_PENDING_BCRYPT_PER_ADDRESS;
+    expect(await Promise.all(flood)).toEqual([...Array<boolean>(share).fill(false), ...Array<string>(10 - share).fill('busy')]);
+    expect(await Promise.all(v6)).toEqual([...Array<boolean>(share).fill(false), ...Array<string>(6 - share).fill('busy')]);
+    expect(await user).toBe(true);
+    // Round robin over addresses: the user waited for two flood checks and one of the /64's, not for the flood's whole share.
+    expect(done.indexOf('user')).toBeLessThan(done.indexOf(`flood-${share - 1}`));
+    expect(guard.pendingChecks).toBe(0);
+    expect(addressKey('2001:DB8:0:1:aa::5%eth0')).toBe('2001:db8:0:1::/64');
+    expect(addressKey('::ffff:192.0.2.7')).toBe('192.0.2.7');
+    expect(addressKey('::1')).toBe('0:0:0:0::/64');
+  });
+
+  it('places kept for known addresses: when a flood over many addresses fills the rest of the queue, an address that passed a check before still gets one', async () => {
+    const guard = new WebGuard(parseWebConfigText(`basic_auth_users:\n  p: ${bcryptHash('pw')}\n  q: ${bcryptHash('qq')}\n`, 'web.yml', '.'));
+    guards.push(guard);
+    expect(await guard.check('p', 'pw', '10.1.0.1')).toBe(true);
+    const open = MAX_PENDING_BCRYPT - KEPT_FOR_KNOWN_ADDRESSES;
+    const flood = Array.from({ length: open + 1 }, (_, i) => guard.check('p', 'wrong', `10.2.${i >> 8}.${i & 255}`));
+    // A new address finds the open places taken; the known one (another user, not verified yet) gets a kept place.
+    const stranger = guard.check('q', 'qq', '10.3.0.1');
+    const known = guard.check('q', 'qq', '10.1.0.1');
+    expect(await stranger).toBe('busy');
+    expect(await known).toBe(true);
+    expect((await Promise.all(flood)).filter((v) => v === 'busy')).toHaveLength(1);
+  });
+
+  it('bcrypt runs on a worker thread that close() stops: a check under way then fails, a later one too (no thread left behind)', async () => {
+    const guard = new WebGuard(parseWebConfigText(`basic_auth_users:\n  p: ${bcryptHash('pw', '$2y$', 10)}\n`, 'web.yml', '.'));
+    const underWay = guard.check('p', 'pw', '10.0.0.1');
+    await guard.close();
+    await expect(underWay).rejects.toThrow(/shutting down/);
+    await expect(guard.check('p', 'pw', '10.0.0.1')).rejects.toThrow(/shutting down/);
+    expect(guard.pendingChecks).toBe(0);
+  });
+
   it('a scrape with verified credentials runs no bcrypt; a changed hash or another password does', async () => {
     const guard = new WebGuard(parseWebConfigText(`basic_auth_users:\n  p: ${bcryptHash('pw')}\n`, 'web.yml', '.'));
+    guards.push(guard);
     expect(await guard.check('p', 'pw')).toBe(true);
     expect(guard.bcryptRuns).toBe(1);
     for (let i = 0; i < 20; i++) expect(await guard.check('p', 'pw')).toBe(true);

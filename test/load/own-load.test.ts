@@ -83,4 +83,29 @@ describe("the exporter's own load is never a node's fault", () => {
     for (const n of sim.nodes) expect(sample(metrics, `avalanchego_up{node="${n.name}"}`), n.name).not.toBe(1);
     expect(errorsOf(metrics, (name) => name !== 'healthy').length).toBeGreaterThan(0);
   }, 90_000);
+
+  it('hanging gateway: 100 nodes behind one origin that accepts and never answers, with the info and platform sources on (their polls wait up to 30 s and 1 min for a slot), beside one healthy node: the healthy node is polled and shown up at once', async () => {
+    // The hanging origin gets 16 connections and the process 32 request slots. Requests queued for the origin's
+    // sockets must not hold the process's slots; else the slow sources' waiters hold all 32 and the healthy node,
+    // on its own origin, is never polled (measured at full size: shown only after 215 s).
+    sim = await startSimulator({ nodes: 100, scenario: 'down', timings: { downMode: 'hang' }, validator: false });
+    node = await startFakeNode({ '/ext/health': { fixture: 'health/healthy-v1.14.2.json' } });
+    const targets = sim.nodes.map((n) => `  - name: ${n.name}\n    url: ${n.baseUrl}\n`).join('');
+    exporter = await startTestExporter(
+      `scheduler: { max_concurrent_requests: 32, max_connections_per_origin: 16 }\ndefaults:\n  interval: 2s\n  timeout: 1500ms\n  index: { endpoints: [] }\n  evm: { enabled: false }\n  proposervm: { enabled: false }\ntargets:\n${targets}  - name: healthy\n    url: ${node.url}\n    info: { enabled: false }\n    platform: { enabled: false }\n`,
+      { level: 'info' },
+    );
+    const running = exporter;
+    // The hanging nodes' first polls are under way (their slow sources' requests queued) before the healthy node's.
+    await waitFor(() => (running.scheduler.requestsInFlight >= 16 ? true : undefined), 'the hanging origin holds its connections', 20_000);
+    await waitFor(
+      async () => (sample(await running.metrics(), 'avalanchego_up{node="healthy"}') === 1 ? true : undefined),
+      'the healthy node shown up',
+      15_000,
+    );
+    // And it stays polled: health polls every 2 s keep coming while the gateway hangs.
+    const before = node.requests.length;
+    await waitFor(() => (node && node.requests.length >= before + 3 ? true : undefined), 'three more polls of the healthy node', 15_000);
+    expect(errorsOf(await exporter.metrics(), (name) => name === 'healthy')).toEqual([]);
+  }, 90_000);
 });

@@ -12,7 +12,7 @@
 //
 // Used by test/real-node/drills.test.ts (CI) and `npm run detection:real` (docs/detection.md).
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { rm, statfs, writeFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -23,13 +23,10 @@ import { convertToL1, prepareL1, type PreparedL1 } from './l1.js';
 import { localNodeOptions, startLocalNetwork, stakerOf, type LocalNetwork } from './network.js';
 import { freePort, signal, startRealNode, type RealNode, type StartOptions } from './node.js';
 import {
-  AM_CONFIG,
   JOB,
-  compressAlertmanager,
-  compressRules,
   forSeconds,
   observeAlerts,
-  startWebhook,
+  startAlertingStack,
   summarize,
   type AlertRecord,
   type NodeResult,
@@ -39,7 +36,7 @@ import {
 import { currentAlertmanager, prometheus3 } from '../helpers/monitoring.js';
 import { defined } from '../helpers/assert.js';
 import { ProcessGroup } from '../helpers/processes.js';
-import { TestPrometheus } from '../helpers/prometheus.js';
+import type { TestPrometheus } from '../helpers/prometheus.js';
 import { TcpProxy } from '../helpers/tcp-proxy.js';
 
 export const DRILL_NAMES = [
@@ -86,6 +83,8 @@ export interface Expectation {
   /** The alerts the pages name, in order (one page each); none: nothing pages. */
   pages: string[];
   tickets: number;
+  /** Alerts that must fire and be held back by an inhibition, as the report's column says it: `NodeDown (critical) by DiskSpaceLow (critical)`. */
+  heldBack?: string[];
 }
 
 export interface DrillSpec {
@@ -117,8 +116,9 @@ export const DRILLS: Record<DrillName, DrillSpec> = {
   'disk-filling': {
     name: 'disk-filling',
     how: `the non-validator's data dir on a ${DISK_MIB} MiB tmpfs: a ballast file to 7 % free, to 4.5 % a minute later, then to 1.5 %, below the 3 % at which the node shuts itself down`,
-    expected: '1 page: DiskSpaceLow (critical; the warning never tickets), then 1 page: NodeDown once the node has shut itself down',
-    expect: [{ node: 'nonvalidator', pages: ['DiskSpaceLow', 'NodeDown'], tickets: 0 }],
+    expected:
+      "1 page: DiskSpaceLow (critical; the warning never tickets); once the node has shut itself down, NodeDown fires and the inhibition holds it back: the incident stays the disk's",
+    expect: [{ node: 'nonvalidator', pages: ['DiskSpaceLow'], tickets: 0, heldBack: ['NodeDown (critical) by DiskSpaceLow (critical)'] }],
   },
   isolated: {
     name: 'isolated',
@@ -221,6 +221,7 @@ export function judge(d: DrillResult, speedup: number): { ok: boolean; why: stri
         `${s.node}: paged for ${s.pagedFor.length ? s.pagedFor.join(', then ') : 'nothing'}, expected ${want.length ? want.join(', then ') : 'nothing'}`,
       );
     if (s.summary.tickets !== s.expect.tickets) misses.push(`${s.node}: ${s.summary.tickets} tickets, expected ${s.expect.tickets}`);
+    for (const h of s.expect.heldBack ?? []) if (!s.summary.inhibited.includes(h)) misses.push(`${s.node}: ${h} not seen held back`);
     const first = want[0];
     if (first && s.summary.latency !== undefined && s.summary.latency > pageTarget(first, speedup))
       misses.push(`${s.node}: paged ${Math.round(s.summary.latency)}s after the condition held, target ${pageTarget(first, speedup)}s`);
@@ -452,12 +453,23 @@ const RUNS: Record<DrillName, Run> = {
     const node = defined(s.nodes.get('nonvalidator'), 'the non-validator');
     const exited = s.now();
     await until(s, 'the non-validator to shut itself down', 60, async () => (await node.logTail(400)).includes('low on disk space. Shutting down'));
-    await until(s, 'the NodeDown page of the non-validator', 60, () => paged(s, 'nonvalidator', 'NodeDown', exited));
+    // NodeDown fires, and Alertmanager holds it back: the critical DiskSpaceLow keeps firing on the node's last reading.
+    await until(s, "the non-validator's NodeDown firing and held back by DiskSpaceLow", 60, () =>
+      [...s.records.values()].some(
+        (r) =>
+          r.node === 'nonvalidator' &&
+          r.alertname === 'AvalancheGoNodeDown' &&
+          (r.firingAt ?? -1) >= exited &&
+          r.inhibitedBy.has('AvalancheGoDiskSpaceLow (critical)'),
+      ),
+    );
+    // Held a little longer: a page of NodeDown (group_wait 10s) would show now.
+    await hold(s, 60);
     await rm(ballast, { force: true });
     await restart(s, 'nonvalidator', DISK_NODE(dir));
     const recoveryAt = at();
     const back = s.now();
-    await until(s, 'the resolved NodeDown of the non-validator', 90, () => resolved(s, 'nonvalidator', 'NodeDown', back));
+    await until(s, 'the resolved DiskSpaceLow page of the non-validator', 90, () => resolved(s, 'nonvalidator', 'DiskSpaceLow', back));
     return { recoveryAt };
   },
 
@@ -604,35 +616,27 @@ export async function runDrills(opts: DrillOptions = {}): Promise<DrillRun> {
     urls.set('staker4', `http://127.0.0.1:${proxy.port}`);
     const l1 = wanted.has('l1-balance-drained') ? await prepareL1(staker1.url) : undefined;
 
-    const [expPort, amPort, hookPort] = [await freePort(), await freePort(), await freePort()];
+    const expPort = await freePort();
     const configFile = join(dir, 'exporter.yaml');
     writeFileSync(configFile, exporterConfig({ urls, l1 }));
-    hook = await startWebhook(hookPort, notifications, now, log);
     const exporter = group.start('exporter', process.execPath, [
       join(REPO_ROOT, 'dist', 'main.js'),
       `--config.file=${configFile}`,
       `--web.listen-address=127.0.0.1:${expPort}`,
       '--log.level=warn',
     ]);
-    writeFileSync(join(dir, 'alertmanager.yml'), compressAlertmanager(readFileSync(AM_CONFIG, 'utf8'), speedup, `http://127.0.0.1:${hookPort}`));
-    group.start('alertmanager', am.path, [
-      `--config.file=${join(dir, 'alertmanager.yml')}`,
-      `--storage.path=${join(dir, 'am')}`,
-      `--web.listen-address=127.0.0.1:${amPort}`,
-      '--cluster.listen-address=',
-      '--log.level=warn',
-    ]);
-    const prom = await TestPrometheus.start(group, {
-      binary: promTool.path,
+    const stack = await startAlertingStack(group, {
       dir,
-      job: JOB,
-      targets: [`127.0.0.1:${expPort}`],
       speedup,
-      rules: (text) => compressRules(text, speedup),
-      alertmanager: `127.0.0.1:${amPort}`,
+      exporter: `127.0.0.1:${expPort}`,
+      alertmanager: am,
+      prometheus: promTool,
+      notifications,
+      now,
+      log,
     });
-    const amUrl = `http://127.0.0.1:${amPort}`;
-    await prom.waitFor('Alertmanager to be ready', 30_000, async () => ((await fetch(`${amUrl}/-/ready`)).ok ? true : undefined));
+    hook = stack.hook;
+    const { prom, amUrl } = stack;
     const s: Stack = {
       network,
       nodes,

@@ -168,6 +168,68 @@ const alertKey = (l: Record<string, string>): string =>
     .map((k) => `${k}=${l[k]}`)
     .join(',');
 
+export interface AlertingStackOptions {
+  /** Working directory: the compressed Alertmanager configuration and rule files, both stores. */
+  dir: string;
+  speedup: number;
+  /** host:port of the exporter Prometheus scrapes (job JOB). */
+  exporter: string;
+  alertmanager: Binary;
+  prometheus: Binary;
+  /** Where the webhook receiver pushes each notification, stamped with `now()`. */
+  notifications: Notification[];
+  now: () => number;
+  log: (line: string) => void;
+}
+
+export interface AlertingStack {
+  prom: TestPrometheus;
+  amUrl: string;
+  /** The webhook receiver: the caller closes it (the processes are `group`'s). */
+  hook: Server;
+}
+
+/**
+ * The alerting path of a run, in time compressed `speedup` times: a webhook receiver on
+ * loopback, a real Alertmanager with the shipped configuration (compressAlertmanager, every
+ * webhook to the receiver), ready, and a real Prometheus scraping `exporter` every second with
+ * the shipped rules (compressRules) and alerting that Alertmanager. The processes are started
+ * in `group`; if a start fails, the receiver is closed here.
+ */
+export async function startAlertingStack(group: ProcessGroup, o: AlertingStackOptions): Promise<AlertingStack> {
+  const am = o.alertmanager.path;
+  if (!am) throw new Error(o.alertmanager.missing);
+  const promBinary = o.prometheus.path;
+  if (!promBinary) throw new Error(o.prometheus.missing);
+  const [amPort, hookPort] = [await freePort(), await freePort()];
+  const amUrl = `http://127.0.0.1:${amPort}`;
+  const hook = await startWebhook(hookPort, o.notifications, o.now, o.log);
+  try {
+    writeFileSync(join(o.dir, 'alertmanager.yml'), compressAlertmanager(readFileSync(AM_CONFIG, 'utf8'), o.speedup, `http://127.0.0.1:${hookPort}`));
+    group.start('alertmanager', am, [
+      `--config.file=${join(o.dir, 'alertmanager.yml')}`,
+      `--storage.path=${join(o.dir, 'am')}`,
+      `--web.listen-address=127.0.0.1:${amPort}`,
+      '--cluster.listen-address=',
+      '--log.level=warn',
+    ]);
+    await waitForProcs(group, 'Alertmanager to be ready', 30_000, async () => ((await fetch(`${amUrl}/-/ready`)).ok ? true : undefined));
+    const prom = await TestPrometheus.start(group, {
+      binary: promBinary,
+      dir: o.dir,
+      job: JOB,
+      targets: [o.exporter],
+      speedup: o.speedup,
+      rules: (text) => compressRules(text, o.speedup),
+      alertmanager: `127.0.0.1:${amPort}`,
+    });
+    return { prom, amUrl, hook };
+  } catch (err) {
+    await new Promise<void>((resolve) => hook.close(() => resolve()));
+    throw err;
+  }
+}
+
 /** Runs the plan once and returns what fired and what Alertmanager sent, per node. */
 export async function runDetection(opts: RunOptions): Promise<RunResult> {
   const { speedup } = opts;
@@ -190,12 +252,8 @@ export async function runDetection(opts: RunOptions): Promise<RunResult> {
     waitForProcs(group, what, timeoutMs, async () => ((await check()) ? true : undefined));
 
   try {
-    const [simPort, expPort, amPort, hookPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+    const [simPort, expPort] = await Promise.all([freePort(), freePort()]);
     const simUrl = `http://127.0.0.1:${simPort}`;
-    const amUrl = `http://127.0.0.1:${amPort}`;
-
-    // The webhook receiver: every POST Alertmanager sends, with its arrival time.
-    hook = await startWebhook(hookPort, notifications, now, log);
     const names = opts.nodes.map((_, i) => `node-${i}`);
     group.start('simulator', process.execPath, [
       join(ROOT, 'dist', 'main.js'),
@@ -240,25 +298,19 @@ export async function runDetection(opts: RunOptions): Promise<RunResult> {
     ]);
     await waitFor('the exporter', 20_000, async () => (await fetch(`http://127.0.0.1:${expPort}/metrics`)).ok);
 
-    writeFileSync(join(dir, 'alertmanager.yml'), compressAlertmanager(readFileSync(AM_CONFIG, 'utf8'), speedup, `http://127.0.0.1:${hookPort}`));
-    group.start('alertmanager', am.path, [
-      `--config.file=${join(dir, 'alertmanager.yml')}`,
-      `--storage.path=${join(dir, 'am')}`,
-      `--web.listen-address=127.0.0.1:${amPort}`,
-      '--cluster.listen-address=',
-      '--log.level=warn',
-    ]);
-    await waitFor('Alertmanager to be ready', 30_000, async () => (await fetch(`${amUrl}/-/ready`)).ok);
-
-    const prom = await TestPrometheus.start(group, {
-      binary: promTool.path,
+    // The webhook receiver (every POST Alertmanager sends, with its arrival time), Alertmanager, Prometheus.
+    const stack = await startAlertingStack(group, {
       dir,
-      job: JOB,
-      targets: [`127.0.0.1:${expPort}`],
       speedup,
-      rules: (text) => compressRules(text, speedup),
-      alertmanager: `127.0.0.1:${amPort}`,
+      exporter: `127.0.0.1:${expPort}`,
+      alertmanager: am,
+      prometheus: promTool,
+      notifications,
+      now,
+      log,
     });
+    hook = stack.hook;
+    const { prom, amUrl } = stack;
     await waitFor('every node up in Prometheus', 60_000, async () => {
       return (await prom.vector(`avalanchego_up{job="${JOB}"} == 1`)).length === names.length;
     });

@@ -69,6 +69,25 @@ const CASES: Case[] = [
     inhibited: false,
   },
   {
+    // And the node down does not hold the low disk back in turn (sources are never inhibited, below).
+    name: 'low disk (critical): the node down after its shutdown',
+    source: a('DiskSpaceLow', 'critical', node('d4')),
+    target: a('NodeDown', 'critical', node('d4')),
+    inhibited: true,
+  },
+  {
+    name: 'low disk (warning) does not explain the node down',
+    source: a('DiskSpaceLow', 'warning', node('d5')),
+    target: a('NodeDown', 'critical', node('d5')),
+    inhibited: false,
+  },
+  {
+    name: "low disk (critical): another node's down is not",
+    source: a('DiskSpaceLow', 'critical', node('d6')),
+    target: a('NodeDown', 'critical', node('d6b')),
+    inhibited: false,
+  },
+  {
     name: 'stalled chain: blocks piling up',
     source: a('ChainStalled', 'critical', node('s1', { chain: 'C' })),
     target: a('TooManyProcessingBlocks', 'critical', node('s1', { chain: 'C' })),

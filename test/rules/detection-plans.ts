@@ -45,7 +45,7 @@ export const FAULTS: Fault[] = [
   {
     scenario: 'disk-filling',
     expect: { pages: 1, tickets: 0, alert: 'AvalancheGoDiskSpaceLow' },
-    why: 'falls past 10% and 5% within seconds: the critical level inhibits the warning',
+    why: 'falls past 10% and 5% within seconds (the critical level inhibits the warning), and below 3% 15m later: the node shuts itself down, and its NodeDown is held back',
   },
   { scenario: 'router-overload', expect: { pages: 1, tickets: 0, alert: 'AvalancheGoRouterOverloaded' }, why: 'explains the failing router check' },
   {
@@ -362,12 +362,12 @@ export function renderReport(r: {
     'Alertmanager by `test/rules/detection-inhibit.test.ts`, and this run by `test/rules/detection.test.ts` on a short',
     'run of a few scenarios.',
     '',
-    '- `ExporterAbsent` inhibits every other alert; `NodeDown` every other alert of its node.',
+    '- `ExporterAbsent` inhibits every other alert; `NodeDown` every other alert of its node but `DiskSpaceLow`.',
     '- `ChainStalled` inhibits `TooManyProcessingBlocks`, `BlockProcessingTooLong`, `NodeUnhealthy`, `ChainBehindFleet` and `IndexStale` of its node.',
     '- `TooFewPeers` (critical, no peer) inhibits `ConnectedStakeLow`, `SendFailRatioHigh`, `ChainStalled`, `ChainBehindFleet`, `IndexStale`, `NodeUnhealthy`, `HealthCheckFlapping` and `UptimeBelowRewardThreshold` of its node.',
     '- `ConnectedStakeLow` (critical) inhibits `ChainStalled`, `ChainBehindFleet` and `IndexStale` of its node.',
     '- `ConnectedStakeLow` (either level) inhibits `UptimeBelowRewardThreshold` of its node: the uptime the network perceives (`info.uptime`) counts every validator the node is not connected to as 0.',
-    '- `DiskSpaceLow` inhibits `DiskFillingUp` of its node.',
+    "- `DiskSpaceLow` inhibits `DiskFillingUp` of its node, and at the critical level `NodeDown`: a node shuts itself down below 3% of free disk, and the critical `DiskSpaceLow` keeps firing while the node is down (on its last reading), so the disk's page stays the incident.",
     "- Every alert whose condition fails one of the node's own checks (processing blocks and time, stake, peers, send failures, router, disk, BLS key, unknown upgrade) inhibits `NodeUnhealthy` of its node: `NodeUnhealthy` pages only for a failing check no other alert explains.",
     '- The critical level of an alert inhibits its warning level for the same subject.',
     '- Pages are grouped per alert and node (two chains of a node stalling page once) and wait 10s; tickets are grouped per node and wait 2m, so a warning overtaken by its critical level within 2m (a disk falling fast) never opens a ticket.',

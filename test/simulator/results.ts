@@ -251,6 +251,8 @@ export interface ControlNode {
   l1Validator: boolean;
   downMode?: string;
   garbageMode?: string;
+  /** Why the node shut itself down (disk-filling below 3 %); absent while it runs. */
+  exited?: string;
 }
 
 /** The JSON bodies of the control API, by what was asked. */

@@ -139,38 +139,88 @@ describe('peers-dropping', () => {
 });
 
 describe('disk-filling', () => {
-  it('falls through the 10 % warning to the 3 % minimum', async () => {
-    const sim = await simulator({ ...FAST, timings: { diskFillSeconds: 60 } });
+  // 60 s of scenario time to 4.5 %, 60 s more to the 3 % minimum: a second each here.
+  const DISK = { ...FAST, timings: { diskFillSeconds: 60, diskShutdownSeconds: 60 } };
+  const refusedOrUp = (url: string): Promise<HealthReport | string> =>
+    health(url).then(
+      (r) => r,
+      (e: unknown) => (e instanceof Error ? `${e.message} ${String((e as { code?: unknown }).code)}` : String(e)),
+    );
+
+  it('fails its diskspace check below 10 %, shuts itself down below 3 % (port refused), and starts again on a switch', async () => {
+    const sim = await simulator({ ...DISK, portPerNode: true, nodes: 2 });
+    const a = defined(sim.nodes[0], 'node-0');
+    const b = defined(sim.nodes[1], 'node-1');
     sim.setScenario('node-0', 'disk-filling');
     const warn = await waitFor(
-      () => health(sim.url),
+      () => health(a.baseUrl),
       (r) => r.checks.diskspace.error !== undefined,
       5_000,
       'disk warning',
     );
+    expect(warn.status).toBe(503);
     expect(warn.checks.diskspace.error).toMatch(
       /^remaining available disk space percentage \(\d%\) is below warning threshold available space percentage \(10%\)$/,
     );
     const pct = defined(defined(warn.checks.diskspace.message, 'the diskspace message').availableDiskPercentage, 'availableDiskPercentage');
     expect(pct).toBeLessThan(10);
     expect(warn.checks.diskspace.error).toContain(`(${pct}%)`);
-    const critical = await waitFor(
-      () => health(sim.url),
-      (r) => String(r.checks.diskspace.error).includes('minimum required'),
+    // Below the rules' 5 % the node still answers, with the warning's message: the node has no level between.
+    const low = await waitFor(
+      () => health(a.baseUrl),
+      (r) => (r.checks.diskspace.message?.availableDiskPercentage ?? 100) < 5,
       5_000,
-      'disk minimum',
+      'less than 5 % free',
     );
-    expect(critical.checks.diskspace.error).toMatch(
-      /^remaining available disk space percentage \([0-2]%\) is below minimum required available space percentage \(3%\)$/,
+    expect(low.checks.diskspace.error).toMatch(/^remaining available disk space percentage \([34]%\) is below warning threshold/);
+    // Then, below 3 %, the process is gone: connections refused, never a minimum-required answer.
+    const seen: Array<HealthReport | string> = [];
+    await waitFor(
+      async () => {
+        const r = await refusedOrUp(a.baseUrl);
+        seen.push(r);
+        return r;
+      },
+      (r) => typeof r === 'string',
+      5_000,
+      'the node to shut itself down',
     );
+    expect(seen.at(-1)).toMatch(/ECONNREFUSED/);
+    for (const r of seen) if (typeof r !== 'string') expect(r.checks.diskspace.error ?? '').not.toContain('minimum required');
+    const described = control((await http(`${sim.url}/sim/nodes/node-0`)).body, 'node');
+    expect(described).toMatchObject({ scenario: 'disk-filling', exited: 'low on disk space' });
+    // It stays down (a process does not come back by itself); the other node is untouched.
+    expect(await refusedOrUp(a.baseUrl)).toMatch(/ECONNREFUSED/);
+    expect((await http(`${b.baseUrl}/ext/health/liveness`)).status).toBe(200);
+    // Switched to healthy (the disk freed, the node restarted): it listens again with room on its disk.
     sim.setScenario('node-0', 'healthy');
     const ok = await waitFor(
-      () => health(sim.url),
-      (r) => r.checks.diskspace.error === undefined,
+      () => refusedOrUp(a.baseUrl),
+      (r) => typeof r !== 'string' && r.checks.diskspace.error === undefined && r.checks.diskspace.message !== undefined,
       5_000,
       'disk recovery',
     );
-    expect(ok.checks.diskspace.message?.availableDiskPercentage).toBeGreaterThan(25);
+    expect(typeof ok !== 'string' && ok.checks.diskspace.message?.availableDiskPercentage).toBeGreaterThan(25);
+    expect(control((await http(`${sim.url}/sim/nodes/node-0`)).body, 'node').exited).toBeUndefined();
+  });
+
+  it('on a shared port, a node that shut itself down resets its connections; the control API still answers', async () => {
+    const sim = await simulator({ ...DISK, nodes: 2 });
+    sim.setScenario('node-0', 'disk-filling');
+    const url = `${sim.url}/node-0`;
+    await waitFor(
+      () => refusedOrUp(url),
+      (r) => typeof r === 'string',
+      5_000,
+      'the node to shut itself down',
+    );
+    await expect(http(`${url}/ext/health/liveness`)).rejects.toThrow();
+    expect((await http(`${sim.url}/node-1/ext/health/liveness`)).status).toBe(200);
+    const nodes = control((await http(`${sim.url}/sim/nodes`)).body, 'nodes');
+    expect(nodes.nodes.map((n) => n.exited)).toEqual(['low on disk space', undefined]);
+    sim.setScenario('node-0', 'disk-filling');
+    // A new fill starts from the node's usual free space: it answers again at once.
+    expect((await http(`${url}/ext/health/liveness`)).status).toBe(200);
   });
 });
 

@@ -36,6 +36,24 @@ describe('scrapes: one render shared by the scrapes in flight, and a cap', () =>
     expect(gate.enter()).toBeDefined();
   });
 
+  it('a finished render lets its chunks go once its last reader has them, also when a reader leaves early', async () => {
+    const body = () => [Buffer.alloc(1000, 'a'), Buffer.alloc(1000, 'b')];
+    const render = new SharedRender(Promise.resolve(Buffer.from('# own\n')), body);
+    const reader = render.read();
+    await reader.next();
+    // A reader in the middle holds the chunks, however far the render has got.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(render.finished).toBe(true);
+    expect(render.heldBytes).toBe(2006);
+    // The scraper goes away (the stream returns the generator): nothing is held any more.
+    await reader.return(undefined);
+    expect(render.heldBytes).toBe(0);
+
+    const whole = new SharedRender(Promise.resolve(Buffer.from('# own\n')), body);
+    expect(await text(whole)).toHaveLength(2006);
+    expect(whole.heldBytes).toBe(0);
+  });
+
   it('a render that fails fails every reader', async () => {
     const render = new SharedRender(Promise.reject(new Error('registry broke')), () => []);
     await expect(text(render)).rejects.toThrow('registry broke');
