@@ -24,6 +24,15 @@ export const DEMO_SCENARIOS: readonly ScenarioName[] = [
   'version-behind',
 ];
 
+/**
+ * Faults that happen to a running validator: such a node starts healthy, and its scenario begins once the
+ * exporter has seen it validate. A node ID that changed before the exporter ever saw the old one cannot be
+ * told from a node that never validated (the alert, too, looks back at avalanchego_validator being 1).
+ */
+export const DEMO_LATER: readonly ScenarioName[] = ['node-id-changed'];
+/** How often the demo looks whether the exporter has seen such a node validate. */
+const LATER_CHECK_MS = 500;
+
 /** Primary-network validators: every third node (the simulator's default) and the validator scenarios. */
 export function demoValidator(i: number): boolean {
   return i % 3 === 0 || ['uptime-dropping', 'stake-expiring', 'node-id-changed', 'version-behind'].includes(DEMO_SCENARIOS[i] ?? 'healthy');
@@ -77,7 +86,10 @@ export async function runDemo(argv: string[]): Promise<number> {
 
   const simulator = await startSimulator({
     nodes: DEMO_SCENARIOS.length,
-    scenario: (i) => DEMO_SCENARIOS[i] ?? 'healthy',
+    scenario: (i) => {
+      const s = DEMO_SCENARIOS[i] ?? 'healthy';
+      return DEMO_LATER.includes(s) ? 'healthy' : s;
+    },
     timeScale: 10,
     validator: demoValidator,
     trackL1: demoL1Validator,
@@ -87,7 +99,8 @@ export async function runDemo(argv: string[]): Promise<number> {
     {
       // The simulated L1 in platform.subnets, as an operator lists theirs: without it there is no
       // avalanchego_l1_validator_* series and l1-balance-draining shows nothing.
-      defaults: { interval: '5s', timeout: '2s', platform: { subnets: [L1_SUBNET_ID] } },
+      // Platform every 10 s (not 1 m): a node that leaves the validator set shows within seconds, as time runs 10x.
+      defaults: { interval: '5s', timeout: '2s', platform: { interval: '10s', subnets: [L1_SUBNET_ID] } },
       // The simulator's names, so that a node is the same on /, in /metrics and in /sim/nodes/<name>.
       targets: simulator.nodes.map((n) => ({ name: n.name, url: n.baseUrl })),
     },
@@ -101,6 +114,22 @@ export async function runDemo(argv: string[]): Promise<number> {
     process.stderr.write(`avalanchego-exporter demo: cannot start the exporter: ${(err as Error).message}\n`);
     return 1;
   }
+
+  // Each later scenario begins once the exporter's platform source has seen its node in the primary network's set.
+  const later = new Map<string, ScenarioName>();
+  simulator.nodes.forEach((n, i) => {
+    const scenario = DEMO_SCENARIOS[i];
+    if (scenario !== undefined && DEMO_LATER.includes(scenario)) later.set(n.name, scenario);
+  });
+  const begin = setInterval(() => {
+    for (const n of exporter.scheduler.summaries()) {
+      const scenario = later.get(n.name);
+      if (scenario === undefined || n.validator?.stake === undefined) continue;
+      simulator.setScenario(n.name, scenario);
+      later.delete(n.name);
+    }
+    if (later.size === 0) clearInterval(begin);
+  }, LATER_CHECK_MS);
 
   const shown = encodeURIComponent((config.targets[3] ?? config.targets[0])?.name ?? '');
   process.stdout.write(`
@@ -121,6 +150,7 @@ export async function runDemo(argv: string[]): Promise<number> {
 
   return new Promise<number>((resolve) => {
     const stop = (signal: string) => {
+      clearInterval(begin);
       logger.info({ signal }, 'stopping the demo');
       Promise.all([exporter.close(), simulator.close()]).then(
         () => {

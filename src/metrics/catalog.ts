@@ -503,7 +503,7 @@ export const CATALOG = [
     ['node', 'chain'],
     'evm',
     "Height of the chain's last executed block. Polled from eth_blockNumber on /ext/bc/<chain>/rpc.",
-    '`result` of `eth_blockNumber` (a 0x-hex quantity) on `/ext/bc/<chain>/rpc`, for each chain of `evm.chains`; `chain` is the name as configured (`C`). After Helicon the C-Chain accepts blocks before it executes them (ACP-194): `avalanchego_chain_last_accepted_height` minus this is the execution backlog. Before Helicon the two agree.',
+    '`result` of `eth_blockNumber` (a 0x-hex quantity) on `/ext/bc/<chain>/rpc`, for each chain of `evm.chains`; `chain` is the name as configured (`C`). After Helicon the C-Chain accepts blocks before it executes them (ACP-194): `avalanchego_chain_last_accepted_height` minus this is the execution backlog. Before Helicon the two agree. Absent while the chain bootstraps (its RPC answers HTTP 503 `chain is not done bootstrapping`: a state, not a failed poll).',
   ),
 
   // --- an L1's ProposerVM view of the P-Chain, issue 20 -------------------------

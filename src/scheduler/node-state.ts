@@ -88,6 +88,8 @@ export interface SourceState {
   polls: number;
   /** What the source serves now (undefined after a poll that failed without data). */
   snapshot?: unknown;
+  /** What the source remembers across its polls (Source.remember), failed polls included. */
+  memory?: unknown;
   stats?: SourceStats;
   /** The last poll's series were cut by the target's limits (logged when it starts and ends). */
   truncated?: boolean;
@@ -184,6 +186,7 @@ export class NodeState implements NodeSnapshots {
     s.lastEndSeconds = nowSeconds;
     if (snapshot !== undefined && s.snapshot !== undefined && source.reuse) snapshot = source.reuse(s.snapshot, snapshot);
     s.snapshot = snapshot;
+    if (source.remember) s.memory = source.remember(s.memory, snapshot, nowSeconds);
     if (source.status) this.noteStatus(source.status(snapshot), nowSeconds);
     s.watcher?.observe(snapshot);
     const limits = this.target.limits;
@@ -231,7 +234,7 @@ export class NodeState implements NodeSnapshots {
       if (s.lastFailure) failures.push({ source: s.source.name, ...s.lastFailure });
       if (s.lastEndSeconds !== undefined && (lastPollSeconds === undefined || s.lastEndSeconds > lastPollSeconds)) lastPollSeconds = s.lastEndSeconds;
       if (s.snapshot === undefined || !s.source.summary) continue;
-      const part = s.source.summary(s.snapshot);
+      const part = s.source.summary(s.snapshot, s.memory);
       nodeId ??= part.nodeId;
       if (part.problems) failing.push(...part.problems);
       if (part.heights) heights.push(...part.heights);
@@ -258,7 +261,7 @@ export class NodeState implements NodeSnapshots {
   detail(): NodeDetail {
     return {
       summary: this.summary(),
-      sections: this.sources.flatMap((s) => s.source.sections?.(s.snapshot) ?? []),
+      sections: this.sources.flatMap((s) => s.source.sections?.(s.snapshot, s.memory) ?? []),
       sources: this.sources.map((s) => ({
         name: s.source.name,
         intervalMs: s.intervalMs,

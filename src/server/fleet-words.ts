@@ -2,7 +2,9 @@
 // failures summarised once (not one undici message per source), and its validator state with
 // what puts the reward or the stake at risk. Pure: from the node's summary and the fleet.
 import type { NodeSummary } from '../scheduler/fleet.js';
+import { PRIMARY_NETWORK_ID } from '../config/schema.js';
 import { UPTIME_REQUIREMENT } from '../sources/platform.js';
+import type { ValidatorPart } from '../sources/section.js';
 import { humanDuration, nodeState } from './html.js';
 
 /** A poll failure in an operator's words, from its bounded reason and the message's facts. */
@@ -75,6 +77,23 @@ export function fleetVersion(nodes: NodeSummary[]): { number: number; text: stri
   return best;
 }
 
+/**
+ * The validator sets the node left (it validated within 7 days, as this process saw it, and does not
+ * now), as AvalancheGoNoLongerValidator decides: the platform source's view (platform.lostValidations)
+ * whenever it asked for the sets; else, info.uptime's answer "not a validator" after an uptime, once the
+ * node is past bootstrapping (until its P-Chain has loaded the set a restarted node answers so).
+ */
+export function noLongerValidator(v: ValidatorPart | undefined, status: NodeSummary['status']): NonNullable<ValidatorPart['noLonger']> {
+  if (v?.noLonger) return v.noLonger;
+  if (!v?.uptimeLost || status === undefined || status === 'bootstrapping' || status === 'down') return [];
+  return [{ subnet: PRIMARY_NETWORK_ID, nodeId: v.uptimeLost.nodeId ?? '', lastSeenSeconds: v.uptimeLost.lastSeenSeconds }];
+}
+
+/** "primary network", "subnet 2v3qLBtR…": a set's name for the validator column. */
+function setName(subnet: string): string {
+  return subnet === PRIMARY_NETWORK_ID ? 'primary network' : `subnet ${subnet.slice(0, 8)}…`;
+}
+
 /** The validator column: uptime against its requirement, the stake's end or auto-renew, L1 runway, version against the fleet. */
 export function validatorView(n: NodeSummary, fleet: { number: number; text: string } | undefined, nowSeconds: number): ValidatorView {
   const v = n.validator;
@@ -106,7 +125,15 @@ export function validatorView(n: NodeSummary, fleet: { number: number; text: str
       facts.push({ text: `L1 balance lasts ${humanDuration(l1.runwaySeconds)}`, tone: risk ?? 'dim' });
     }
   }
-  if ((v.notValidator || v.inNoSet) && !v.stake && !v.l1?.length) facts.push({ text: 'not a validator', tone: 'dim' });
+  const lost = noLongerValidator(v, n.status);
+  if (lost.length > 0) {
+    // A fault: it validated and stopped, so it earns no reward (its stake is still locked under the old node ID).
+    const changed = n.nodeId !== undefined && lost.some((l) => l.nodeId !== '' && l.nodeId !== n.nodeId);
+    facts.unshift({
+      text: `no longer a validator (${lost.map((l) => setName(l.subnet)).join(', ')})${changed ? ': its node ID changed' : ''}`,
+      tone: 'bad',
+    });
+  } else if ((v.notValidator || v.inNoSet) && !v.stake && !v.l1?.length) facts.push({ text: 'not a validator', tone: 'dim' });
   if (v.version) {
     const why: string[] = [];
     if (fleet !== undefined && v.version.number !== undefined && v.version.number < fleet.number) why.push(`fleet runs ${fleet.text}`);

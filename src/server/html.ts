@@ -37,7 +37,14 @@ th{background:#f6f8fa}td.name,td.state,td.when{white-space:nowrap}td.v{min-width
 .ok{color:#1a7f37}.warn{color:#9a6700}.bad{color:#cf222e;font-weight:bold}.wait,.dim{color:#57606a}
 .err{white-space:pre-wrap;font-family:ui-monospace,monospace;font-size:.85em;color:#cf222e;max-width:60em;overflow-wrap:anywhere}
 pre{background:#f6f8fa;padding:.8em;overflow:auto;max-width:100%}nav a{margin-right:1em}
+ul.faults{margin:.4em 0 .8em;padding-left:1.2em}ul.faults li{margin:.15em 0}.ident{overflow-wrap:anywhere}
+details.sec{border-top:1px solid #d0d7de;padding:.3em 0}details.sec>summary{cursor:pointer}summary h2{display:inline;font-size:1.1em;margin:0}
+details.sec>table,details.sec>p{margin:.5em 0 .8em}tr.fault>td:first-child{font-weight:bold}
 @media (max-width:640px){body{margin:.6em}h1{font-size:1.2em;margin:.3em 0}.intro{font-size:.85em;margin:.2em 0}
+p.head{margin:.2em 0}summary h2{font-size:1em}ul.faults .err{display:-webkit-box;-webkit-line-clamp:3;-webkit-box-orient:vertical;overflow:hidden}
+table.sec thead{display:none}table.sec,table.sec tbody{display:block}table.sec tr{display:flex;flex-wrap:wrap;gap:0 .8em;border-top:1px solid #d0d7de;padding:.3em 0}
+table.sec td{display:block;border:0;padding:.05em 0}table.sec td:first-child,table.sec td:has(.err){flex-basis:100%}table.sec td:first-child{font-weight:600}table.sec td.n{text-align:left}
+table.sec td[data-col]::before{content:attr(data-col)": ";color:#57606a;font-weight:normal}table.sec td:empty{display:none}
 table.fleet thead{display:none}table.fleet,table.fleet tbody{display:block}
 table.fleet tr{display:flex;flex-wrap:wrap;gap:0 .6em;border-top:1px solid #d0d7de;padding:.35em 0}
 table.fleet td{display:block;border:0;padding:0}table.fleet td.n::before{content:attr(data-chain)" ";color:#57606a}

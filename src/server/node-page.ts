@@ -1,8 +1,10 @@
-// One node for a human, on /node/<name>: each source's sections (health: every check with
-// its error text, contiguous failures and first failure, and the chains; index: the
-// endpoints …), laid out from the render-ready data the sources give (sources/section.ts);
-// each source's last polls with their duration and error; links to the raw /probe output
-// and a traced fresh poll.
+// One node for a human, on /node/<name>: a summary first (its state, and every fault in one
+// list: the validator at risk, the polls failing, the failing checks with the node's text), then
+// each source's sections (health: every check with its error text, contiguous failures and first
+// failure, and the chains; index: the endpoints …), laid out from the render-ready data the
+// sources give (sources/section.ts), each in a <details> open only when it holds a fault; each
+// source's last polls with their duration and error; links to the raw /probe output and a
+// traced fresh poll. On a phone the tables stack (label over value): nothing wider than the screen.
 import type { NodeDetail } from '../scheduler/fleet.js';
 import type { PageSection, SectionValue } from '../sources/section.js';
 import { truncate } from '../util/text.js';
@@ -11,10 +13,17 @@ import { ago, esc, humanDuration, num, page } from './html.js';
 
 /** A check's error text on the node page. */
 const MAX_ERROR_CHARS = 2000;
+/** A failing check's text in the summary at the top (its whole text is in the health section). */
+const MAX_SUMMARY_ERROR_CHARS = 300;
 
 function yes(v: boolean | undefined, good = true): string {
   if (v === undefined) return '<span class="dim">–</span>';
   return v === good ? `<span class="ok">${v ? 'yes' : 'no'}</span>` : `<span class="bad">${v ? 'yes' : 'no'}</span>`;
+}
+
+/** A foldable part of the page: open when it holds a fault (or when asked), closed otherwise. */
+function fold(title: string, note: string, open: boolean, inner: string): string {
+  return `<details class="sec"${open ? ' open' : ''}><summary><h2>${esc(title)}</h2>${note}</summary>\n${inner}\n</details>`;
 }
 
 export function nodePage(d: NodeDetail, nowSeconds: number, metricsPath = '/metrics'): string {
@@ -26,34 +35,65 @@ export function nodePage(d: NodeDetail, nowSeconds: number, metricsPath = '/metr
   const probe = `../probe?target=${encodeURIComponent(n.name)}`;
   const since =
     n.stateSinceSeconds !== undefined
-      ? ` for ${esc(humanDuration(nowSeconds - n.stateSinceSeconds))} (since ${ago(n.stateSinceSeconds, nowSeconds)})`
+      ? ` for ${esc(humanDuration(nowSeconds - n.stateSinceSeconds))} <span class="dim">(since ${ago(n.stateSinceSeconds, nowSeconds)})</span>`
       : '';
+  // Every fault in one list, the worst kinds first: what costs the validator money, what the exporter
+  // cannot read, what the node says is failing.
+  const faults = [
+    ...risks.map((f) => `<li class="${f.tone ?? ''}">${esc(f.text)}</li>`),
+    ...failures.map((f) => `<li class="bad">polls failing: ${esc(f)}</li>`),
+    ...n.failing.map(
+      (c) =>
+        `<li><b>${esc(c.name)}</b>${c.sinceSeconds !== undefined ? ` <span class="dim">failing since ${ago(c.sinceSeconds, nowSeconds)}</span>` : ''}${c.error ? `: <span class="err">${esc(truncate(c.error, MAX_SUMMARY_ERROR_CHARS))}</span>` : ''}</li>`,
+    ),
+  ];
+  const summary =
+    faults.length > 0
+      ? `<ul class="faults">${faults.join('')}</ul>`
+      : `<p class="ok faults">No fault${n.status === undefined ? ' seen yet (waiting for the first poll)' : ''}.</p>`;
   const sources = d.sources
     .map((src) => {
+      // Newest first; an error the newer poll already showed is not repeated (a down node's five polls say the same).
       const recent = [...src.recent]
         .reverse()
-        .map(
-          (p) =>
-            `<div>${ago(p.startedSeconds, nowSeconds)} · ${num(p.durationSeconds * 1000, 1)} ms · ${p.reason ? `<span class="bad">${esc(p.reason)}</span>: <span class="err">${esc(p.error ?? '')}</span>` : '<span class="ok">ok</span>'}</div>`,
-        )
+        .map((p, i, all) => {
+          const same = i > 0 && p.reason !== undefined && all[i - 1]?.reason === p.reason && all[i - 1]?.error === p.error;
+          const outcome = !p.reason
+            ? '<span class="ok">ok</span>'
+            : `<span class="bad">${esc(p.reason)}</span>: ${same ? '<span class="dim">the same error</span>' : `<span class="err">${esc(p.error ?? '')}</span>`}`;
+          return `<div>${ago(p.startedSeconds, nowSeconds)} · ${num(p.durationSeconds * 1000, 1)} ms · ${outcome}</div>`;
+        })
         .join('');
       return (
-        `<tr><td>${esc(src.name)}</td><td>${esc(humanDuration(src.intervalMs / 1000))}</td><td class="n">${num(src.polls)}</td>` +
-        `<td>${yes(src.success)}</td><td>${ago(src.lastSuccessSeconds, nowSeconds)}</td><td>${recent || '<span class="dim">no poll yet</span>'}</td></tr>`
+        `<tr><td>${esc(src.name)}</td><td data-col="interval">${esc(humanDuration(src.intervalMs / 1000))}</td><td class="n" data-col="polls">${num(src.polls)}</td>` +
+        `<td data-col="last poll ok">${yes(src.success)}</td><td data-col="last success">${ago(src.lastSuccessSeconds, nowSeconds)}</td><td data-col="last polls">${recent || '<span class="dim">no poll yet</span>'}</td></tr>`
       );
     })
     .join('\n');
+  const sourcesFailing = d.sources.filter((src) => src.success === false).length;
   const body = `<h1>${esc(n.name)}</h1>
-<p><span class="${s.cls}">${esc(s.text)}</span>${since} · ${esc(n.url)}${n.nodeId ? ` · ${esc(n.nodeId)}` : ''} · last poll ${ago(n.lastPollSeconds, nowSeconds)}</p>
-${risks.map((f) => `<p class="${f.tone ?? ''}">${esc(f.text)}</p>`).join('')}${failures.map((f) => `<p class="bad">${esc(f)} (each source's message below)</p>`).join('')}
+<p class="head"><span class="${s.cls}">${esc(s.text)}</span>${since} · last poll ${ago(n.lastPollSeconds, nowSeconds)}</p>
+${summary}
+<p class="dim ident">${esc(n.url)}${n.nodeId ? ` · ${esc(n.nodeId)}` : ''}</p>
 <p><a href="${esc(probe)}">raw series (/probe)</a> · <a href="${esc(`${probe}&debug=true`)}">a fresh poll, traced step by step</a></p>
-${n.lastError ? `<p>Last poll error: <span class="err">${esc(truncate(n.lastError, MAX_ERROR_CHARS))}</span></p>` : ''}
 ${d.sections.map((section) => sectionHtml(section, nowSeconds)).join('\n')}
-<h2>Sources and their last polls</h2>
-<table><thead><tr><th>source</th><th>interval</th><th>polls</th><th>last poll ok</th><th>last success</th><th>last polls (newest first)</th></tr></thead><tbody>
+${fold(
+  'Sources and their last polls',
+  sourcesFailing > 0 ? ` <span class="bad">· ${sourcesFailing} failing</span>` : ` <span class="dim">· ${d.sources.length}</span>`,
+  sourcesFailing > 0,
+  `<table class="sec"><thead><tr><th>source</th><th>interval</th><th>polls</th><th>last poll ok</th><th>last success</th><th>last polls (newest first)</th></tr></thead><tbody>
 ${sources}
-</tbody></table>`;
+</tbody></table>`,
+)}`;
   return page(`${n.name} · AvalancheGo Exporter`, body, { root: '../', metricsPath });
+}
+
+/** Whether a value says something is wrong: a bad or warning tone, a flag that is not what it should be, the node's error text. */
+function isFault(v: SectionValue): boolean {
+  if ('flag' in v) return v.flag !== undefined && v.flag !== (v.good ?? true);
+  if ('error' in v) return v.error !== undefined || v.note !== undefined;
+  if ('tone' in v) return v.tone === 'bad' || v.tone === 'warn';
+  return false;
 }
 
 /** One value of a section, escaped. */
@@ -71,19 +111,33 @@ function valueHtml(v: SectionValue, nowSeconds: number): string {
   );
 }
 
-/** A source's section: its heading and a table (the last value of a short row spans the columns left), or why it is empty. */
+/**
+ * A source's section: a <details> with its heading (and how many rows hold a fault), open only when
+ * one does, and a table (the last value of a short row spans the columns left), or why it is empty.
+ * Each cell carries its column's name, shown before it when the table stacks on a phone.
+ */
 function sectionHtml(section: PageSection, nowSeconds: number): string {
-  const title = `<h2>${esc(section.title)}</h2>`;
-  if (section.rows.length === 0) return `${title}\n<p class="dim">${esc(section.empty)}</p>`;
+  if (section.rows.length === 0) return fold(section.title, '', false, `<p class="dim">${esc(section.empty)}</p>`);
+  const faulty = section.rows.filter((row) => row.values.some(isFault)).length;
   const width = section.columns ? section.columns.length - 1 : 1;
   const head = section.columns ? `<thead><tr>${section.columns.map((c) => `<th>${esc(c)}</th>`).join('')}</tr></thead>` : '';
   const rows = section.rows.map((row) => {
     const cells = row.values.map((v, i) => {
       const span = i === row.values.length - 1 && row.values.length < width ? ` colspan="${width - i}"` : '';
-      const cls = 'number' in v ? ' class="n"' : '';
-      return `<td${cls}${span}>${valueHtml(v, nowSeconds)}</td>`;
+      const column = section.columns?.[i + 1];
+      const attrs = `${'number' in v ? ' class="n"' : ''}${column && !span ? ` data-col="${esc(column)}"` : ''}${span}`;
+      return `<td${attrs}>${valueHtml(v, nowSeconds)}</td>`;
     });
-    return `<tr><td>${esc(row.label)}</td>${cells.join('')}</tr>`;
+    return `<tr${row.values.some(isFault) ? ' class="fault"' : ''}><td>${esc(row.label)}</td>${cells.join('')}</tr>`;
   });
-  return `${title}\n<table>${head}<tbody>\n${rows.join('\n')}\n</tbody></table>`;
+  const note =
+    faulty > 0
+      ? ` <span class="bad">· ${faulty} of ${section.rows.length} with a fault</span>`
+      : ` <span class="dim">· ${section.rows.length} ${section.rows.length === 1 ? 'row' : 'rows'}</span>`;
+  return fold(
+    section.title,
+    note,
+    faulty > 0,
+    `<table class="sec${section.columns ? '' : ' kv'}">${head}<tbody>\n${rows.join('\n')}\n</tbody></table>`,
+  );
 }

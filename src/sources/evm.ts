@@ -5,7 +5,9 @@
 // the accepted height, eth_blockNumber (`latest`) the executed one, and the
 // gap between them is an execution backlog no health check showed in v1.15.0.
 // Before Helicon the two agree. Chains are asked in parallel; a chain that
-// fails keeps the others' heights.
+// fails keeps the others' heights. While a chain bootstraps its RPC answers
+// HTTP 503 (`chain is not done bootstrapping`): a state of the node, shown as
+// such, not a failed poll (no executed height until it is done).
 import type { Logger } from 'pino';
 import type { RpcReply } from '../rpc/client.js';
 import { InvalidResponseError } from '../rpc/errors.js';
@@ -14,12 +16,17 @@ import type { LinesBuilder } from '../metrics/render.js';
 import { jsonKind } from '../util/json-kind.js';
 import type { PageSection } from './section.js';
 import type { Source, StateWatcher } from './source.js';
+import { chainNotBootstrapped } from './wire.js';
 
 export const EVM_METHOD = 'eth_blockNumber';
 /** A block number is a uint64: anything longer than 16 hex digits is not one. */
 const QUANTITY = /^0x(0|[1-9a-f][0-9a-f]{0,15})$/;
 
-export type EvmChainSnapshot = { chain: string; state: 'ok'; executedHeight: number } | { chain: string; state: 'failed'; error: unknown };
+export type EvmChainSnapshot =
+  | { chain: string; state: 'ok'; executedHeight: number }
+  /** HTTP 503 `chain is not done bootstrapping`: the chain bootstraps (wire.ts chainNotBootstrapped). */
+  | { chain: string; state: 'not_bootstrapped' }
+  | { chain: string; state: 'failed'; error: unknown };
 
 export interface EvmSnapshot {
   chains: EvmChainSnapshot[];
@@ -35,7 +42,7 @@ export const evm: Source<EvmSnapshot> = {
     const chains = await Promise.all(
       ctx.target.evm.chains.map(async (chain): Promise<EvmChainSnapshot> => {
         try {
-          return { chain, state: 'ok', executedHeight: parseBlockNumber(await ctx.rpc(evmPath(chain), EVM_METHOD, [])) };
+          return parseChainReply(chain, await ctx.rpc(evmPath(chain), EVM_METHOD, []));
         } catch (error) {
           return { chain, state: 'failed', error };
         }
@@ -55,14 +62,25 @@ export function evmSections(s: EvmSnapshot | undefined): PageSection[] {
     {
       title: 'EVM chains (eth_blockNumber)',
       columns: ['chain', 'executed height'],
-      rows: (s?.chains ?? []).map((c) =>
-        c.state === 'ok'
-          ? { label: c.chain, values: [{ number: c.executedHeight }] }
-          : { label: c.chain, values: [{ error: c.error instanceof Error ? c.error.message : String(c.error) }] },
-      ),
+      rows: (s?.chains ?? []).map((c) => {
+        switch (c.state) {
+          case 'ok':
+            return { label: c.chain, values: [{ number: c.executedHeight }] };
+          case 'not_bootstrapped':
+            return { label: c.chain, values: [{ text: 'bootstrapping (its RPC answers HTTP 503 until the chain is done)', tone: 'dim' as const }] };
+          case 'failed':
+            return { label: c.chain, values: [{ error: c.error instanceof Error ? c.error.message : String(c.error) }] };
+        }
+      }),
       empty: 'The evm source has not answered yet, or is off for this node.',
     },
   ];
+}
+
+/** Pure: one chain's answer → its executed height, or `not_bootstrapped` while the chain bootstraps. Throws as parseBlockNumber. */
+export function parseChainReply(chain: string, reply: RpcReply): EvmChainSnapshot {
+  if (chainNotBootstrapped(reply)) return { chain, state: 'not_bootstrapped' };
+  return { chain, state: 'ok', executedHeight: parseBlockNumber(reply) };
 }
 
 /**
@@ -86,17 +104,21 @@ function addEvmLines(b: LinesBuilder, s: EvmSnapshot | undefined): void {
   for (const c of s.chains) if (c.state === 'ok') b.add('avalanchego_chain_executed_height', c.executedHeight, { chain: c.chain });
 }
 
-/** A chain whose eth_blockNumber fails is logged when it starts failing and when it answers again, not every poll. */
+/** A chain whose eth_blockNumber fails (or that bootstraps) is logged when that starts and when it answers again, not every poll. */
 function watchEvm(log: Logger): StateWatcher<EvmSnapshot> {
-  const failing = new Set<string>();
+  const last = new Map<string, EvmChainSnapshot['state']>();
   return {
     observe(s) {
       if (!s) return;
       for (const c of s.chains) {
-        if (c.state === 'failed' && !failing.has(c.chain)) {
-          failing.add(c.chain);
+        const before = last.get(c.chain);
+        last.set(c.chain, c.state);
+        if (before === c.state) continue;
+        if (c.state === 'failed')
           log.warn({ chain: c.chain, err: c.error }, `${EVM_METHOD} fails on /ext/bc/${c.chain}/rpc: no executed height for the chain`);
-        } else if (c.state === 'ok' && failing.delete(c.chain)) log.info({ chain: c.chain }, `${EVM_METHOD} answers again`);
+        else if (c.state === 'not_bootstrapped')
+          log.info({ chain: c.chain }, `/ext/bc/${c.chain}/rpc answers HTTP 503: the chain is bootstrapping, no executed height until it is done`);
+        else if (before !== undefined) log.info({ chain: c.chain }, `${EVM_METHOD} answers again`);
       }
     },
   };

@@ -83,7 +83,15 @@ export interface InfoSnapshot {
   peers?: PeersSummary;
 }
 
-export const info: Source<InfoSnapshot> = {
+/** What the info source remembers across polls: when info.uptime last answered an uptime (the node was a validator), and under which node ID. */
+export interface InfoMemory {
+  readonly uptimeOk?: { readonly nodeId?: string; readonly lastSeenSeconds: number };
+}
+
+/** As the platform source's (NO_LONGER_WINDOW_SECONDS): 7 days, the alert's look-back. */
+const UPTIME_MEMORY_SECONDS = 7 * 86_400;
+
+export const info: Source<InfoSnapshot, InfoMemory> = {
   name: 'info',
   enabled: (target) => target.info.enabled,
   intervalMs: (target) => target.info.intervalMs,
@@ -101,17 +109,26 @@ export const info: Source<InfoSnapshot> = {
   failure: (snapshot) => snapshot.failure,
   samples: addInfoLines,
   watch: watchInfo,
+  remember: rememberInfo,
   summary: summarizeInfo,
   sections: infoSections,
 };
 
+/** Pure: the memory after a poll: an uptime answered now is stamped; it is forgotten 7 days after. */
+export function rememberInfo(memory: InfoMemory | undefined, s: InfoSnapshot | undefined, nowSeconds: number): InfoMemory {
+  if (s?.methods['info.uptime'] === 'ok') return { uptimeOk: { ...(s.nodeId ? { nodeId: s.nodeId } : {}), lastSeenSeconds: nowSeconds } };
+  if (memory?.uptimeOk && nowSeconds - memory.uptimeOk.lastSeenSeconds > UPTIME_MEMORY_SECONDS) return {};
+  return memory ?? {};
+}
+
 /** Pure: the info source's part of the fleet page's line: uptime against its requirement, version, peers on newer versions. */
-export function summarizeInfo(s: InfoSnapshot): SummaryPart {
+export function summarizeInfo(s: InfoSnapshot, memory?: InfoMemory): SummaryPart {
   return {
     ...(s.nodeId ? { nodeId: s.nodeId } : {}),
     validator: {
       ...(s.uptime ? { uptimeRatio: s.uptime.weightedAverageRatio } : {}),
       ...(s.methods['info.uptime'] === 'not_validator' ? { notValidator: true } : {}),
+      ...(s.methods['info.uptime'] === 'not_validator' && memory?.uptimeOk ? { uptimeLost: memory.uptimeOk } : {}),
       ...(s.version ? { version: { text: s.version.text, ...(s.version.parts ? { number: versionNumber(s.version.parts) } : {}) } } : {}),
       ...(s.peers?.newerRatio !== undefined ? { peersNewerRatio: s.peers.newerRatio } : {}),
     },

@@ -80,7 +80,26 @@ export interface PlatformSnapshot {
   failure?: unknown;
 }
 
-export const platform: Source<PlatformSnapshot> = {
+/**
+ * How long the pages remember that the node was in a validator set: 7 days, the look-back of the
+ * AvalancheGoNoLongerValidator alert (max_over_time(avalanchego_validator[7d]) == 1).
+ */
+export const NO_LONGER_WINDOW_SECONDS = 7 * 86_400;
+
+/** What the platform source remembers across polls: each validator set it last saw the node in, under which node ID, when. */
+export interface PlatformMemory {
+  readonly validated: ReadonlyArray<{ readonly subnet: string; readonly nodeId: string; readonly lastSeenSeconds: number }>;
+}
+
+/** A validator set the node was in (seen by this process within NO_LONGER_WINDOW_SECONDS) and is not in now. */
+export interface LostValidation {
+  readonly subnet: string;
+  /** The node ID it validated under (another one than now when the node's staking key changed). */
+  readonly nodeId: string;
+  readonly lastSeenSeconds: number;
+}
+
+export const platform: Source<PlatformSnapshot, PlatformMemory> = {
   name: 'platform',
   enabled: (target) => target.platform.enabled,
   intervalMs: (target) => target.platform.intervalMs,
@@ -114,17 +133,42 @@ export const platform: Source<PlatformSnapshot> = {
   failure: (snapshot) => snapshot.failure,
   samples: addPlatformLines,
   watch: watchPlatform,
+  remember: rememberPlatform,
   summary: summarizePlatform,
   sections: platformSections,
 };
+
+/**
+ * Pure: the memory after a poll: the sets the node is in now are stamped with the time and its node
+ * ID; a set it left is kept until NO_LONGER_WINDOW_SECONDS after it was last seen in it. A failed poll
+ * or a bootstrapping P-Chain (no set answered) changes nothing.
+ */
+export function rememberPlatform(memory: PlatformMemory | undefined, s: PlatformSnapshot | undefined, nowSeconds: number): PlatformMemory {
+  const before = memory?.validated ?? [];
+  const nodeId = s?.nodeId ?? '';
+  const now = (s?.subnets ?? []).filter((x) => x.entry !== undefined).map((x) => ({ subnet: x.subnet, nodeId, lastSeenSeconds: nowSeconds }));
+  const kept = before.filter((v) => !now.some((x) => x.subnet === v.subnet) && nowSeconds - v.lastSeenSeconds <= NO_LONGER_WINDOW_SECONDS);
+  if (now.length === 0 && memory && kept.length === before.length) return memory;
+  return { validated: [...now, ...kept] };
+}
+
+/**
+ * Pure, the one place that decides it (the fleet page's validator column and the node page read it): the
+ * validator sets this process saw the node in within NO_LONGER_WINDOW_SECONDS that answered now without it.
+ * As AvalancheGoNoLongerValidator: avalanchego_validator is 0 now and was 1 within the window. A node whose
+ * staking key changed (another node ID), or whose stake ended, lost its reward: a fault, not "not a validator".
+ */
+export function lostValidations(s: PlatformSnapshot, memory: PlatformMemory | undefined): LostValidation[] {
+  return (memory?.validated ?? []).filter((v) => s.subnets.some((x) => x.subnet === v.subnet && x.entry === undefined));
+}
 
 /** Seconds an L1 validator's balance lasts at the current fee price; undefined without a price. */
 function runway(balance: number, price: number | undefined): number | undefined {
   return price !== undefined && price > 0 ? balance / price : undefined;
 }
 
-/** Pure: the platform source's part of the fleet page's line: the stake's end, L1 balances and their runway. */
-export function summarizePlatform(s: PlatformSnapshot): SummaryPart {
+/** Pure: the platform source's part of the fleet page's line: the stake's end, L1 balances and their runway, the sets the node left. */
+export function summarizePlatform(s: PlatformSnapshot, memory?: PlatformMemory): SummaryPart {
   const primary = s.subnets.find((x) => x.subnet === PRIMARY_NETWORK_ID)?.entry;
   const l1 = s.subnets.flatMap((x) => {
     if (x.entry?.kind !== 'l1') return [];
@@ -145,6 +189,9 @@ export function summarizePlatform(s: PlatformSnapshot): SummaryPart {
       ...(l1.length > 0 ? { l1 } : {}),
       // Answered for every subnet asked (none while the P-Chain bootstraps) and in none of them.
       ...(s.subnets.length > 0 && s.subnets.every((x) => x.entry === undefined) ? { inNoSet: true } : {}),
+      // Decided whenever the platform source asked for the sets (an empty list while the P-Chain bootstraps):
+      // then, as in the alert, info.uptime's view does not count.
+      ...(s.methods['platform.getCurrentValidators'] !== undefined ? { noLonger: lostValidations(s, memory) } : {}),
     },
   };
 }
@@ -152,13 +199,26 @@ export function summarizePlatform(s: PlatformSnapshot): SummaryPart {
 const NAVAX_PER_AVAX = 1e9;
 
 /** Pure: the node page's platform section: the node's entry in each validator set asked. */
-export function platformSections(s: PlatformSnapshot | undefined): PageSection[] {
+export function platformSections(s: PlatformSnapshot | undefined, memory?: PlatformMemory): PageSection[] {
   const rows: SectionRow[] = [];
   if (s) {
+    const lost = lostValidations(s, memory);
     for (const { subnet, entry } of s.subnets) {
       const name = subnet === PRIMARY_NETWORK_ID ? 'primary network' : `subnet ${subnet}`;
       if (!entry) {
-        rows.push({ label: name, values: [{ text: 'not a current validator' }] });
+        const was = lost.find((v) => v.subnet === subnet);
+        rows.push({
+          label: name,
+          values: [
+            was
+              ? {
+                  text: `no longer a validator: it was one as ${was.nodeId}${was.nodeId !== s.nodeId ? `, and runs as ${s.nodeId} now (another staking key)` : ''}`,
+                  tone: 'bad',
+                }
+              : { text: 'not a current validator' },
+          ],
+        });
+        if (was) rows.push({ label: `${name}: last seen validating`, values: [{ time: was.lastSeenSeconds }] });
         continue;
       }
       const key = entry.registeredKey === undefined || s.ownKey === undefined ? undefined : entry.registeredKey === s.ownKey;

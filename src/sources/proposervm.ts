@@ -5,7 +5,8 @@
 // one that falls further and further behind platform.getHeight while the
 // chain's height is flat is a frozen L1 (builders-hub #4534). A release
 // without the method answers `method not found`, one without the service (or a
-// node that does not run the chain) HTTP 404: states, not failures, logged once.
+// node that does not run the chain) HTTP 404, and a chain that bootstraps HTTP 503:
+// states, not failures, logged once.
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { RpcReply } from '../rpc/client.js';
@@ -14,7 +15,7 @@ import { decodeRpc, isMethodNotFound } from '../rpc/jsonrpc.js';
 import type { LinesBuilder } from '../metrics/render.js';
 import type { PageSection } from './section.js';
 import type { Source, StateWatcher } from './source.js';
-import { firstIssue, uint } from './wire.js';
+import { chainNotBootstrapped, firstIssue, uint } from './wire.js';
 
 export const PROPOSERVM_METHOD = 'proposervm.getCurrentEpoch';
 
@@ -29,6 +30,8 @@ export type ProposerChainSnapshot =
   | { chain: string; state: 'unsupported' }
   /** HTTP 404: no ProposerVM API for the chain on this node (a release before it, or a chain the node does not run). */
   | { chain: string; state: 'unavailable' }
+  /** HTTP 503 `chain is not done bootstrapping`: the chain bootstraps (wire.ts chainNotBootstrapped). */
+  | { chain: string; state: 'not_bootstrapped' }
   | { chain: string; state: 'failed'; error: unknown };
 
 export interface ProposerVmSnapshot {
@@ -71,6 +74,8 @@ export function proposerSections(s: ProposerVmSnapshot | undefined): PageSection
             return { label: c.chain, values: [{ number: c.epoch.number }, { time: c.epoch.startSeconds }, { number: c.epoch.pChainHeight }] };
           case 'unsupported':
             return { label: c.chain, values: [{ text: "the node's release has no proposervm.getCurrentEpoch", tone: 'dim' as const }] };
+          case 'not_bootstrapped':
+            return { label: c.chain, values: [{ text: 'bootstrapping (its API answers HTTP 503 until the chain is done)', tone: 'dim' as const }] };
           case 'unavailable':
             return {
               label: c.chain,
@@ -90,6 +95,7 @@ const epochSchema = z.object({ number: uint, startTime: uint, pChainHeight: uint
 /** Pure: one chain's answer → its epoch, or `unsupported` for a release without the method. */
 export function parseEpochReply(chain: string, reply: RpcReply): ProposerChainSnapshot {
   if (reply.status === 404) return { chain, state: 'unavailable' };
+  if (chainNotBootstrapped(reply)) return { chain, state: 'not_bootstrapped' };
   const outcome = decodeRpc(reply);
   if (!outcome.ok) {
     if (isMethodNotFound(outcome.message)) return { chain, state: 'unsupported' };
@@ -130,6 +136,8 @@ function watchProposer(log: Logger): StateWatcher<ProposerVmSnapshot> {
             { chain: c.chain },
             `${proposervmPath(c.chain)} answers HTTP 404: the node's release has no ProposerVM API (before v1.14) or it does not run this chain; check proposervm.chains`,
           );
+        } else if (c.state === 'not_bootstrapped') {
+          log.info({ chain: c.chain }, `${proposervmPath(c.chain)} answers HTTP 503: the chain is bootstrapping, no epoch series until it is done`);
         } else if (c.state === 'failed') log.warn({ chain: c.chain, err: c.error }, `${PROPOSERVM_METHOD} fails on ${proposervmPath(c.chain)}`);
         else if (before !== undefined) log.info({ chain: c.chain }, `${PROPOSERVM_METHOD} answers again`);
       }

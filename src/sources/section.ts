@@ -74,6 +74,16 @@ export interface ValidatorPart {
   readonly l1?: ReadonlyArray<{ readonly subnet: string; readonly balanceNavax: number; readonly runwaySeconds?: number }>;
   /** The platform source asked and the node is in no validator set it asked about. */
   readonly inNoSet?: boolean;
+  /**
+   * The validator sets the node was in within the last 7 days, as this process saw it, and is not in now
+   * (platform.lostValidations); present (maybe empty) whenever the platform source asked for the sets.
+   */
+  readonly noLonger?: ReadonlyArray<{ readonly subnet: string; readonly nodeId: string; readonly lastSeenSeconds: number }>;
+  /**
+   * info.uptime answers "not a validator" and answered an uptime within the last 7 days (when this process
+   * last saw it): the platform source's view, when it is off, of a node that left the primary network's set.
+   */
+  readonly uptimeLost?: { readonly nodeId?: string; readonly lastSeenSeconds: number };
   /** The node's version (`1.14.2`) and its number for comparing (MAJOR×10⁶ + MINOR×10³ + PATCH). */
   readonly version?: { readonly text: string; readonly number?: number };
   /** Share of the node's peers that run a newer version. */

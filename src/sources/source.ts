@@ -16,7 +16,7 @@ import type { RpcReply } from '../rpc/client.js';
 import type { LinesBuilder } from '../metrics/render.js';
 import type { PageSection, SummaryPart } from './section.js';
 
-export interface Source<S> {
+export interface Source<S, M = unknown> {
   /** The `source` label of the poll metrics and the logger's `source` field; unique, lowercase. */
   readonly name: string;
 
@@ -71,15 +71,28 @@ export interface Source<S> {
    */
   status?(snapshot: S | undefined): NodeStatus;
 
-  /** Optional: what the source adds to the node's line on the fleet page, from the snapshot it serves (none after a failed poll). */
-  summary?(snapshot: S): SummaryPart;
+  /**
+   * Optional: what the source remembers of the node across its polls, failed ones included: what no
+   * one snapshot holds (the platform source: that the node was a validator an hour ago, before its
+   * node ID changed). Called after every poll with the memory so far (undefined at first), the
+   * snapshot served now (undefined after a poll that failed without data) and the time; returns
+   * the memory to keep (the same object when nothing changed). Kept by this process only: a restart
+   * forgets it (the alerts' rules look back in Prometheus instead). Pure.
+   */
+  remember?(memory: M | undefined, snapshot: S | undefined, nowSeconds: number): M;
+
+  /**
+   * Optional: what the source adds to the node's line on the fleet page, from the snapshot it serves
+   * (none after a failed poll) and its memory (remember).
+   */
+  summary?(snapshot: S, memory: M | undefined): SummaryPart;
 
   /**
    * Optional: the source's sections of the node page, from the snapshot it
    * serves (undefined before its first answer or after a failed poll: say so
-   * in the section's `empty`). Built when the page is asked for.
+   * in the section's `empty`) and its memory. Built when the page is asked for.
    */
-  sections?(snapshot: S | undefined): PageSection[];
+  sections?(snapshot: S | undefined, memory: M | undefined): PageSection[];
 }
 
 /** A node's status, as the source that decides it sees it: no answer (down), an answer saying unhealthy, still bootstrapping, or healthy. */

@@ -29,17 +29,22 @@ const ARGS = [
 ];
 const PRIMARY = '11111111111111111111111111111111LpoYY';
 
-/** What shows a scenario: in the node's /metrics series, and in its row on `/` (the row's text). */
+/** What shows a scenario: in the node's /metrics series, and in its row on `/` (the row's text; never `notRow`). */
 interface Evidence {
   metrics: (text: string, node: string, now: number) => boolean;
   row: RegExp;
+  notRow?: RegExp;
 }
 const m = (text: string, series: string) => sample(text, series);
 const EVIDENCE: Partial<Record<ScenarioName, Evidence>> = {
   healthy: { metrics: (t, n) => m(t, `avalanchego_healthy{node="${n}"}`) === 1, row: /\bhealthy\b/ },
   bootstrapping: {
-    metrics: (t, n) => m(t, `avalanchego_health_check_passing{node="${n}",check="bootstrapped"}`) === 0,
+    // The C-Chain RPC answers 503 while the chain bootstraps: a state, not a failed evm poll (issue 20).
+    metrics: (t, n) =>
+      m(t, `avalanchego_health_check_passing{node="${n}",check="bootstrapped"}`) === 0 &&
+      (m(t, `avalanchego_exporter_poll_success{node="${n}",source="evm"}`) ?? 0) === 1,
     row: /^\S+\s+bootstrapping/m,
+    notRow: /HTTP 503|\(evm\)|polls failing/,
   },
   'stalled-chain': {
     metrics: (t, n) => (m(t, `avalanchego_chain_processing_blocks{node="${n}",chain="C"}`) ?? 0) > 256,
@@ -64,9 +69,12 @@ const EVIDENCE: Partial<Record<ScenarioName, Evidence>> = {
     metrics: (t, n) => t.includes(`avalanchego_l1_validator_balance_navax{node="${n}",`),
     row: /L1 (balance lasts|validator inactive)/,
   },
+  // The demo switches it once the exporter has seen it validate: a fault, not "not a validator" (as AvalancheGoNoLongerValidator).
   'node-id-changed': {
-    metrics: (t, n) => m(t, `avalanchego_info_method_state{node="${n}",method="info.uptime",state="not_validator"}`) === 1,
-    row: /not a validator/,
+    metrics: (t, n) =>
+      m(t, `avalanchego_info_method_state{node="${n}",method="info.uptime",state="not_validator"}`) === 1 &&
+      m(t, `avalanchego_validator{node="${n}",subnet="${PRIMARY}"}`) === 0,
+    row: /at risk[\s\S]*no longer a validator \(primary network, subnet \w+…\): its node ID changed/,
   },
   'version-behind': {
     metrics: (t, n) => (m(t, `avalanchego_network_peers_newer_version_ratio{node="${n}"}`) ?? 0) > 0.5,
@@ -101,6 +109,13 @@ describe.skipIf(!existsSync(CHROMIUM))('the demo in Chromium: every scenario vis
     }
   }, 30_000);
 
+  /** Opens every folded section as a person would, one click each. */
+  async function openAll(page: Page): Promise<void> {
+    const folded = page.locator('details:not([open]) > summary');
+    for (let left = await folded.count(); left > 0; left--) await folded.first().click();
+    expect(await folded.count()).toBe(0);
+  }
+
   async function rows(page: Page): Promise<Map<string, string>> {
     await page.reload();
     const texts = await page.locator('table.fleet tbody tr').allInnerTexts();
@@ -120,7 +135,8 @@ describe.skipIf(!existsSync(CHROMIUM))('the demo in Chromium: every scenario vis
         const now = Date.now() / 1000;
         for (const [node, scenario] of pending) {
           const e = defined(EVIDENCE[scenario], `evidence for ${scenario}`);
-          if (e.metrics(metrics, node, now) && e.row.test(byNode.get(node) ?? '')) pending.delete(node);
+          const row = byNode.get(node) ?? '';
+          if (e.metrics(metrics, node, now) && e.row.test(row) && !e.notRow?.test(row)) pending.delete(node);
         }
         return pending.size === 0;
       },
@@ -130,12 +146,14 @@ describe.skipIf(!existsSync(CHROMIUM))('the demo in Chromium: every scenario vis
       throw new Error(`not visible: ${[...pending].map(([n, s]) => `${n} (${s})`).join(', ')}: ${String(err)}`);
     });
     await page.screenshot({ path: join(SHOTS, 'fleet-wide.png'), fullPage: true });
-    // A validator at risk ranks above a healthy node.
+    // A validator at risk ranks above a healthy node; so does one that is no longer a validator.
     const order = [...(await rows(page)).keys()];
-    const atRisk = order.indexOf(`node-${DEMO_SCENARIOS.indexOf('stake-expiring')}`);
     const healthy = order.indexOf(`node-${DEMO_SCENARIOS.indexOf('healthy')}`);
-    expect(atRisk).toBeGreaterThanOrEqual(0);
-    expect(atRisk).toBeLessThan(healthy);
+    for (const scenario of ['stake-expiring', 'node-id-changed'] as const) {
+      const atRisk = order.indexOf(`node-${DEMO_SCENARIOS.indexOf(scenario)}`);
+      expect(atRisk, scenario).toBeGreaterThanOrEqual(0);
+      expect(atRisk, scenario).toBeLessThan(healthy);
+    }
     await page.close();
   }, 150_000);
 
@@ -144,7 +162,13 @@ describe.skipIf(!existsSync(CHROMIUM))('the demo in Chromium: every scenario vis
     const page = await defined(browser, 'the browser').newPage({ viewport: { width: 1400, height: 900 } });
     await page.goto(`${url}/node/${node}`);
     const headings = await page.locator('h2').allInnerTexts();
-    expect(headings).toEqual(expect.arrayContaining(['Node (info API)', 'Validator (platform API)']));
+    expect(headings).toEqual(
+      expect.arrayContaining(['Health checks', 'Node (info API)', 'Validator (platform API)', 'Sources and their last polls']),
+    );
+    // A section without a fault is folded (its heading shows); a person opens it.
+    const health = page.locator('details', { has: page.locator('h2', { hasText: 'Health checks' }) });
+    expect(await health.getAttribute('open')).toBeNull();
+    await openAll(page);
     const text = await page.locator('body').innerText();
     expect(text).toMatch(/version\s+1\.\d+\.\d+/);
     expect(text).toMatch(/uptime \(stake-weighted, as the network sees it\)\s+\d+(\.\d)? %/);
@@ -153,6 +177,44 @@ describe.skipIf(!existsSync(CHROMIUM))('the demo in Chromium: every scenario vis
     // Its state and why, at the top, as on /.
     expect(text).toMatch(/at risk for \d+[\s\S]*stake ends in \d+m/);
     await page.screenshot({ path: join(SHOTS, 'node-validator.png'), fullPage: true });
+    await page.close();
+  }, 60_000);
+
+  it('a node that is no longer a validator: flagged at the top of its page, its platform section open', async () => {
+    const node = `node-${DEMO_SCENARIOS.indexOf('node-id-changed')}`;
+    const page = await defined(browser, 'the browser').newPage({ viewport: { width: 1400, height: 900 } });
+    await page.goto(`${url}/node/${node}`);
+    expect(await page.locator('p.head').innerText()).toMatch(/^at risk/);
+    expect(await page.locator('ul.faults li').first().innerText()).toMatch(
+      /^no longer a validator \(primary network, subnet \w+…\): its node ID changed$/,
+    );
+    const platform = page.locator('details', { has: page.locator('h2', { hasText: 'Validator (platform API)' }) });
+    expect(await platform.getAttribute('open')).toBe('');
+    expect(await platform.innerText()).toMatch(/primary network\s+no longer a validator: it was one as NodeID-\w+, and runs as NodeID-\w+ now/);
+    await page.screenshot({ path: join(SHOTS, 'node-no-longer-validator.png'), fullPage: true });
+    await page.close();
+  }, 60_000);
+
+  it('the node page on a 420 px phone: its state and first fault on the first screen, nothing wider than the screen', async () => {
+    const page = await defined(browser, 'the browser').newPage({ viewport: { width: 420, height: 860 }, deviceScaleFactor: 2, isMobile: true });
+    for (const scenario of ['stalled-chain', 'node-id-changed', 'down', 'bootstrapping', 'healthy'] as const) {
+      const node = `node-${DEMO_SCENARIOS.indexOf(scenario)}`;
+      await page.goto(`${url}/node/${node}`);
+      const state = defined(await page.locator('p.head').boundingBox(), `${node}: its state`);
+      expect(state.y + state.height, `${node}: its state on the first screen`).toBeLessThanOrEqual(860);
+      if (scenario !== 'healthy') {
+        const fault = defined(await page.locator('ul.faults li').first().boundingBox(), `${node}: its first fault`);
+        expect(fault.y + fault.height, `${node}: its first fault on the first screen`).toBeLessThanOrEqual(860);
+      }
+      // Every section's heading shows, folded unless it has a fault: the page stays a few screens long.
+      for (const details of await page.locator('details.sec').all()) expect(await details.locator('summary h2').isVisible()).toBe(true);
+      expect(await page.evaluate('document.documentElement.scrollHeight'), `${node}: the page's height`).toBeLessThanOrEqual(4 * 860);
+      expect(await page.evaluate('document.documentElement.scrollWidth'), `${node}: no sideways scrolling`).toBeLessThanOrEqual(420);
+      await page.screenshot({ path: join(SHOTS, `node-420-${scenario}.png`), fullPage: true });
+      // Opened, every table stacks: still nothing wider than the screen.
+      await openAll(page);
+      expect(await page.evaluate('document.documentElement.scrollWidth'), `${node} opened: no sideways scrolling`).toBeLessThanOrEqual(420);
+    }
     await page.close();
   }, 60_000);
 

@@ -34,8 +34,18 @@ describe('demo', () => {
       // The names the exporter uses are the simulator control API's: the banner's curl works as printed.
       const simUrl = /Simulated nodes:\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)?.[1];
       expect(simUrl, stdout).toBeDefined();
-      const sim = (await (await fetch(`${simUrl}/sim/nodes`)).json()) as { nodes: Array<{ name: string; scenario: string }> };
-      expect(sim.nodes.map((n) => `${n.name} ${n.scenario}`)).toEqual(DEMO_SCENARIOS.map((s, i) => `node-${i} ${s}`));
+      // A later scenario (DEMO_LATER: node-id-changed) begins once the exporter has seen its node validate.
+      let scenarios: string[] = [];
+      await waitFor(
+        async () => {
+          const sim = (await (await fetch(`${simUrl}/sim/nodes`)).json()) as { nodes: Array<{ name: string; scenario: string }> };
+          scenarios = sim.nodes.map((n) => `${n.name} ${n.scenario}`);
+          return scenarios.join() === DEMO_SCENARIOS.map((s, i) => `node-${i} ${s}`).join();
+        },
+        'every demo node in its scenario',
+        30_000,
+      ).catch(() => undefined);
+      expect(scenarios).toEqual(DEMO_SCENARIOS.map((s, i) => `node-${i} ${s}`));
       expect(stdout).toContain(`${simUrl}/sim/nodes/node-0/scenario`);
       expect(stdout).toContain(`Landing page:      ${url}/`);
       // The banner links to the human pages: one node's and the configuration.

@@ -96,15 +96,17 @@ describe('one node on /node/<name>', () => {
     const res = await fetch(`${exporter.url}/node/sick`);
     expect(res.status).toBe(200);
     const html = await res.text();
-    for (const check of ['C', 'database', 'router']) expect(html).toContain(`<tr><td>${check}</td>`);
-    expect(html).toContain('<tr><td>&#60;img src=x onerror=alert(1)&#62;</td>');
+    // A failing check's row is marked (and its section open); a passing one is not.
+    for (const check of ['C', 'database', 'router']) expect(html).toMatch(new RegExp(`<tr( class="fault")?><td>${check}</td>`));
+    expect(html).toContain('<tr class="fault"><td>&#60;img src=x onerror=alert(1)&#62;</td>');
+    expect(html).toMatch(/<details class="sec" open><summary><h2>Health checks<\/h2> <span class="bad">· \d+ of \d+ with a fault<\/span><\/summary>/);
     expect(html).toContain('&#60;script&#62;window.__pwned = 1&#60;/script&#62;');
     expect(html).not.toContain('<script>');
     // Up to 2,000 characters of an error text here.
     expect(html).toContain('x'.repeat(2000));
     expect(html).not.toContain('x'.repeat(2001));
     expect(html).toContain('NodeID-6NptFsaUZsFk8A626YgwkkgiB8PhqMWxH');
-    expect(html).toMatch(/<tr><td>health<\/td><td>1s<\/td><td class="n">\d+<\/td>/);
+    expect(html).toMatch(/<tr><td>health<\/td><td data-col="interval">1s<\/td><td class="n" data-col="polls">\d+<\/td>/);
     expect(html).toContain('<a href="../probe?target=sick">raw series (/probe)</a>');
     expect(html).toContain('href="../probe?target=sick&#38;debug=true"');
   });

@@ -6,7 +6,7 @@ import type { RpcReply } from '../../src/rpc/client.js';
 import { HttpStatusError, InvalidResponseError, RpcError } from '../../src/rpc/errors.js';
 import { LinesBuilder } from '../../src/metrics/render.js';
 import { renderNodes } from '../../src/metrics/scrape.js';
-import { evm, parseBlockNumber } from '../../src/sources/evm.js';
+import { evm, evmSections, parseBlockNumber, parseChainReply } from '../../src/sources/evm.js';
 import { parseEpochReply, proposervm } from '../../src/sources/proposervm.js';
 
 const reply = (method: string, body: string, status = 200): RpcReply => ({
@@ -100,5 +100,30 @@ describe('proposervm.getCurrentEpoch', () => {
     ['another error', '{"jsonrpc":"2.0","error":{"code":-32000,"message":"couldn\'t get current epoch: not found"},"id":1}', RpcError],
   ])('rejects %s', (_name, body, type) => {
     expect(() => parseEpochReply('C', epochReply(body))).toThrow(type);
+  });
+});
+
+describe('a chain that bootstraps (HTTP 503 from api/server rejectMiddleware)', () => {
+  const BOOTSTRAPPING = 'API call rejected because chain is not done bootstrapping\n';
+  it('eth_blockNumber: a state, not a failure; no executed height, the poll does not fail', () => {
+    const chain = parseChainReply('C', reply('eth_blockNumber', BOOTSTRAPPING, 503));
+    expect(chain).toEqual({ chain: 'C', state: 'not_bootstrapped' });
+    const snapshot = { chains: [chain, { chain: L1, state: 'ok' as const, executedHeight: 7 }] };
+    expect(evm.failure?.(snapshot)).toBeUndefined();
+    expect(lines((b) => evm.samples(b, snapshot))).toBe(`avalanchego_chain_executed_height{node="n1",chain="${L1}"} 7`);
+    const shown = evmSections(snapshot)[0]?.rows[0]?.values[0];
+    expect(shown && 'text' in shown ? shown.text : '').toMatch(/^bootstrapping/);
+  });
+
+  it("a 503 without the node's text (a proxy's) stays a failure", () => {
+    expect(() => parseChainReply('C', reply('eth_blockNumber', '<html>503 Service Unavailable</html>', 503))).toThrow(HttpStatusError);
+    expect(() => parseEpochReply('C', reply('proposervm.getCurrentEpoch', 'upstream connect error', 503))).toThrow(HttpStatusError);
+  });
+
+  it('proposervm.getCurrentEpoch: the same state', () => {
+    const chain = parseEpochReply('C', reply('proposervm.getCurrentEpoch', BOOTSTRAPPING, 503));
+    expect(chain).toEqual({ chain: 'C', state: 'not_bootstrapped' });
+    expect(proposervm.failure?.({ chains: [chain] })).toBeUndefined();
+    expect(lines((b) => proposervm.samples(b, { chains: [chain] }))).toBe('');
   });
 });

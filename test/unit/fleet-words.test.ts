@@ -2,7 +2,8 @@
 // the validator column's facts with what puts a reward or a stake at risk.
 import { describe, expect, it } from 'vitest';
 import type { NodeSummary } from '../../src/scheduler/node-state.js';
-import { failureSummary, failureWords, fleetVersion, validatorView } from '../../src/server/fleet-words.js';
+import { PRIMARY_NETWORK_ID } from '../../src/config/schema.js';
+import { failureSummary, failureWords, fleetVersion, rowState, validatorView } from '../../src/server/fleet-words.js';
 
 const NOW = 1_800_000_000;
 const node = (extra: Partial<NodeSummary>): NodeSummary => ({
@@ -84,5 +85,27 @@ describe('validatorView', () => {
     const view = validatorView(node({ validator }), fleet, NOW);
     expect(view.risk).toBe(risk);
     expect(view.facts.map((f) => f.text)).toContain(fact);
+  });
+});
+
+describe('no longer a validator', () => {
+  const lost = [{ subnet: PRIMARY_NETWORK_ID, nodeId: 'NodeID-old', lastSeenSeconds: NOW - 60 }];
+  it('a fault, ranked at risk above a healthy node, with its node ID changed', () => {
+    const n = node({ status: 'healthy', nodeId: 'NodeID-new', validator: { notValidator: true, inNoSet: true, noLonger: lost } });
+    const view = validatorView(n, undefined, NOW);
+    expect(view.facts[0]).toEqual({ text: 'no longer a validator (primary network): its node ID changed', tone: 'bad' });
+    expect(view.facts.map((f) => f.text)).not.toContain('not a validator');
+    expect(view.risk).toBe('bad');
+    expect(rowState(n, view).rank).toBeLessThan(
+      rowState(node({ status: 'healthy' }), validatorView(node({ status: 'healthy' }), undefined, NOW)).rank,
+    );
+  });
+
+  it("the platform source's view wins over info.uptime's; info.uptime's counts only past bootstrapping", () => {
+    const uptimeLost = { nodeId: 'NodeID-old', lastSeenSeconds: NOW - 60 };
+    const facts = (extra: Partial<NodeSummary>) => validatorView(node(extra), undefined, NOW).facts.map((f) => f.text);
+    expect(facts({ status: 'healthy', validator: { notValidator: true, uptimeLost } })).toContain('no longer a validator (primary network)');
+    expect(facts({ status: 'bootstrapping', validator: { notValidator: true, uptimeLost } })).toContain('not a validator');
+    expect(facts({ status: 'healthy', validator: { notValidator: true, uptimeLost, noLonger: [] } })).toContain('not a validator');
   });
 });

@@ -3,8 +3,16 @@
 import { describe, expect, it } from 'vitest';
 import { PRIMARY_NETWORK_ID } from '../../src/config/schema.js';
 import { evm, evmSections } from '../../src/sources/evm.js';
-import { info, infoSections, summarizeInfo } from '../../src/sources/info.js';
-import { platform, platformSections, summarizePlatform } from '../../src/sources/platform.js';
+import { info, infoSections, rememberInfo, summarizeInfo } from '../../src/sources/info.js';
+import {
+  NO_LONGER_WINDOW_SECONDS,
+  lostValidations,
+  platform,
+  platformSections,
+  rememberPlatform,
+  summarizePlatform,
+  type PlatformSnapshot,
+} from '../../src/sources/platform.js';
 import { proposerSections, proposervm } from '../../src/sources/proposervm.js';
 import type { PageSection } from '../../src/sources/section.js';
 
@@ -113,5 +121,54 @@ describe('source sections', () => {
       ),
     ).toEqual({ C: '7 | t=10 | 99', X: "the node's release has no proposervm.getCurrentEpoch" });
     expect(evmSections(undefined)[0]?.empty).toMatch(/not answered yet/);
+  });
+
+  it('platform: a node that was a validator and is not now (its node ID changed) is "no longer a validator"', () => {
+    const staker = { kind: 'staker' as const, weight: 2e12, startSeconds: 100, endSeconds: 1e10 };
+    const L1 = 'L1xyz';
+    const asked = { 'platform.getCurrentValidators': 'ok' as const };
+    const before: PlatformSnapshot = {
+      nodeId: 'NodeID-old',
+      methods: asked,
+      subnets: [
+        { subnet: PRIMARY_NETWORK_ID, entry: staker },
+        { subnet: L1, entry: { kind: 'l1', weight: 5, startSeconds: 100, balance: 1 } },
+      ],
+    };
+    const after: PlatformSnapshot = { nodeId: 'NodeID-new', methods: asked, subnets: [{ subnet: PRIMARY_NETWORK_ID }, { subnet: L1 }] };
+    let memory = rememberPlatform(undefined, before, 1000);
+    // A failed poll, and the P-Chain bootstrapping (no set answered), forget nothing.
+    expect(rememberPlatform(memory, undefined, 1010)).toBe(memory);
+    expect(rememberPlatform(memory, { ...after, methods: { 'platform.getCurrentValidators': 'not_bootstrapped' }, subnets: [] }, 1020)).toBe(memory);
+    memory = rememberPlatform(memory, after, 1030);
+    const lost = lostValidations(after, memory);
+    expect(lost).toEqual([
+      { subnet: PRIMARY_NETWORK_ID, nodeId: 'NodeID-old', lastSeenSeconds: 1000 },
+      { subnet: L1, nodeId: 'NodeID-old', lastSeenSeconds: 1000 },
+    ]);
+    expect(summarizePlatform(after, memory).validator?.noLonger).toEqual(lost);
+    const rows = table(platformSections(after, memory));
+    expect(rows['primary network']).toBe('no longer a validator: it was one as NodeID-old, and runs as NodeID-new now (another staking key)');
+    expect(rows['primary network: last seen validating']).toBe('t=1000');
+    // Never seen validating: "not a validator", no fault; the same after the 7 days of the alert's look-back.
+    expect(lostValidations(after, rememberPlatform(undefined, after, 1000))).toEqual([]);
+    expect(table(platformSections(after, undefined))['primary network']).toBe('not a current validator');
+    expect(lostValidations(after, rememberPlatform(memory, after, 1000 + NO_LONGER_WINDOW_SECONDS + 1))).toEqual([]);
+    // A validator again: nothing lost.
+    expect(lostValidations(before, rememberPlatform(memory, before, 2000))).toEqual([]);
+    // Asked while the P-Chain bootstraps: decided (nothing lost), so info.uptime's view does not count.
+    expect(
+      summarizePlatform({ nodeId: 'NodeID-new', methods: { 'platform.getCurrentValidators': 'not_bootstrapped' }, subnets: [] }, memory).validator
+        ?.noLonger,
+    ).toEqual([]);
+  });
+
+  it('info: "not a validator" after an uptime within 7 days says so (the view without the platform source)', () => {
+    const ok = { methods: { 'info.uptime': 'ok' as const }, nodeId: 'NodeID-old', uptime: { rewardingStakeRatio: 1, weightedAverageRatio: 1 } };
+    const gone = { methods: { 'info.uptime': 'not_validator' as const }, nodeId: 'NodeID-new' };
+    const memory = rememberInfo(rememberInfo(undefined, ok, 1000), undefined, 1010);
+    expect(summarizeInfo(gone, memory).validator?.uptimeLost).toEqual({ nodeId: 'NodeID-old', lastSeenSeconds: 1000 });
+    expect(summarizeInfo(gone, rememberInfo(undefined, gone, 1000)).validator?.uptimeLost).toBeUndefined();
+    expect(summarizeInfo(gone, rememberInfo(memory, gone, 1000 + 7 * 86_400 + 1)).validator?.uptimeLost).toBeUndefined();
   });
 });
