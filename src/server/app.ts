@@ -213,7 +213,7 @@ export function createApp(options: AppOptions): express.Express {
     options.maxScrapes ?? DEFAULT_MAX_SCRAPES,
     () =>
       new SharedRender(
-        options.registry.metrics().then((text) => Buffer.from(text)),
+        () => options.registry.metrics().then((text) => Buffer.from(text)),
         () => options.fleet.renderChunks(),
       ),
   );
