@@ -46,7 +46,7 @@ function get(url, { auth, localAddress, timeoutMs = 60_000 } = {}) {
       res.resume();
       let body = '';
       res.setEncoding('utf8');
-      res.on('data', (c) => (body += c));
+      res.on('data', (/** @type {string} */ c) => (body += c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
     });
     req.on('timeout', () => req.destroy(new Error(`no answer within ${String(timeoutMs)} ms`)));
@@ -138,15 +138,15 @@ async function scrape() {
 function monitor() {
   /** @type {Scrape[]} */
   const samples = [];
-  let stopped = false;
+  const stop = new AbortController();
   const done = (async () => {
-    while (!stopped) {
+    while (!stop.signal.aborted) {
       samples.push(await scrape());
       await new Promise((resolve) => setTimeout(resolve, 1000));
     }
   })();
   return async () => {
-    stopped = true;
+    stop.abort();
     await done;
     return samples;
   };
