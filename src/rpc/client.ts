@@ -136,14 +136,16 @@ export class Dispatchers {
    * slot of the process-wide limiter, so requests queued for a busy origin's
    * sockets (a gateway whose nodes hang) wait without holding the process's
    * slots, and nodes on other origins keep polling: an origin holds at most its
-   * connections' worth of the request budget. Within an origin, the nodes whose
-   * requests hang hold at most half (Limiter's hanging share).
+   * connections' worth of the request budget. Within an origin there is no
+   * hanging share: a node alone on its origin that hangs keeps both its
+   * connections, so its polls end as its own timeouts, not as the exporter's
+   * waits (the process's limiter still holds hanging nodes to half its slots).
    */
   originSlots(url: string): Limiter {
     const origin = originOf(url);
     let limiter = this.originLimiters.get(origin);
     if (!limiter) {
-      limiter = new Limiter(this.connectionsFor(origin));
+      limiter = new Limiter(this.connectionsFor(origin), false);
       this.originLimiters.set(origin, limiter);
     }
     return limiter;

@@ -30,7 +30,16 @@ export class Limiter {
   private readonly answering: Queue = {};
   private readonly hangingQueue: Queue = {};
 
-  constructor(private max: number) {}
+  /**
+   * @param max the slots
+   * @param shareHanging whether hanging nodes' requests together hold at most half the slots (the process's
+   *   limiter); an origin's admission (Dispatchers.originSlots) takes turns only, so that a lone node that hangs
+   *   keeps its two connections and its polls end as the node's timeouts, not as waits of the exporter
+   */
+  constructor(
+    private max: number,
+    private readonly shareHanging = true,
+  ) {}
 
   /** Changes the cap (on reload); waiting requests start as slots allow. */
   setMax(max: number): void {
@@ -40,7 +49,7 @@ export class Limiter {
 
   /** Slots requests of hanging nodes may hold together: half the cap (at least one). */
   get hangingShare(): number {
-    return Math.max(1, Math.floor(this.max / 2));
+    return this.shareHanging ? Math.max(1, Math.floor(this.max / 2)) : this.max;
   }
 
   get inFlight(): number {
