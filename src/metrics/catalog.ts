@@ -624,8 +624,8 @@ export const GLOBAL_CATALOG = [
     'gauge',
     [],
     'exporter',
-    'Requests waiting for a free slot under scheduler.max_concurrent_requests.',
-    'Requests that wait for the in-flight cap; above 0 for long means the cap or the timeouts are too tight for the fleet.',
+    'Requests waiting for a free slot: of their origin (scheduler.max_connections_per_origin) or of the process (scheduler.max_concurrent_requests).',
+    "Requests that wait for their origin's connections or for the in-flight cap. Polls are skipped before they join a queue that would take a quarter of their interval to start (avalanchego_exporter_polls_skipped_total), so it stays near that; above 0 for long means the caps or the timeouts are too tight for the fleet, or the process is saturated.",
   ),
   spec(
     'avalanchego_exporter_config_last_reload_successful',
@@ -681,7 +681,7 @@ export const GLOBAL_CATALOG = [
     ['reason'],
     'exporter',
     "Polls skipped because of the exporter's own load, by reason (`saturated`); never a fault of a node.",
-    "Counter (no node label), +1 for each poll that could not send its requests within the source's interval: every request slot (`scheduler.max_concurrent_requests`) or socket to the node's origin was taken for that long. A skipped poll is not a poll error: the node's `avalanchego_up`, data series and poll metrics stay as they were (its `avalanchego_exporter_last_success_timestamp_seconds` ages). A request's `timeout` counts only the time it is on the wire (from being sent to the answer), so the exporter's waiting is never a node's `timeout`. Alerted on by AvalancheGoExporterSaturated: one alert for the exporter, not one per node.",
+    "Counter (no node label), +1 for each poll that could not send its requests within the source's interval: every request slot (`scheduler.max_concurrent_requests`) or socket to the node's origin was taken for that long, or the requests already queued for them would take a quarter of the interval to start (half when the source's last poll was skipped), and the poll was skipped before it joined them. A skipped poll is not a poll error: the node's `avalanchego_up`, data series and poll metrics stay as they were (its `avalanchego_exporter_last_success_timestamp_seconds` ages). A request's `timeout` counts only the time it is on the wire (from being sent to the answer), so the exporter's waiting is never a node's `timeout`. Alerted on by AvalancheGoExporterSaturated: one alert for the exporter, not one per node.",
   ),
   spec(
     'avalanchego_exporter_debug_probes_refused_total',

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { Agent, Pool, buildConnector, type Dispatcher } from 'undici';
 import type { TargetConfig, TlsSettings } from '../config/schema.js';
 import { Limiter } from './limiter.js';
-import type { SendWatcher } from './deadline.js';
+import { isNodeDeadline, type SendWatcher } from './deadline.js';
 import { InvalidResponseError, RequestFailed } from './errors.js';
 
 /** Bodies larger than this are refused: a health report of a node with many L1s is a few hundred KiB. */
@@ -103,6 +103,13 @@ export class Dispatchers {
   constructor(private readonly options: DispatchersOptions = {}) {
     const limit = openFilesLimit();
     this.maxConnections = options.maxConnections ?? (limit !== undefined ? Math.max(64, limit - FD_RESERVE) : DEFAULT_MAX_CONNECTIONS);
+  }
+
+  /** Requests waiting for their origin's admission (originSlots), across origins. */
+  get queuedForOrigins(): number {
+    let n = 0;
+    for (const limiter of this.originLimiters.values()) n += limiter.queued;
+    return n;
   }
 
   /** Sockets open to nodes now. */
@@ -303,6 +310,16 @@ export class NodeClient {
     Object.freeze(this.headers);
   }
 
+  /**
+   * How long a request of this node that joins now would wait for a slot of its origin or of the process
+   * (Limiter.expectedWaitMs; ms, 0 when none waits). 0 for a hanging node: its polls wait their turn and end as its
+   * own timeouts (a node alone on its origin that hangs queues behind its own requests).
+   */
+  backlogMs(now: number, targetMs: number): number {
+    if (this.hanging) return 0;
+    return Math.max(this.originSlots.expectedWaitMs(now, targetMs), this.limiter.expectedWaitMs(now, targetMs));
+  }
+
   /** A JSON-RPC 2.0 request; decode the reply with rpc/jsonrpc.ts. */
   rpc(path: string, method: string, params: object, signal: AbortSignal, watcher?: SendWatcher): Promise<RpcReply> {
     let call: PreparedCall;
@@ -427,8 +444,10 @@ class Exchange implements Dispatcher.DispatchHandler {
     this.first = undefined;
     this.more = undefined;
     const error = asError(err);
-    // Sent and cut by the deadline: the node hangs. (Aborted before it was sent: the exporter's wait, not the node.)
-    if (this.sentAt >= 0 && this.signal.aborted) this.client.hanging = true;
+    // Sent and cut by the node's deadline: the node hangs. Not when aborted before it was sent (the exporter's wait),
+    // nor when the poll ended as saturated or was stopped with it on the wire: the exporter's load or its stop, not
+    // the node (a node marked hanging by the exporter's own saturation would be held to the hanging share for it).
+    if (this.sentAt >= 0 && this.signal.aborted && isNodeDeadline(this.signal.reason)) this.client.hanging = true;
     this.controller?.abort(error);
     this.reject(error instanceof InvalidResponseError ? error : new RequestFailed(this.call.url, 'exchange', this.signal.aborted, error));
   }

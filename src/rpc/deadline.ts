@@ -25,6 +25,22 @@ export class ExporterSaturatedError extends Error {
   }
 }
 
+/** The poll's owner stopped it (shutdown, reload): neither the node's fault nor the exporter's load. */
+export class PollStoppedError extends Error {
+  constructor() {
+    super('the poll was stopped: the exporter is stopping or the target was reloaded');
+    this.name = 'PollStoppedError';
+  }
+}
+
+/**
+ * Whether an abort reason is the node's deadline (its answer was late), as opposed to the exporter's saturation or a
+ * stop: only then does a request cut on the wire tell that the node hangs.
+ */
+export function isNodeDeadline(reason: unknown): boolean {
+  return !(reason instanceof ExporterSaturatedError || reason instanceof PollStoppedError);
+}
+
 /** What a request tells its poll's deadline: on the wire since `at`, and done (answered or failed). */
 export interface SendWatcher {
   sent(at: number): void;
@@ -59,7 +75,7 @@ export class PollDeadline implements SendWatcher {
 
   private readonly stopNow = (): void => {
     clearTimeout(this.timer);
-    this.controller.abort(new Error('the poll was stopped: the exporter is stopping or the target was reloaded'));
+    this.controller.abort(new PollStoppedError());
   };
 
   private arm(delayMs: number): void {

@@ -20,6 +20,12 @@ import type { PollContext, Source } from '../sources/source.js';
 import type { Due, DueQueue } from './due.js';
 import { NodeState, type NodeDetail, type NodeSummary, type SourceState } from './node-state.js';
 
+/**
+ * A poll is skipped as saturated before it sends when the requests of answering nodes queued for the same slots (its
+ * origin's or the process's) would take this share of the poll's interval to start (NodeClient.backlogMs).
+ */
+export const BACKLOG_SKIP = 0.25;
+
 export interface PollerDeps {
   /** Called as each poll starts, with how late it is (seconds after it was due). */
   onPollStart?: (delaySeconds: number) => void;
@@ -85,6 +91,8 @@ interface SourceLoop extends Due {
   readonly state: SourceState;
   readonly outcome: PollOutcome;
   running?: Promise<void>;
+  /** Its polls skipped as saturated in a row: after one, its next poll may join a queue twice as long (fair under saturation). */
+  skips: number;
 }
 
 export class NodePoller {
@@ -117,6 +125,7 @@ export class NodePoller {
         outcome: { snapshot: undefined, error: undefined, durationSeconds: 0, saturated: false },
         due: 0,
         slot: -1,
+        skips: 0,
         fire: () => this.begin(loop),
       };
       return loop;
@@ -169,6 +178,12 @@ export class NodePoller {
       // Keep the cadence: the next poll is due one interval after this one started. A late start moves the
       // schedule instead of bunching polls to catch up, so an overloaded process slows down, and says so.
       const { intervalMs } = loop.state;
+      if (loop.skips > 0) {
+        // Skipped as saturated: tried again about an interval later, at another phase of it. A saturated queue has
+        // the interval's rhythm, so the same phase would meet the same full queue (the same nodes skipped every time).
+        this.schedule(loop, intervalMs * (0.5 + Math.random()));
+        return;
+      }
       const jitter = Math.random() * intervalMs * 0.01;
       this.schedule(loop, Math.max(0, intervalMs - (performance.now() - started)) + jitter);
     });
@@ -177,6 +192,17 @@ export class NodePoller {
   /** One scheduled poll: through the boundary, then settled in the node's state. */
   private async runPoll(loop: SourceLoop): Promise<void> {
     const { outcome } = loop;
+    const target = loop.state.intervalMs * BACKLOG_SKIP * 2 ** Math.min(loop.skips, 2);
+    if (this.client.backlogMs(performance.now(), target) > target) {
+      // The queue this poll would join holds more than a quarter of its interval of requests: a standing queue, the
+      // exporter's saturation. Skipped before it joins: left to wait, such queues grew to hold every poll for its whole
+      // interval (at 30,000 nodes on 2 cores, 37,000 requests an origin), and waiters cut at the end of their wait cost
+      // the event loop more than the requests it sent (these fell from 1,580 to 560 a second an origin). A poll whose
+      // last poll was skipped may join a queue twice as long (half its interval): the nodes skipped go first, instead
+      // of the same nodes missing every poll, and the queues stay within the polls' wait.
+      this.skipSaturated(loop);
+      return;
+    }
     await pollBounded(loop.state.source, this.target, this.context, outcome, loop.state.intervalMs, this.stopping.signal);
     const { snapshot } = outcome;
     // The outcome is reused: it must not hold the snapshot until the next poll.
@@ -184,11 +210,17 @@ export class NodePoller {
     // Stopped while it ran: the poll was cut by the stop, not by the node; nothing reads this state any more.
     if (this.stopped) return;
     if (outcome.saturated) {
-      // The exporter's own saturation: not a failure of the node. Its state, series and poll metrics stay as they were.
-      this.deps.onPollSkipped?.('saturated');
-      this.logger.debug({ source: loop.state.source.name }, 'poll skipped: the exporter could not send its requests within the interval (saturated)');
+      this.skipSaturated(loop);
       return;
     }
+    loop.skips = 0;
     this.state.settle(loop.state, snapshot, outcome.error, outcome.durationSeconds);
+  }
+
+  /** The exporter's own saturation: not a failure of the node. Its state, series and poll metrics stay as they were. */
+  private skipSaturated(loop: SourceLoop): void {
+    loop.skips++;
+    this.deps.onPollSkipped?.('saturated');
+    this.logger.debug({ source: loop.state.source.name }, 'poll skipped: the exporter could not send its requests within the interval (saturated)');
   }
 }

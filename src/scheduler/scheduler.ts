@@ -125,8 +125,9 @@ export class Scheduler implements FleetView, FleetReader {
     return this.limiter.inFlight;
   }
 
+  /** Requests waiting for a slot: of the process's limiter, and of their origin's (where a saturated fleet queues first). */
   get requestsQueued(): number {
-    return this.limiter.queued;
+    return this.limiter.queued + this.deps.dispatchers.queuedForOrigins;
   }
 
   /**

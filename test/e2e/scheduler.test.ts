@@ -139,6 +139,35 @@ targets:
     expect(running.logs.filter((l) => l.msg === 'poll failed' && l.node === 'waiter')).toEqual([]);
   });
 
+  it('a saturated queue is not joined: polls are skipped before they wait, so the queue stays short and every node is polled', async () => {
+    // One request slot, answers in 200 ms: 5 requests a second. 40 nodes every 2 s ask 20: a quarter fits.
+    node = await startFakeNode(healthRoutes(40, 200));
+    exporter = await startTestExporter(`
+scheduler: { max_concurrent_requests: 1 }
+defaults: { interval: 2s, timeout: 1500ms, index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false }, evm: { enabled: false }, proposervm: { enabled: false } }
+targets:
+${targets(40, node.url)}`);
+    const running = defined(exporter, 'the exporter');
+    const queued: number[] = [];
+    // Every node polled once (the skipped ones go first at their next poll), the queue sampled all along.
+    await waitFor(
+      async () => {
+        const t = await running.metrics();
+        queued.push(sample(t, 'avalanchego_exporter_requests_queued') ?? -1);
+        return Array.from({ length: 40 }, (_, i) => sample(t, `avalanchego_up{node="n${i}"}`)).every((up) => up === 1) && t;
+      },
+      'every node polled and up',
+      40_000,
+    );
+    const text = await running.metrics();
+    expect(sample(text, 'avalanchego_exporter_polls_skipped_total{reason="saturated"}')).toBeGreaterThan(0);
+    // Joining anyway, each poll would wait its whole interval (the queue held nearly every node's request, 30 and
+    // more, and most were cut at the end of their wait); skipped before they join, it holds about half an interval.
+    expect(Math.max(...queued)).toBeLessThanOrEqual(15);
+    expect(queued.length).toBeGreaterThan(5);
+    expect(text).not.toMatch(/avalanchego_exporter_poll_errors_total\{[^}]*\} [1-9]/);
+  }, 60_000);
+
   it('spreads first polls over the interval (stable per name)', () => {
     const fractions = Array.from({ length: 1000 }, (_, i) => spreadFraction(`validator-${i}`));
     expect(Math.min(...fractions)).toBeGreaterThanOrEqual(0);

@@ -110,3 +110,65 @@ describe('fair sharing: requests of hanging nodes hold at most half the slots', 
     expect(limiter.inFlight).toBe(4);
   });
 });
+
+describe('hanging nodes are held back, never starved', () => {
+  it('while answering requests keep waiting, every fourth free slot goes to the oldest hanging request', async () => {
+    // The origin's admission: no hanging share, only turns.
+    const limiter = new Limiter(1, false);
+    expect(limiter.take()).toBe(true);
+    const order: string[] = [];
+    const hanging = limiter.wait(undefined, true).then(() => order.push('hanging'));
+    // A saturated process: more answering requests wait than slots free.
+    const answering = Array.from({ length: 8 }, (_, i) => limiter.wait().then(() => order.push(`a${i}`)));
+    for (let i = 0; i < 4; i++) {
+      limiter.release(order.at(-1) === 'hanging');
+      await Promise.resolve();
+      await Promise.resolve();
+    }
+    await hanging;
+    // Three answering requests first, then the hanging one on its turn (with a strict order it would wait for ever).
+    expect(order).toEqual(['a0', 'a1', 'a2', 'hanging']);
+    for (let i = 0; i < 5; i++) limiter.release(order.at(-1) === 'hanging');
+    await Promise.all(answering);
+    expect(order).toHaveLength(9);
+  });
+});
+
+describe('expected wait: what a request that joins now would wait', () => {
+  it('is 0 with nobody waiting, the oldest wait while no rate is measured, then the queue over the measured rate', async () => {
+    const limiter = new Limiter(1);
+    const t0 = performance.now();
+    expect(limiter.expectedWaitMs(t0, 4000)).toBe(0);
+    expect(limiter.take()).toBe(true);
+    const c = new AbortController();
+    const waits = Array.from({ length: 100 }, () => limiter.wait(c.signal).catch(() => undefined));
+    // No slot was taken in a measured span yet: the oldest waiter's wait (about 0 now).
+    expect(limiter.expectedWaitMs(performance.now(), 4000)).toBeLessThan(50);
+    // 10 slots taken in the next (at least) second: a rate of about 10 a second, 90 waiting.
+    for (let i = 0; i < 10; i++) {
+      limiter.release();
+      await Promise.resolve();
+    }
+    const later = performance.now() + 1100;
+    const expected = limiter.expectedWaitMs(later, 4000);
+    // The oldest waiter has waited ~1.1 s, past a quarter of the 4 s target: 90 waiting / (~10 in 1.1 s) ≈ 9.9 s.
+    expect(expected).toBeGreaterThan(5000);
+    // A burst that has just arrived (its oldest waiter younger than a quarter of the target) is not a standing queue yet.
+    expect(limiter.expectedWaitMs(later, 8000)).toBeLessThan(1200);
+    c.abort();
+    await Promise.all(waits);
+    expect(limiter.queued).toBe(0);
+    expect(limiter.expectedWaitMs(performance.now(), 4000)).toBe(0);
+  });
+
+  it('counts only answering nodes: a queue of hanging requests does not make answering polls skip', () => {
+    const limiter = new Limiter(2, false);
+    expect(limiter.take(true)).toBe(true);
+    expect(limiter.take(true)).toBe(true);
+    const c = new AbortController();
+    for (let i = 0; i < 50; i++) void limiter.wait(c.signal, true).catch(() => undefined);
+    expect(limiter.queued).toBe(50);
+    expect(limiter.expectedWaitMs(performance.now() + 10_000, 1000)).toBe(0);
+    c.abort();
+  });
+});
