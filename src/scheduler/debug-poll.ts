@@ -55,7 +55,13 @@ export async function debugPoll(target: TargetConfig, node: NodeState, client: N
       await pollBounded(source, target, context, outcome);
       const ms = Math.round(outcome.durationSeconds * 1000);
       const { error, snapshot } = outcome;
-      if (error) {
+      if (outcome.saturated) {
+        // The exporter's wait, not the node: a scheduled poll would be skipped (never the node's `timeout`).
+        note(
+          source.name,
+          `poll SKIPPED after ${ms} ms: the exporter is saturated, no request slot came free within the poll's interval (${target.intervalMs} ms); a scheduled poll would count in avalanchego_exporter_polls_skipped_total{reason="saturated"}, not as a failure of the node`,
+        );
+      } else if (error) {
         const kept = snapshot !== undefined ? ' (the data that did arrive is kept)' : '';
         note(source.name, `poll FAILED after ${ms} ms, reason=${error.reason}: ${error.message}${kept}`);
       } else note(source.name, `poll succeeded in ${ms} ms`);

@@ -22,7 +22,8 @@ import { NodeState, type NodeDetail, type NodeSummary, type SourceState } from '
 
 /**
  * A poll is skipped as saturated before it sends when the requests of answering nodes queued for the same slots (its
- * origin's or the process's) would take this share of the poll's interval to start (NodeClient.backlogMs).
+ * origin's or the process's) would take this share of the poll's interval to start (NodeClient.backlogMs); twice it
+ * after one skipped poll of the source, four times after two in a row.
  */
 export const BACKLOG_SKIP = 0.25;
 
@@ -91,7 +92,7 @@ interface SourceLoop extends Due {
   readonly state: SourceState;
   readonly outcome: PollOutcome;
   running?: Promise<void>;
-  /** Its polls skipped as saturated in a row: after one, its next poll may join a queue twice as long (fair under saturation). */
+  /** Its polls skipped as saturated in a row: each doubles the queue its next poll may join, up to 4 × (fair under saturation). */
   skips: number;
 }
 
@@ -198,8 +199,8 @@ export class NodePoller {
       // exporter's saturation. Skipped before it joins: left to wait, such queues grew to hold every poll for its whole
       // interval (at 30,000 nodes on 2 cores, 37,000 requests an origin), and waiters cut at the end of their wait cost
       // the event loop more than the requests it sent (these fell from 1,580 to 560 a second an origin). A poll whose
-      // last poll was skipped may join a queue twice as long (half its interval): the nodes skipped go first, instead
-      // of the same nodes missing every poll, and the queues stay within the polls' wait.
+      // last poll was skipped may join a queue twice as long (half its interval), after two in a row one as long as
+      // its interval: the nodes skipped go first, instead of the same nodes missing every poll.
       this.skipSaturated(loop);
       return;
     }

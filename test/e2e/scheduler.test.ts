@@ -5,6 +5,7 @@ import { startFakeNode, waitFor, type FakeNode } from '../helpers/fake-node.js';
 import { closeAfterEach, sample, startTestExporter, waitForPolls, type TestExporter } from '../helpers/exporter.js';
 import { spreadFraction } from '../../src/scheduler/scheduler.js';
 import { defined } from '../helpers/assert.js';
+import { get } from '../helpers/https.js';
 
 let node: FakeNode | undefined;
 let exporter: TestExporter | undefined;
@@ -137,6 +138,35 @@ targets:
     expect(text).not.toMatch(/avalanchego_exporter_poll_errors_total\{node="waiter"[^}]*\} [1-9]/);
     expect(sample(text, 'avalanchego_up{node="hog"}')).not.toBe(1);
     expect(running.logs.filter((l) => l.msg === 'poll failed' && l.node === 'waiter')).toEqual([]);
+  });
+
+  it('a debug poll that cannot send within its interval says the exporter is saturated, not that the node timed out', async () => {
+    // One slot, held 2.5 s of every 3 s by "hog"; the debug poll of "waiter" (interval 1 s) waits for it while it is held.
+    node = await startFakeNode({
+      '/hog/ext/health': { fixture: 'health/healthy-v1.14.2.json', delayMs: 10_000 },
+      '/waiter/ext/health': { fixture: 'health/healthy-v1.14.2.json' },
+    });
+    exporter = await startTestExporter(`
+scheduler: { max_concurrent_requests: 1 }
+defaults: { index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false }, evm: { enabled: false }, proposervm: { enabled: false } }
+targets:
+  - { name: hog, url: '${node.url}/hog', interval: 3s, timeout: 2500ms }
+  - { name: waiter, url: '${node.url}/waiter', interval: 1s, timeout: 300ms }`);
+    const fake = node;
+    const url = defined(exporter, 'the exporter').url;
+    const text = await waitFor(
+      async () => {
+        await waitFor(() => fake.inFlight > 0, 'the hog holding the slot');
+        const r = await get(`${url}/probe?target=waiter&debug=true`, { timeoutMs: 10_000 });
+        return /poll SKIPPED/.test(r.body) && r.body;
+      },
+      'a debug poll of the waiter while the slot is held',
+      20_000,
+    );
+    expect(text).toMatch(
+      /\[health\] poll SKIPPED after \d+ ms: the exporter is saturated, no request slot came free within the poll's interval \(1000 ms\)/,
+    );
+    expect(text).not.toMatch(/\[health\] poll FAILED/);
   });
 
   it('a saturated queue is not joined: polls are skipped before they wait, so the queue stays short and every node is polled', async () => {
