@@ -21,6 +21,22 @@ function healthRoutes(n: number, delayMs: number, prefix = 'n') {
   return Object.fromEntries(Array.from({ length: n }, (_, i) => [`/${prefix}${i}/ext/health`, { fixture: 'health/healthy-v1.14.2.json', delayMs }]));
 }
 
+/** One request slot, held 2.5 s of every 3 s by "hog" (its node answers after 10 s); "waiter" polls every second. */
+async function startHogAndWaiter(): Promise<FakeNode> {
+  const fake = await startFakeNode({
+    '/hog/ext/health': { fixture: 'health/healthy-v1.14.2.json', delayMs: 10_000 },
+    '/waiter/ext/health': { fixture: 'health/healthy-v1.14.2.json' },
+  });
+  node = fake;
+  exporter = await startTestExporter(`
+scheduler: { max_concurrent_requests: 1 }
+defaults: { index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false }, evm: { enabled: false }, proposervm: { enabled: false } }
+targets:
+  - { name: hog, url: '${fake.url}/hog', interval: 3s, timeout: 2500ms }
+  - { name: waiter, url: '${fake.url}/waiter', interval: 1s, timeout: 300ms }`);
+  return fake;
+}
+
 describe('scheduler', () => {
   it('two exporters in one process share no state: each has its own poll timetable, request bodies and labels', async () => {
     node = await startFakeNode({
@@ -111,17 +127,8 @@ targets:
   });
 
   it('a poll that cannot send within its interval is skipped as saturated: counted, never a timeout of the node, up unchanged', async () => {
-    // One slot, held 2.5 s of every 3 s by "hog"; "waiter" polls every second: some of its polls cannot start in time.
-    node = await startFakeNode({
-      '/hog/ext/health': { fixture: 'health/healthy-v1.14.2.json', delayMs: 10_000 },
-      '/waiter/ext/health': { fixture: 'health/healthy-v1.14.2.json' },
-    });
-    exporter = await startTestExporter(`
-scheduler: { max_concurrent_requests: 1 }
-defaults: { index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false }, evm: { enabled: false }, proposervm: { enabled: false } }
-targets:
-  - { name: hog, url: '${node.url}/hog', interval: 3s, timeout: 2500ms }
-  - { name: waiter, url: '${node.url}/waiter', interval: 1s, timeout: 300ms }`);
+    // "waiter" polls every second: some of its polls cannot start in time.
+    await startHogAndWaiter();
     const running = defined(exporter, 'the exporter');
     const text = await waitFor(
       async () => {
@@ -141,18 +148,8 @@ targets:
   });
 
   it('a debug poll that cannot send within its interval says the exporter is saturated, not that the node timed out', async () => {
-    // One slot, held 2.5 s of every 3 s by "hog"; the debug poll of "waiter" (interval 1 s) waits for it while it is held.
-    node = await startFakeNode({
-      '/hog/ext/health': { fixture: 'health/healthy-v1.14.2.json', delayMs: 10_000 },
-      '/waiter/ext/health': { fixture: 'health/healthy-v1.14.2.json' },
-    });
-    exporter = await startTestExporter(`
-scheduler: { max_concurrent_requests: 1 }
-defaults: { index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false }, evm: { enabled: false }, proposervm: { enabled: false } }
-targets:
-  - { name: hog, url: '${node.url}/hog', interval: 3s, timeout: 2500ms }
-  - { name: waiter, url: '${node.url}/waiter', interval: 1s, timeout: 300ms }`);
-    const fake = node;
+    // The debug poll of "waiter" (interval 1 s) waits for the slot while the hog holds it.
+    const fake = await startHogAndWaiter();
     const url = defined(exporter, 'the exporter').url;
     const text = await waitFor(
       async () => {
