@@ -109,10 +109,15 @@ export class Limiter {
   take(hanging = false): boolean {
     if (this.active >= this.max) return false;
     if (hanging ? this.activeHanging >= this.hangingShare || this.waiting > 0 : this.answering.head !== undefined) return false;
+    this.hold(hanging);
+    return true;
+  }
+
+  /** A slot is taken now (take() or a granted wait()): counted in flight, and in the rate expectedWaitMs reads. */
+  private hold(hanging: boolean): void {
     this.active++;
     this.taken++;
     if (hanging) this.activeHanging++;
-    return true;
   }
 
   /** Gives back a slot taken with take() or wait() (once per slot, with the same `hanging`). */
@@ -153,9 +158,7 @@ export class Limiter {
         since: performance.now(),
         grant: () => {
           signal?.removeEventListener('abort', onAbort);
-          this.active++;
-          this.taken++;
-          if (hanging) this.activeHanging++;
+          this.hold(hanging);
           resolve();
         },
       };
