@@ -158,6 +158,14 @@ export class Dispatchers {
     return limiter;
   }
 
+  /**
+   * Whether more than one target polls this origin (an origin as URL.origin gives it). Alone on its origin, a node's
+   * requests queue for its connections only behind its own: that wait is the node's time (NodeClient.send).
+   */
+  shared(origin: string): boolean {
+    return (this.perOrigin.get(origin) ?? 0) > 1;
+  }
+
   /** Connections allowed to one origin. */
   connectionsFor(origin: string): number {
     return Math.min(this.maxConnections, this.maxInFlight, this.maxPerOrigin, CONNECTIONS_PER_NODE * Math.max(1, this.perOrigin.get(origin) ?? 1));
@@ -293,7 +301,7 @@ export class NodeClient {
 
   constructor(
     private readonly target: TargetConfig,
-    dispatchers: Dispatchers,
+    private readonly dispatchers: Dispatchers,
     readonly limiter: Limiter,
     private readonly bodies: RequestBodies,
   ) {
@@ -311,13 +319,15 @@ export class NodeClient {
   }
 
   /**
-   * How long a request of this node that joins now would wait for a slot of its origin or of the process
-   * (Limiter.expectedWaitMs; ms, 0 when none waits). 0 for a hanging node: its polls wait their turn and end as its
-   * own timeouts (a node alone on its origin that hangs queues behind its own requests).
+   * How long a request of this node that joins now would wait for a slot of the process, or of its origin when other
+   * nodes share it (Limiter.expectedWaitMs; ms, 0 when none waits): the exporter's saturation. Not the queue of an
+   * origin the node has alone: that holds only its own requests, waiting for the node's answers (send). 0 for a
+   * hanging node: its polls wait their turn and end as its own timeouts.
    */
   backlogMs(now: number, targetMs: number): number {
     if (this.hanging) return 0;
-    return Math.max(this.originSlots.expectedWaitMs(now, targetMs), this.limiter.expectedWaitMs(now, targetMs));
+    const process = this.limiter.expectedWaitMs(now, targetMs);
+    return this.dispatchers.shared(this.origin) ? Math.max(this.originSlots.expectedWaitMs(now, targetMs), process) : process;
   }
 
   /** A JSON-RPC 2.0 request; decode the reply with rpc/jsonrpc.ts. */
@@ -358,10 +368,28 @@ export class NodeClient {
       return this.slotted(call, signal, watcher, hanging);
     }
     // Every slot of the origin is taken (or its hanging nodes' share is): wait for one under the poll's bound.
+    if (this.dispatchers.shared(this.origin)) {
+      return this.originSlots.wait(signal, hanging).then(
+        () => (this.limiter.take(hanging) ? exchange(this, call, signal, watcher, hanging) : this.slotted(call, signal, watcher, hanging)),
+        (err: unknown) => {
+          throw new RequestFailed(call.url, 'slot', signal.aborted, err);
+        },
+      );
+    }
+    // Alone on its origin, the node's own requests hold its connections: they wait for its answers, and so does this
+    // one. That wait is the node's time (the poll's deadline counts it as time on the wire): a node that hangs fails
+    // its polls as its own timeouts, not as the exporter's saturation (in the frozen drill its health polls, queued
+    // behind its other sources' requests, were skipped as "saturated" and never said `timeout`).
+    const joined = performance.now();
+    watcher?.sent(joined);
     return this.originSlots.wait(signal, hanging).then(
-      () => (this.limiter.take(hanging) ? exchange(this, call, signal, watcher, hanging) : this.slotted(call, signal, watcher, hanging)),
+      () => {
+        watcher?.done(joined);
+        return this.limiter.take(hanging) ? exchange(this, call, signal, watcher, hanging) : this.slotted(call, signal, watcher, hanging);
+      },
       (err: unknown) => {
-        throw new RequestFailed(call.url, 'slot', signal.aborted, err);
+        watcher?.done(joined);
+        throw new RequestFailed(call.url, 'queue', signal.aborted, err);
       },
     );
   }

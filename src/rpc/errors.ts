@@ -27,8 +27,11 @@ export class PollError extends Error {
 export class RequestFailed extends Error {
   constructor(
     readonly url: string,
-    /** `slot`: still waiting for a request slot (the process-wide cap); `exchange`: talking to the node. */
-    readonly phase: 'slot' | 'exchange',
+    /**
+     * `slot`: still waiting for a request slot (the process-wide cap, or an origin other nodes share); `queue`: waiting
+     * for a connection of a node alone on its origin, behind its own unanswered requests; `exchange`: talking to the node.
+     */
+    readonly phase: 'slot' | 'queue' | 'exchange',
     /** The poll's deadline had passed when the request failed. */
     readonly deadlineExceeded: boolean,
     cause: unknown,
@@ -154,13 +157,21 @@ export function classifyError(err: unknown, poll: PollFacts): PollError {
 function classifyRequestFailure(err: RequestFailed, timeoutMs: number): PollError {
   const { url } = err;
   if (err.deadlineExceeded) {
-    return err.phase === 'slot'
-      ? new PollError(
-          'timeout',
-          `no request slot free within the ${timeoutMs} ms timeout for ${url}: scheduler.max_concurrent_requests requests were in flight; raise it or poll less often`,
-          { cause: err },
-        )
-      : new PollError('timeout', `no answer from ${url} within ${timeoutMs} ms`, { cause: err });
+    if (err.phase === 'slot') {
+      return new PollError(
+        'timeout',
+        `no request slot free within the ${timeoutMs} ms timeout for ${url}: scheduler.max_concurrent_requests requests were in flight; raise it or poll less often`,
+        { cause: err },
+      );
+    }
+    if (err.phase === 'queue') {
+      return new PollError(
+        'timeout',
+        `no answer from ${url} within ${timeoutMs} ms: the node had not answered the requests ahead of this one, which held every connection to it`,
+        { cause: err },
+      );
+    }
+    return new PollError('timeout', `no answer from ${url} within ${timeoutMs} ms`, { cause: err });
   }
   const cause = err.cause as { code?: string; name?: string; message?: string; cause?: { code?: string; message?: string } } | undefined;
   const code = cause?.code ?? cause?.cause?.code;

@@ -78,3 +78,56 @@ describe('a node is marked hanging by its own deadline only', () => {
     expect(client.hanging).toBe(false);
   });
 });
+
+describe("a node alone on its origin: waiting behind its own unanswered requests is the node's time", () => {
+  /** Three requests at once under their own deadlines (300 ms on the wire, 100 ms of waiting): the origin has two connections. */
+  async function threeAtOnce(dispatchers: Dispatchers): Promise<{ deadlines: PollDeadline[]; errs: unknown[]; queuedBacklog: number[] }> {
+    const node = defined(slow, 'the slow node');
+    const client = new NodeClient(defined(target, 'the target'), dispatchers, new Limiter(16), new RequestBodies());
+    const deadlines = [0, 1, 2].map(() => new PollDeadline(300, 100));
+    const before = node.requests.length;
+    const replies = deadlines.map((d) => client.rpc('/ext/health', 'health.health', {}, d.signal, d).catch((e: unknown) => e));
+    await waitFor(() => node.requests.length >= before + 2, 'two requests at the node', 2000);
+    // The third waits for a connection: the backlog a poll of this node would see (a quarter of a 1 s interval).
+    const queuedBacklog = [client.backlogMs(performance.now() + 1000, 250)];
+    const errs = await Promise.all(replies);
+    for (const d of deadlines) d.clear();
+    return { deadlines, errs, queuedBacklog };
+  }
+
+  it('the request queued behind two hanging ones fails with reason timeout at its deadline, not as the exporter saturated', async () => {
+    const alone = new Dispatchers();
+    alone.setLayout([defined(target, 'the target').url]);
+    try {
+      const started = performance.now();
+      const { deadlines, errs, queuedBacklog } = await threeAtOnce(alone);
+      // The third waited past the poll's 100 ms of waiting: still the node's time, cut at its 300 ms.
+      expect(performance.now() - started).toBeGreaterThanOrEqual(300);
+      expect(deadlines.map((d) => d.saturated)).toEqual([false, false, false]);
+      const errors = errs.map((e) => classifyError(e, { url: 'http://n', timeoutMs: 300 }));
+      expect(errors.map((e) => e.reason)).toEqual(['timeout', 'timeout', 'timeout']);
+      expect(errors[2]?.message).toMatch(
+        /^no answer from http:\/\/127\.0\.0\.1:\d+\/ext\/health within 300 ms: the node had not answered the requests ahead of this one/,
+      );
+      // Its own queue is no saturation of the exporter: its polls are not skipped for it.
+      expect(queuedBacklog).toEqual([0]);
+    } finally {
+      await alone.close();
+    }
+  });
+
+  it("on an origin other nodes share, the same wait is the exporter's: skipped as saturated once the poll's wait is gone", async () => {
+    const url = defined(target, 'the target').url;
+    const shared = new Dispatchers();
+    // Two targets on the origin (four connections): one of them polled here, with a per-origin cap of two.
+    shared.setLayout([url, `${url}/other`], Infinity, 2);
+    try {
+      const { deadlines, errs, queuedBacklog } = await threeAtOnce(shared);
+      expect(deadlines.map((d) => d.saturated)).toEqual([false, false, true]);
+      expect(classifyError(errs[0], { url: 'http://n', timeoutMs: 300 }).reason).toBe('timeout');
+      expect(queuedBacklog[0]).toBeGreaterThan(250);
+    } finally {
+      await shared.close();
+    }
+  });
+});
