@@ -363,35 +363,30 @@ export class NodeClient {
   private send(call: PreparedCall, signal: AbortSignal, watcher: SendWatcher | undefined): Promise<RpcReply> {
     const hanging = this.hanging;
     // The origin's slot first, then the process's: a request waiting for its origin holds none of the process's.
-    if (this.originSlots.take(hanging)) {
-      if (this.limiter.take(hanging)) return exchange(this, call, signal, watcher, hanging);
-      return this.slotted(call, signal, watcher, hanging);
-    }
-    // Every slot of the origin is taken (or its hanging nodes' share is): wait for one under the poll's bound.
-    if (this.dispatchers.shared(this.origin)) {
-      return this.originSlots.wait(signal, hanging).then(
-        () => (this.limiter.take(hanging) ? exchange(this, call, signal, watcher, hanging) : this.slotted(call, signal, watcher, hanging)),
-        (err: unknown) => {
-          throw new RequestFailed(call.url, 'slot', signal.aborted, err);
-        },
-      );
-    }
-    // Alone on its origin, the node's own requests hold its connections: they wait for its answers, and so does this
-    // one. That wait is the node's time (the poll's deadline counts it as time on the wire): a node that hangs fails
-    // its polls as its own timeouts, not as the exporter's saturation (in the frozen drill its health polls, queued
-    // behind its other sources' requests, were skipped as "saturated" and never said `timeout`).
+    if (this.originSlots.take(hanging)) return this.admitted(call, signal, watcher, hanging);
+    // Every slot of the origin is taken (or its hanging nodes' share is): wait for one under the poll's bound. Alone on
+    // its origin, the node's own requests hold its connections: they wait for its answers, and so does this one. That
+    // wait is the node's time (the poll's deadline counts it as time on the wire): a node that hangs fails its polls as
+    // its own timeouts, not as the exporter's saturation (in the frozen drill its health polls, queued behind its other
+    // sources' requests, were skipped as "saturated" and never said `timeout`). On a shared origin it is the exporter's.
+    const own = !this.dispatchers.shared(this.origin);
     const joined = performance.now();
-    watcher?.sent(joined);
+    if (own) watcher?.sent(joined);
     return this.originSlots.wait(signal, hanging).then(
       () => {
-        watcher?.done(joined);
-        return this.limiter.take(hanging) ? exchange(this, call, signal, watcher, hanging) : this.slotted(call, signal, watcher, hanging);
+        if (own) watcher?.done(joined);
+        return this.admitted(call, signal, watcher, hanging);
       },
       (err: unknown) => {
-        watcher?.done(joined);
-        throw new RequestFailed(call.url, 'queue', signal.aborted, err);
+        if (own) watcher?.done(joined);
+        throw new RequestFailed(call.url, own ? 'queue' : 'slot', signal.aborted, err);
       },
     );
+  }
+
+  /** Holding the origin's slot: sends now if the process has a slot free, else waits for one (slotted). */
+  private admitted(call: PreparedCall, signal: AbortSignal, watcher: SendWatcher | undefined, hanging: boolean): Promise<RpcReply> {
+    return this.limiter.take(hanging) ? exchange(this, call, signal, watcher, hanging) : this.slotted(call, signal, watcher, hanging);
   }
 
   /** Holding the origin's slot: waits for one of the process's (the origin's slot is given back if that wait ends first). */

@@ -44,7 +44,6 @@ export class Limiter {
   private active = 0;
   /** Slots held by requests of hanging nodes. */
   private activeHanging = 0;
-  private waiting = 0;
   /** Grants to answering requests since the last to a hanging one, while hanging ones waited. */
   private answeringRun = 0;
   private readonly answering: Queue = { length: 0 };
@@ -82,7 +81,7 @@ export class Limiter {
   }
 
   get queued(): number {
-    return this.waiting;
+    return this.answering.length + this.hangingQueue.length;
   }
 
   /**
@@ -108,7 +107,7 @@ export class Limiter {
   /** Takes a slot when one is free now (true); give it back with release(hanging), once. */
   take(hanging = false): boolean {
     if (this.active >= this.max) return false;
-    if (hanging ? this.activeHanging >= this.hangingShare || this.waiting > 0 : this.answering.head !== undefined) return false;
+    if (hanging ? this.activeHanging >= this.hangingShare || this.queued > 0 : this.answering.head !== undefined) return false;
     this.hold(hanging);
     return true;
   }
@@ -179,7 +178,6 @@ export class Limiter {
     } else q.head = w;
     q.tail = w;
     q.length++;
-    this.waiting++;
   }
 
   private unlink(w: Waiter): void {
@@ -192,7 +190,6 @@ export class Limiter {
     w.prev = undefined;
     w.next = undefined;
     q.length--;
-    this.waiting--;
   }
 }
 
