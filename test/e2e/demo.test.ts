@@ -1,6 +1,6 @@
 // The README's first command: the demo fleet and the exporter, stopped by Ctrl-C.
 import { spawn } from 'node:child_process';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { waitFor } from '../helpers/fake-node.js';
 import { sample } from '../helpers/exporter.js';
 import { DEMO_SCENARIOS } from '../../src/demo.js';
@@ -15,6 +15,9 @@ describe('demo', () => {
     });
     let stdout = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    // Read, so that a full pipe never blocks the demo's log writes.
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     try {
       const url = `http://127.0.0.1:${port}`;
       await waitFor(async () => (await fetch(`${url}/-/ready`)).status === 200, 'demo ready', 20_000);
@@ -61,5 +64,38 @@ describe('demo', () => {
     } finally {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     }
+  });
+
+  it('SIGINT to `npm run demo` (npm, not the demo) stops npm, its shell and the demo, and frees the port', { timeout: 60_000 }, async () => {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    // --ignore-scripts: no predemo build here (npm test built dist/ already; a build would rewrite
+    // dist/ under the other tests). Its own process group, so that the test can see that nothing of
+    // it is left, and remove what is.
+    const npm = spawn('npm', ['run', 'demo', '--ignore-scripts', '--', `--web.listen-address=127.0.0.1:${port}`, '--log.format=json'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    const group = defined(npm.pid, 'the PID of npm');
+    const groupAlive = () => {
+      try {
+        process.kill(-group, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    onTestFinished(() => {
+      if (groupAlive()) process.kill(-group, 'SIGKILL');
+    });
+    let out = '';
+    npm.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    npm.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    await waitFor(async () => (await fetch(`${url}/-/ready`)).status === 200, 'the demo under npm run demo ready', 30_000);
+    // As `kill -INT <npm pid>` does: the signal reaches npm alone, not its process group.
+    npm.kill('SIGINT');
+    await waitFor(() => !groupAlive(), `npm, sh -c and the demo gone after SIGINT to npm\n${out.slice(-2000)}`, 15_000);
+    await expect(fetch(`${url}/-/healthy`)).rejects.toThrow();
+    expect(out).toContain('stopping the demo');
   });
 });
