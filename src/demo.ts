@@ -32,6 +32,11 @@ export const DEMO_SCENARIOS: readonly ScenarioName[] = [
 export const DEMO_LATER: readonly ScenarioName[] = ['node-id-changed'];
 /** How often the demo looks whether the exporter has seen such a node validate. */
 const LATER_CHECK_MS = 500;
+/** The banner waits for every node's first poll, at most this long. */
+const FIRST_ROUND_WAIT_MS = 10_000;
+const BANNER_CHECK_MS = 100;
+/** How often the one-line reminder of the addresses is printed. */
+const REMINDER_MS = 60_000;
 
 /** Primary-network validators: every third node (the simulator's default) and the validator scenarios. */
 export function demoValidator(i: number): boolean {
@@ -132,7 +137,7 @@ export async function runDemo(argv: string[]): Promise<number> {
   }, LATER_CHECK_MS);
 
   const shown = encodeURIComponent((config.targets[3] ?? config.targets[0])?.name ?? '');
-  process.stdout.write(`
+  const banner = `
   AvalancheGo exporter demo
   ─────────────────────────
   Simulated nodes:   ${simulator.url}
@@ -146,11 +151,26 @@ export async function runDemo(argv: string[]): Promise<number> {
 
   Faults develop over a few minutes (time runs 10x). Ctrl-C stops the demo.
 
-`);
+`;
+  // The banner after the first round of polls, whose faults (a down node, a bootstrapping one) are logged at once
+  // and would scroll it away; then a one-line reminder now and then, between the faults that develop.
+  const firstRound = Date.now();
+  let bannerShown = false;
+  const showBanner = setInterval(() => {
+    if (exporter.scheduler.pendingFirstPoll > 0 && Date.now() - firstRound < FIRST_ROUND_WAIT_MS) return;
+    clearInterval(showBanner);
+    bannerShown = true;
+    process.stdout.write(banner);
+  }, BANNER_CHECK_MS);
+  const remind = setInterval(() => {
+    if (bannerShown) process.stdout.write(`  demo: ${exporter.url}/ (the nodes), ${exporter.url}/metrics; Ctrl-C stops it\n`);
+  }, REMINDER_MS);
 
   return new Promise<number>((resolve) => {
     const stop = (signal: string) => {
       clearInterval(begin);
+      clearInterval(showBanner);
+      clearInterval(remind);
       logger.info({ signal }, 'stopping the demo');
       Promise.all([exporter.close(), simulator.close()]).then(
         () => {

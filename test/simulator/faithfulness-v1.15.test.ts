@@ -143,7 +143,7 @@ describe(`the simulator's v1.15.0 answers against the ${VERSION} source`, () => 
       expect({ what, unknown: [...keys].filter((k) => !allowed.has(k)) }).toEqual({ what, unknown: [] });
     };
 
-    it.for([
+    it.for<[string, string]>([
       ['info.getNodeVersion', 'info.GetNodeVersionReply'],
       ['info.getNodeID', 'info.GetNodeIDReply'],
       ['info.getNetworkID', 'info.GetNetworkIDReply'],
@@ -189,7 +189,7 @@ describe(`the simulator's v1.15.0 answers against the ${VERSION} source`, () => 
       check('platform.getHeight', Object.keys(await answer(sim, '/ext/bc/P', 'platform.getHeight')), 'api.GetHeightResponse');
     });
 
-    it.for([
+    it.for<[string, string]>([
       ['C', '/ext/bc/C/proposervm'],
       ['the L1', `/ext/bc/${L1_CHAIN.chainId}/proposervm`],
     ])('proposervm.getCurrentEpoch on %s → GetEpochResponse, in its field order', async ([, path], ctx) => {
