@@ -38,6 +38,15 @@ const BANNER_CHECK_MS = 100;
 /** How often the one-line reminder of the addresses is printed. */
 const REMINDER_MS = 60_000;
 
+/**
+ * The demo's L1 validator running out of balance (l1-balance-draining) has this many seconds of fees left, in the
+ * demo's time (10x): 30 minutes, three of the wall clock. Its runway counts down as it drains, and shows as a risk
+ * (and would page, AvalancheGoL1ValidatorBalanceLow after 10m) well before the validator goes inactive.
+ */
+export const DEMO_L1_RUNWAY_SECONDS = 30 * 60;
+/** How much faster than real time the demo's nodes run. */
+export const DEMO_TIME_SCALE = 10;
+
 /** Primary-network validators: every third node (the simulator's default) and the validator scenarios. */
 export function demoValidator(i: number): boolean {
   return i % 3 === 0 || ['uptime-dropping', 'stake-expiring', 'node-id-changed', 'version-behind'].includes(DEMO_SCENARIOS[i] ?? 'healthy');
@@ -51,7 +60,7 @@ export function demoL1Validator(i: number): boolean {
 const USAGE = `Usage: avalanchego-exporter demo [flags]
 
 Starts ${DEMO_SCENARIOS.length} simulated AvalancheGo nodes (${[...new Set(DEMO_SCENARIOS)].join(', ')}),
-running 10 times faster than real time, and the exporter polling them every 5s.
+running ${DEMO_TIME_SCALE} times faster than real time, and the exporter polling them every 5s.
 
 Flags:
   --web.listen-address=HOST:PORT   where the exporter serves (default 127.0.0.1:10650)
@@ -95,7 +104,8 @@ export async function runDemo(argv: string[]): Promise<number> {
       const s = DEMO_SCENARIOS[i] ?? 'healthy';
       return DEMO_LATER.includes(s) ? 'healthy' : s;
     },
-    timeScale: 10,
+    timeScale: DEMO_TIME_SCALE,
+    timings: { l1DrainSeconds: DEMO_L1_RUNWAY_SECONDS },
     validator: demoValidator,
     trackL1: demoL1Validator,
     l1Validator: demoL1Validator,
@@ -149,7 +159,7 @@ export async function runDemo(argv: string[]): Promise<number> {
   Push a node into a fault:
     curl -X POST -d '{"scenario":"router-overload"}' ${simulator.url}/sim/nodes/node-0/scenario
 
-  Faults develop over a few minutes (time runs 10x). Ctrl-C stops the demo.
+  Faults develop over a few minutes (time runs ${DEMO_TIME_SCALE}x). Ctrl-C stops the demo.
 
 `;
   // The banner after the first round of polls, whose faults (a down node, a bootstrapping one) are logged at once

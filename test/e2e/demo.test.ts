@@ -3,7 +3,8 @@ import { spawn } from 'node:child_process';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { waitFor } from '../helpers/fake-node.js';
 import { sample } from '../helpers/exporter.js';
-import { DEMO_SCENARIOS } from '../../src/demo.js';
+import { DEMO_L1_RUNWAY_SECONDS, DEMO_SCENARIOS, DEMO_TIME_SCALE } from '../../src/demo.js';
+import { L1_SUBNET_ID } from '../../src/simulator/index.js';
 import { freePort } from '../helpers/net.js';
 import { defined } from '../helpers/assert.js';
 
@@ -26,6 +27,54 @@ function expectQuietTerminal(out: string): void {
   expect(out).not.toMatch(/^\s+at /m);
   const stray = rest.split('\n').filter((line) => line !== '' && !RECORD.test(line) && !line.startsWith('  demo: http://'));
   expect(stray, 'lines that are not a log record').toEqual([]);
+}
+
+/** A node's answer to one JSON-RPC call. */
+async function call(url: string, method: string, params: unknown): Promise<Record<string, unknown>> {
+  const r = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  return ((await r.json()) as { result: Record<string, unknown> }).result;
+}
+
+/**
+ * The demo's L1 validator running out of balance shows its runway as a risk, and the runway is the time it really
+ * has left: read twice from the node, it falls by the demo's time between the readings (it fell six days in 12 s).
+ */
+async function expectRunwayBeforeInactive(url: string, simUrl: string): Promise<void> {
+  const node = `node-${DEMO_SCENARIOS.indexOf('l1-balance-draining')}`;
+  const row = defined(
+    new RegExp(`<tr><td class="name"><a href="node/${node}">.*?</tr>`).exec(await (await fetch(url)).text())?.[0],
+    `the row of ${node}`,
+  );
+  expect(row).toMatch(/<td class="state bad">at risk/);
+  expect(row).toMatch(/L1 balance lasts \d+m/);
+  const nodeId = defined(
+    /avalanchego_node_info\{node="[^"]+",node_id="([^"]+)"/.exec(await (await fetch(`${url}/probe?target=${node}`)).text())?.[1],
+    'its node ID',
+  );
+  const pchain = `${simUrl}/${node}/ext/bc/P`;
+  const price = Number((await call(pchain, 'platform.getValidatorFeeState', {})).price);
+  const runway = async () => {
+    const { validators } = (await call(pchain, 'platform.getCurrentValidators', { subnetID: L1_SUBNET_ID, nodeIDs: [nodeId] })) as {
+      validators: Array<{ balance: string }>;
+    };
+    return Number(defined(validators[0], 'its L1 entry').balance) / price;
+  };
+  const t0 = performance.now();
+  const first = await runway();
+  const t1 = performance.now();
+  await new Promise((resolve) => setTimeout(resolve, 1_500));
+  const t2 = performance.now();
+  const second = await runway();
+  const t3 = performance.now();
+  // More than a minute of the wall clock left to see it, and it fell by the demo's time between the readings.
+  expect(first / DEMO_TIME_SCALE).toBeGreaterThan(60);
+  expect(first - second).toBeGreaterThanOrEqual(((t2 - t1) / 1000) * DEMO_TIME_SCALE - 1);
+  expect(first - second).toBeLessThanOrEqual(((t3 - t0) / 1000) * DEMO_TIME_SCALE + 1);
+  expect(first).toBeLessThanOrEqual(DEMO_L1_RUNWAY_SECONDS);
 }
 
 describe('demo', () => {
@@ -71,6 +120,7 @@ describe('demo', () => {
           30_000,
         ).catch(() => undefined);
         expect(scenarios).toEqual(DEMO_SCENARIOS.map((s, i) => `node-${i} ${s}`));
+        await expectRunwayBeforeInactive(url, defined(simUrl, 'the simulator URL'));
         expect(stdout).toContain(`${simUrl}/sim/nodes/node-0/scenario`);
         expect(stdout).toContain(`Landing page:      ${url}/`);
         // The banner links to the human pages: one node's and the configuration.
