@@ -149,7 +149,9 @@ describe('an expected fault is one line with no stack, in every format (createLo
   });
 
   it('json: an error logged at level error (a bug) keeps its stack', async () => {
-    const text = await logged('json', (log) => log.error({ err: new TypeError('x is undefined') }, 'internal error while polling: please report this'));
+    const text = await logged('json', (log) =>
+      log.error({ err: new TypeError('x is undefined') }, 'internal error while polling: please report this'),
+    );
     const record = JSON.parse(text) as { err: { type: string; stack: string } };
     expect(record.err.type).toBe('TypeError');
     expect(record.err.stack).toMatch(/\n\s+at /);
