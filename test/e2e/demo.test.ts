@@ -80,7 +80,7 @@ async function expectRunwayBeforeInactive(url: string, simUrl: string): Promise<
 describe('demo', () => {
   it(
     'serves every demo node, the down one as up 0, and stops on SIGINT with exit 0; its terminal: one line a log record, the banner after the first round',
-    { timeout: 60_000 },
+    { timeout: 180_000 },
     async () => {
       const port = await freePort();
       // As in a terminal: the log (stderr, pretty by default) and the banner (stdout) in one stream, in order.
@@ -91,7 +91,7 @@ describe('demo', () => {
       child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
       try {
         const url = `http://127.0.0.1:${port}`;
-        await waitFor(async () => (await fetch(`${url}/-/ready`)).status === 200, 'demo ready', 20_000);
+        await waitFor(async () => (await fetch(`${url}/-/ready`)).status === 200, 'demo ready', 90_000);
         // Every node as its scenario says; on a loaded machine a first poll may time out, so
         // wait (with a deadline) for the state rather than reading the first scrape.
         const expected = DEMO_SCENARIOS.map((scenario, i) => [`node-${i}`, scenario === 'down' ? 0 : 1] as const);
@@ -140,7 +140,7 @@ describe('demo', () => {
     },
   );
 
-  it('SIGINT to `npm run demo` (npm, not the demo) stops npm, its shell and the demo, and frees the port', { timeout: 60_000 }, async () => {
+  it('SIGINT to `npm run demo` (npm, not the demo) stops npm, its shell and the demo, and frees the port', { timeout: 120_000 }, async () => {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
     // --ignore-scripts: no predemo build here (npm test built dist/ already; a build would rewrite
@@ -165,7 +165,7 @@ describe('demo', () => {
     let out = '';
     npm.stdout.on('data', (d: Buffer) => (out += d.toString()));
     npm.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    await waitFor(async () => (await fetch(`${url}/-/ready`)).status === 200, 'the demo under npm run demo ready', 30_000);
+    await waitFor(async () => (await fetch(`${url}/-/ready`)).status === 200, 'the demo under npm run demo ready', 45_000);
     // As `kill -INT <npm pid>` does: the signal reaches npm alone, not its process group.
     npm.kill('SIGINT');
     await waitFor(() => !groupAlive(), `npm, sh -c and the demo gone after SIGINT to npm\n${out.slice(-2000)}`, 15_000);
