@@ -41,13 +41,19 @@ export function isNodeDeadline(reason: unknown): boolean {
   return !(reason instanceof ExporterSaturatedError || reason instanceof PollStoppedError);
 }
 
-/** What a request tells its poll's deadline: on the wire since `at`, and done (answered or failed). */
-export interface SendWatcher {
-  sent(at: number): void;
-  done(at: number): void;
+/**
+ * What a request ends with and reports its time on the wire to (rpc/admission.ts Ticket): a poll's deadline
+ * (PollDeadline), or a bare `{ signal }`.
+ */
+export interface PollHandle {
+  readonly signal: AbortSignal;
+  /** A request of the poll is on the wire since `at` (performance.now() ms): the node's time runs. */
+  sent?(at: number): void;
+  /** That request is done (answered or failed). */
+  done?(at: number): void;
 }
 
-export class PollDeadline implements SendWatcher {
+export class PollDeadline implements PollHandle {
   private readonly controller = new AbortController();
   private readonly startedAt = performance.now();
   private timer: NodeJS.Timeout;

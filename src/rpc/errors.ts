@@ -113,7 +113,7 @@ const CONNECT_CODES = new Set([
   'EPIPE',
   'UND_ERR_SOCKET',
   'UND_ERR_CLOSED',
-  // The socket budget (rpc/client.ts Dispatchers): out of file descriptors, or the exporter's own cap.
+  // The socket budget (rpc/sockets.ts Dispatchers): out of file descriptors, or the exporter's own cap.
   'EMFILE',
   'ENFILE',
   'ESOCKETBUDGET',

@@ -57,7 +57,7 @@ export class Limiter {
   /**
    * @param max the slots
    * @param shareHanging whether hanging nodes' requests together hold at most half the slots (the process's
-   *   limiter); an origin's admission (Dispatchers.originSlots) takes turns only, so that a lone node that hangs
+   *   limiter); an origin's slots (rpc/admission.ts) take turns only, so that a lone node that hangs
    *   keeps its two connections and its polls end as the node's timeouts, not as waits of the exporter
    */
   constructor(
@@ -88,7 +88,7 @@ export class Limiter {
    * The wait ahead of a request of an answering node that joins now (ms; 0 when none waits): the waiting requests of
    * answering nodes over the rate slots were taken at in the last second, once the oldest of them has waited a quarter
    * of `targetMs` (a burst that has just arrived is not yet a standing queue); the oldest one's wait while no rate is
-   * measured yet. Polls are skipped before they join a queue this long (NodeClient.backlogMs).
+   * measured yet. Polls are skipped before they join a queue this long (rpc/admission.ts NodeAdmission.backlogMs).
    */
   expectedWaitMs(now: number, targetMs: number): number {
     const head = this.answering.head;

@@ -8,6 +8,7 @@ import { performance } from 'node:perf_hooks';
 import type { Clock } from '../clock.js';
 import type { TargetConfig } from '../config/schema.js';
 import type { NodeClient } from '../rpc/client.js';
+import type { PollHandle } from '../rpc/deadline.js';
 import type { PollContext } from '../sources/source.js';
 import { maskSecrets, secretsOf } from '../util/redact.js';
 import { oneLine, truncate } from '../util/text.js';
@@ -28,16 +29,16 @@ export async function debugPoll(target: TargetConfig, node: NodeState, client: N
   await Promise.all(
     node.sources.map(async ({ source }) => {
       note(source.name, `poll started (deadline ${target.timeoutMs} ms)`);
-      const context = (signal: AbortSignal): PollContext => ({
+      const context = (poll: PollHandle): PollContext => ({
         target,
-        signal,
+        signal: poll.signal,
         node,
         now: () => clock.now(),
         rpc: async (path, method, params) => {
           const started = performance.now();
           note(source.name, `POST ${target.url}${path} ${method} ${JSON.stringify(params)}`);
           try {
-            const reply = await client.rpc(path, method, params, signal);
+            const reply = await client.rpc(path, method, params, { signal: poll.signal });
             const ms = Math.round((performance.now() - started) * 10) / 10;
             const nodeId = reply.headers['node-id'] ? `, node-id ${String(reply.headers['node-id'])}` : '';
             note(source.name, `  → HTTP ${reply.status}, ${Buffer.byteLength(reply.body)} bytes in ${ms} ms${nodeId}: ${snippet(reply.body)}`);

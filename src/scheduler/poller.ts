@@ -11,21 +11,15 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { TargetConfig } from '../config/schema.js';
-import type { Limiter } from '../rpc/limiter.js';
-import { NodeClient, type Dispatchers, type RequestBodies } from '../rpc/client.js';
-import { PollDeadline, type SendWatcher } from '../rpc/deadline.js';
+import type { Admission, NodeAdmission } from '../rpc/admission.js';
+import { NodeClient, type RequestBodies } from '../rpc/client.js';
+import { PollDeadline, type PollHandle } from '../rpc/deadline.js';
+import type { Dispatchers } from '../rpc/sockets.js';
 import { classifyError, type PollError } from '../rpc/errors.js';
 import type { LabelTable, NodeLines } from '../metrics/render.js';
 import type { PollContext, Source } from '../sources/source.js';
 import type { Due, DueQueue } from './due.js';
 import { NodeState, type NodeDetail, type NodeSummary, type SourceState } from './node-state.js';
-
-/**
- * A poll is skipped as saturated before it sends when the requests of answering nodes queued for the same slots (its
- * origin's or the process's) would take this share of the poll's interval to start (NodeClient.backlogMs); twice it
- * after one skipped poll of the source, four times after two in a row.
- */
-export const BACKLOG_SKIP = 0.25;
 
 export interface PollerDeps {
   /** Called as each poll starts, with how late it is (seconds after it was due). */
@@ -33,7 +27,8 @@ export interface PollerDeps {
   /** A poll could not send its requests within its interval (the exporter's own load): counted, never the node's fault. */
   onPollSkipped?: (reason: 'saturated') => void;
   dispatchers: Dispatchers;
-  limiter: Limiter;
+  /** The exporter's admission (rpc/admission.ts): the process's and the origins' slots, and the skip rule. */
+  admission: Admission;
   clock: Clock;
   sources: ReadonlyArray<Source<unknown>>;
   /** The exporter's poll timetable, shared by its nodes. */
@@ -63,7 +58,7 @@ export interface PollOutcome {
 export async function pollBounded(
   source: Source<unknown>,
   target: TargetConfig,
-  context: (signal: AbortSignal, watcher: SendWatcher) => PollContext,
+  context: (poll: PollHandle) => PollContext,
   into: PollOutcome,
   waitMs = target.intervalMs,
   stop?: AbortSignal,
@@ -73,7 +68,7 @@ export async function pollBounded(
   let snapshot: unknown;
   let failure: { error: unknown } | undefined;
   try {
-    snapshot = await source.poll(context(deadline.signal, deadline));
+    snapshot = await source.poll(context(deadline));
     const partial = source.failure?.(snapshot);
     if (partial !== undefined) failure = { error: partial };
   } catch (err) {
@@ -100,15 +95,17 @@ export class NodePoller {
   private readonly loops: SourceLoop[];
   /** The node's HTTP client (the traced poll of debug-poll.ts uses it too). */
   readonly client: NodeClient;
+  /** The node's admission: its slots, its hanging mark, and whether a poll due now is tried. */
+  private readonly door: NodeAdmission;
   readonly state: NodeState;
   private stopped = false;
   /** Aborted by stop(): polls under way end at once (one waiting for a slot may otherwise wait out its interval). */
   private readonly stopping = new AbortController();
   /** The context of a scheduled poll, made once a node (not a closure a poll). */
-  private readonly context = (signal: AbortSignal, watcher: SendWatcher): PollContext => ({
+  private readonly context = (poll: PollHandle): PollContext => ({
     target: this.target,
-    signal,
-    rpc: (path, method, params) => this.client.rpc(path, method, params, signal, watcher),
+    signal: poll.signal,
+    rpc: (path, method, params) => this.client.rpc(path, method, params, poll),
     node: this.state,
     now: () => this.deps.clock.now(),
   });
@@ -118,7 +115,8 @@ export class NodePoller {
     private readonly deps: PollerDeps,
     private readonly logger: Logger,
   ) {
-    this.client = new NodeClient(target, deps.dispatchers, deps.limiter, deps.bodies);
+    this.door = deps.admission.node(target.url);
+    this.client = new NodeClient(target, deps.dispatchers, this.door, deps.bodies);
     this.state = new NodeState(target, deps.sources, deps.clock, logger, deps.labels);
     this.loops = this.state.sources.map((state) => {
       const loop: SourceLoop = {
@@ -193,14 +191,8 @@ export class NodePoller {
   /** One scheduled poll: through the boundary, then settled in the node's state. */
   private async runPoll(loop: SourceLoop): Promise<void> {
     const { outcome } = loop;
-    const target = loop.state.intervalMs * BACKLOG_SKIP * 2 ** Math.min(loop.skips, 2);
-    if (this.client.backlogMs(performance.now(), target) > target) {
-      // The queue this poll would join holds more than a quarter of its interval of requests: a standing queue, the
-      // exporter's saturation. Skipped before it joins: left to wait, such queues grew to hold every poll for its whole
-      // interval (at 30,000 nodes on 2 cores, 37,000 requests an origin), and waiters cut at the end of their wait cost
-      // the event loop more than the requests it sent (these fell from 1,580 to 560 a second an origin). A poll whose
-      // last poll was skipped may join a queue twice as long (half its interval), after two in a row one as long as
-      // its interval: the nodes skipped go first, instead of the same nodes missing every poll.
+    if (this.door.shouldSkip(performance.now(), loop.state.intervalMs, loop.skips)) {
+      // A standing queue of other nodes' requests: the exporter's saturation. Skipped before it joins (rpc/admission.ts).
       this.skipSaturated(loop);
       return;
     }
