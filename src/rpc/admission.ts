@@ -31,6 +31,18 @@ export const MAX_CONNECTIONS_PER_ORIGIN = 128;
  * after one skipped poll of the source, four times after two in a row.
  */
 export const BACKLOG_SKIP = 0.25;
+/**
+ * A source's poll after this many skipped in a row is overdue: its requests go ahead of other answering nodes' waiting
+ * ones (rpc/limiter.ts), and it is skipped only when the overdue requests ahead of it would take its interval. A node
+ * whose first polls were all skipped (a gateway's queue held by other nodes' answers) was never sent a request, so its
+ * hanging was never found out, and it was never shown at all.
+ */
+export const OVERDUE_AFTER = 3;
+
+/** Whether a poll after `skips` skipped in a row is overdue (OVERDUE_AFTER). */
+export function isOverdue(skips: number): boolean {
+  return skips >= OVERDUE_AFTER;
+}
 
 /** One origin (URL.origin): its slots, and how many targets poll it. */
 export interface Origin {
@@ -123,10 +135,12 @@ export class NodeAdmission {
    * nodes' share (rpc/limiter.ts) until one is answered again.
    */
   private mark = false;
+  /** The node has answered since it last hung (nothing yet: false). */
+  private answered = false;
 
   constructor(
     /** The process's slots (shared by every node of the exporter). */
-    readonly process: Limiter,
+    readonly processSlots: Limiter,
     /** The slots of the node's origin (shared by the nodes behind it). */
     readonly origin: Origin,
   ) {}
@@ -136,37 +150,47 @@ export class NodeAdmission {
   }
 
   /**
+   * The node has answered since it last hung: a request of it still unanswered at the end of its poll's bound gets the
+   * benefit of the doubt (saturated; rpc/deadline.ts). Not before its first answer.
+   */
+  get answering(): boolean {
+    return this.answered;
+  }
+
+  /**
    * How long a request of this node that joins now would wait for a slot of the process, or of its origin when other
    * nodes share it (Limiter.expectedWaitMs; ms, 0 when none waits): the exporter's saturation. Not the queue of an
    * origin the node has alone: that holds only its own requests, waiting for the node's answers (Ticket.admit). 0 for a
    * hanging node: its polls wait their turn and end as its own timeouts.
    */
-  backlogMs(now: number, targetMs: number): number {
+  backlogMs(now: number, targetMs: number, overdue = false): number {
     if (this.mark) return 0;
-    const process = this.process.expectedWaitMs(now, targetMs);
-    return this.origin.targets > 1 ? Math.max(this.origin.slots.expectedWaitMs(now, targetMs), process) : process;
+    const wait = this.processSlots.expectedWaitMs(now, targetMs, overdue);
+    return this.origin.targets > 1 ? Math.max(this.origin.slots.expectedWaitMs(now, targetMs, overdue), wait) : wait;
   }
 
   /**
    * Whether a poll due now is skipped as the exporter's saturation before it sends: the queue it would join holds
    * more than BACKLOG_SKIP of its interval of requests, twice that after one skipped poll of the source (`skips` in a
-   * row), four times after two. Left to wait, such queues grew to hold every poll for its whole interval (at 30,000
+   * row), four times after two; an overdue poll (OVERDUE_AFTER) counts only the overdue requests ahead. Left to wait, such queues grew to hold every poll for its whole interval (at 30,000
    * nodes on 2 cores, 37,000 requests an origin), and waiters cut at the end of their wait cost the event loop more
    * than the requests it sent; the longer queue allowed after a skip lets the nodes skipped go first.
    */
   shouldSkip(now: number, intervalMs: number, skips: number): boolean {
     const target = intervalMs * BACKLOG_SKIP * 2 ** Math.min(skips, 2);
-    return this.backlogMs(now, target) > target;
+    return this.backlogMs(now, target, isOverdue(skips)) > target;
   }
 
   /** A request of the node was cut on the wire by the node's own deadline. */
   hangs(): void {
     this.mark = true;
+    this.answered = false;
   }
 
   /** A request of the node was answered. */
   answers(): void {
     this.mark = false;
+    this.answered = true;
   }
 }
 
@@ -181,12 +205,14 @@ export abstract class Ticket {
   private hanging = false;
   /** Holds both slots until released. */
   private holding = false;
-  /** On the wire since (performance.now() ms; the node's time runs), or -1 before. */
-  private sentAt = -1;
+  /** undici wrote the request. */
+  private written = false;
+  /** The node's time runs since (performance.now() ms, told to the poll's deadline), or -1 while it does not. */
+  private since = -1;
 
   constructor(
     private readonly door: NodeAdmission,
-    /** The poll's handle: its signal ends the request wherever it is; its deadline is told the time on the wire. */
+    /** The poll's handle: its signal ends the request wherever it is; its deadline is told the node's time. */
     protected readonly poll: PollHandle,
     /** The request's URL, for errors. */
     protected readonly url: string,
@@ -197,58 +223,93 @@ export abstract class Ticket {
   /** The wait for a slot ended first (the poll's deadline or stop). */
   protected abstract refused(err: RequestFailed): void;
 
-  /** Takes the origin's slot, then the process's: admitted() at once when both are free, else once they are. */
+  /**
+   * Takes the origin's slot, then the process's: admitted() at once when both are free, else once they are. The node's
+   * time runs while the request is on the wire, and also while it waits:
+   * - for a node that hangs, all along: its requests take the hanging nodes' share and every fourth turn
+   *   (rpc/limiter.ts) because it does not answer, so its polls end as its own timeouts, never as the exporter's
+   *   saturation (a thousand hanging nodes' polls were skipped as saturated, and most were never shown down);
+   * - for a node alone on its origin, while it waits for a connection behind its own requests: they wait for its
+   *   answers, and so does this one (in the frozen drill its health polls, queued behind its other sources' requests,
+   *   were skipped as "saturated" and never said `timeout`).
+   * Any other wait is the exporter's, bounded by the poll's interval (rpc/deadline.ts).
+   */
   protected admit(): void {
-    const hanging = (this.hanging = this.door.hanging);
-    if (this.door.origin.slots.take(hanging)) {
+    const { door, poll } = this;
+    const hanging = (this.hanging = door.hanging);
+    const overdue = poll.overdue === true;
+    if (hanging) this.run(performance.now());
+    if (door.origin.slots.take(hanging, overdue)) {
       this.admittedToOrigin();
       return;
     }
-    // Every slot of the origin is taken: wait for one under the poll's bound. Alone on its origin, the node's own
-    // requests hold its connections: they wait for its answers, and so does this one. That wait is the node's time (the
-    // poll's deadline counts it as time on the wire): a node that hangs fails its polls as its own timeouts, not as the
-    // exporter's saturation (in the frozen drill its health polls, queued behind its other sources' requests, were
-    // skipped as "saturated" and never said `timeout`). On a shared origin it is the exporter's.
-    const own = this.door.origin.targets <= 1;
-    const joined = performance.now();
-    const { poll } = this;
-    if (own) poll.sent?.(joined);
-    this.door.origin.slots.wait(poll.signal, hanging).then(
+    const lone = door.origin.targets <= 1;
+    if (lone && !hanging) this.run(performance.now());
+    door.origin.slots.wait(poll.signal, hanging, overdue).then(
       () => {
-        if (own) poll.done?.(joined);
+        if (!door.hanging) this.stop();
         this.admittedToOrigin();
       },
       (err: unknown) => {
-        if (own) poll.done?.(joined);
-        this.refused(new RequestFailed(this.url, own ? 'queue' : 'slot', poll.signal.aborted, err));
+        const failed = new RequestFailed(this.url, this.phase('slot'), poll.signal.aborted, err);
+        this.stop();
+        this.refused(failed);
       },
     );
   }
 
   /** Holding the origin's slot: the process's now if free, else a wait for one (the origin's slot is given back if that wait ends first). */
   private admittedToOrigin(): void {
-    const { process, origin } = this.door;
-    if (process.take(this.hanging)) {
+    const { door, hanging, poll } = this;
+    const { processSlots, origin } = door;
+    const overdue = poll.overdue === true;
+    if (processSlots.take(hanging, overdue)) {
       this.holding = true;
       this.admitted();
       return;
     }
-    process.wait(this.poll.signal, this.hanging).then(
+    processSlots.wait(poll.signal, hanging, overdue).then(
       () => {
         this.holding = true;
         this.admitted();
       },
       (err: unknown) => {
-        origin.slots.release(this.hanging);
-        this.refused(new RequestFailed(this.url, 'slot', this.poll.signal.aborted, err));
+        origin.slots.release(hanging);
+        const failed = new RequestFailed(this.url, this.phase('slot'), poll.signal.aborted, err);
+        this.stop();
+        this.refused(failed);
       },
     );
   }
 
-  /** undici wrote the request: the node's time runs. */
+  /**
+   * Where the request was when it failed, for its message (rpc/errors.ts): `exchange` once written; before, `queue` or
+   * `hanging` while the node's time ran (behind its own requests on its own origin, or as a node that hangs), else
+   * `outside` (waiting for the exporter, or connecting).
+   */
+  protected phase(outside: 'slot' | 'exchange'): 'slot' | 'queue' | 'hanging' | 'exchange' {
+    if (this.written) return 'exchange';
+    if (this.since < 0) return outside;
+    return this.door.origin.targets <= 1 ? 'queue' : 'hanging';
+  }
+
+  /** The node's time runs from `at`. */
+  private run(at: number): void {
+    this.since = at;
+    this.poll.sent?.(at);
+  }
+
+  /** The node's time stops running. */
+  private stop(): void {
+    if (this.since < 0) return;
+    this.poll.done?.(this.since);
+    this.since = -1;
+  }
+
+  /** undici wrote the request: the node's time runs (it already does for a node that hangs). */
   protected sent(): void {
-    this.sentAt = performance.now();
-    this.poll.sent?.(this.sentAt);
+    this.written = true;
+    if (this.since < 0) this.run(performance.now());
   }
 
   /** The node answered (whatever the status). */
@@ -257,21 +318,21 @@ export abstract class Ticket {
   }
 
   /**
-   * The request failed. Sent and cut by the node's deadline: the node hangs. Not when aborted before it was sent (the
-   * exporter's wait), nor when the poll ended as saturated or was stopped with it on the wire: the exporter's load or
-   * its stop, not the node (a node marked hanging by the exporter's own saturation would be held to the hanging share).
+   * The request failed. Written and cut by the node's deadline: the node hangs. Not when aborted before it was written
+   * (a wait), nor when the poll ended as saturated or was stopped with it on the wire: the exporter's load or its stop,
+   * not the node (a node marked hanging by the exporter's own saturation would be held to the hanging share for it).
    */
   protected cut(): void {
     const { signal } = this.poll;
-    if (this.sentAt >= 0 && signal.aborted && isNodeDeadline(signal.reason)) this.door.hangs();
+    if (this.written && signal.aborted && isNodeDeadline(signal.reason)) this.door.hangs();
   }
 
   /** undici is done with the request (answered, failed or aborted): its slots are free. Once; nothing before admitted(). */
   protected release(): void {
     if (!this.holding) return;
     this.holding = false;
-    this.door.process.release(this.hanging);
+    this.door.processSlots.release(this.hanging);
     this.door.origin.slots.release(this.hanging);
-    if (this.sentAt >= 0) this.poll.done?.(this.sentAt);
+    this.stop();
   }
 }

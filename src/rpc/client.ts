@@ -208,7 +208,7 @@ class Exchange extends Ticket implements Dispatcher.DispatchHandler {
     const error = asError(err);
     this.cut();
     this.controller?.abort(error);
-    this.reject(error instanceof InvalidResponseError ? error : new RequestFailed(this.call.url, 'exchange', signal.aborted, error));
+    this.reject(error instanceof InvalidResponseError ? error : new RequestFailed(this.call.url, this.phase('exchange'), signal.aborted, error));
   }
 
   onRequestStart(c: Controller): void {

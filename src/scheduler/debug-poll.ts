@@ -8,7 +8,7 @@ import { performance } from 'node:perf_hooks';
 import type { Clock } from '../clock.js';
 import type { TargetConfig } from '../config/schema.js';
 import type { NodeClient } from '../rpc/client.js';
-import type { PollHandle } from '../rpc/deadline.js';
+import { PollDeadline, type PollHandle } from '../rpc/deadline.js';
 import type { PollContext } from '../sources/source.js';
 import { maskSecrets, secretsOf } from '../util/redact.js';
 import { oneLine, truncate } from '../util/text.js';
@@ -53,7 +53,7 @@ export async function debugPoll(target: TargetConfig, node: NodeState, client: N
         },
       });
       const outcome: PollOutcome = { snapshot: undefined, error: undefined, durationSeconds: 0 };
-      await pollBounded(source, target, context, outcome);
+      await pollBounded(source, target, context, outcome, new PollDeadline(target.timeoutMs, target.intervalMs));
       const ms = Math.round(outcome.durationSeconds * 1000);
       const { error, snapshot } = outcome;
       if (outcome.saturated) {

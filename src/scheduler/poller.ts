@@ -11,7 +11,7 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { TargetConfig } from '../config/schema.js';
-import type { Admission, NodeAdmission } from '../rpc/admission.js';
+import { isOverdue, type Admission, type NodeAdmission } from '../rpc/admission.js';
 import { NodeClient, type RequestBodies } from '../rpc/client.js';
 import { PollDeadline, type PollHandle } from '../rpc/deadline.js';
 import type { Dispatchers } from '../rpc/sockets.js';
@@ -50,8 +50,7 @@ export interface PollOutcome {
 }
 
 /**
- * The poll boundary: one deadline a poll (rpc/deadline.ts: the target's
- * timeout on the wire, the exporter's waits bounded by `waitMs`), timed,
+ * The poll boundary: one deadline a poll (rpc/deadline.ts), timed,
  * everything caught and mapped to a PollError with a bounded reason
  * (rpc/errors.ts classifyError), or marked saturated. Never rejects.
  */
@@ -60,11 +59,9 @@ export async function pollBounded(
   target: TargetConfig,
   context: (poll: PollHandle) => PollContext,
   into: PollOutcome,
-  waitMs = target.intervalMs,
-  stop?: AbortSignal,
+  deadline: PollDeadline,
 ): Promise<void> {
   const started = performance.now();
-  const deadline = new PollDeadline(target.timeoutMs, waitMs, stop);
   let snapshot: unknown;
   let failure: { error: unknown } | undefined;
   try {
@@ -89,6 +86,8 @@ interface SourceLoop extends Due {
   running?: Promise<void>;
   /** Its polls skipped as saturated in a row: each doubles the queue its next poll may join, up to 4 × (fair under saturation). */
   skips: number;
+  /** Its first poll has ended: settled, or skipped as saturated. */
+  tried: boolean;
 }
 
 export class NodePoller {
@@ -125,6 +124,7 @@ export class NodePoller {
         due: 0,
         slot: -1,
         skips: 0,
+        tried: false,
         fire: () => this.begin(loop),
       };
       return loop;
@@ -145,9 +145,13 @@ export class NodePoller {
     await Promise.all(this.loops.flatMap((loop) => (loop.running ? [loop.running] : [])));
   }
 
-  /** Every enabled source has completed a poll. */
+  /**
+   * Every enabled source's first poll has ended (/-/ready): answered, failed, or skipped as the exporter's saturation.
+   * A target whose polls are skipped does not hold readiness back: the exporter tried, and counts the skip (a saturated
+   * exporter kept out of its Service by a failing readiness probe could not even be scraped for it).
+   */
   get hasPolled(): boolean {
-    return this.state.hasPolled;
+    return this.loops.every((loop) => loop.tried);
   }
 
   get nodeLines(): NodeLines {
@@ -160,6 +164,17 @@ export class NodePoller {
 
   detail(): NodeDetail {
     return this.state.detail();
+  }
+
+  /**
+   * One poll of a source through the boundary, as the schedule runs it: its deadline (the target's timeout on the wire,
+   * the exporter's waits bounded by the source's interval, cut when the poller stops; rpc/deadline.ts), the node's
+   * admission, the failure classified. The traced poll of debug-poll.ts runs it too, with its own context: a debug
+   * probe shows the deadline and the reasons of the scheduled polls, never others.
+   */
+  bounded(s: SourceState, context: (poll: PollHandle) => PollContext, into: PollOutcome, overdue = false): Promise<void> {
+    const deadline = new PollDeadline(this.target.timeoutMs, s.intervalMs, this.stopping.signal, this.door, overdue);
+    return pollBounded(s.source, this.target, context, into, deadline);
   }
 
   /** Schedules the loop's next poll, due `delayMs` from now; its start is compared with that due time. */
@@ -196,7 +211,7 @@ export class NodePoller {
       this.skipSaturated(loop);
       return;
     }
-    await pollBounded(loop.state.source, this.target, this.context, outcome, loop.state.intervalMs, this.stopping.signal);
+    await this.bounded(loop.state, this.context, outcome, isOverdue(loop.skips));
     const { snapshot } = outcome;
     // The outcome is reused: it must not hold the snapshot until the next poll.
     outcome.snapshot = undefined;
@@ -207,12 +222,14 @@ export class NodePoller {
       return;
     }
     loop.skips = 0;
+    loop.tried = true;
     this.state.settle(loop.state, snapshot, outcome.error, outcome.durationSeconds);
   }
 
   /** The exporter's own saturation: not a failure of the node. Its state, series and poll metrics stay as they were. */
   private skipSaturated(loop: SourceLoop): void {
     loop.skips++;
+    loop.tried = true;
     this.deps.onPollSkipped?.('saturated');
     this.logger.debug({ source: loop.state.source.name }, 'poll skipped: the exporter could not send its requests within the interval (saturated)');
   }

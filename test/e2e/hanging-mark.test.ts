@@ -45,7 +45,7 @@ afterAll(async () => {
 async function cutOnTheWire(block: number): Promise<{ door: NodeAdmission; deadline: PollDeadline; err: unknown }> {
   const node = defined(slow, 'the slow node');
   const { client, door } = nodeClient(defined(dispatchers, 'the dispatchers'), 4, [defined(target, 'the target').url]);
-  const deadline = new PollDeadline(100, 200);
+  const deadline = new PollDeadline(100, 200, undefined, door);
   const before = node.requests.length;
   const reply = client.rpc('/ext/health', 'health.health', {}, deadline).catch((e: unknown) => e);
   if (block > 0) {
@@ -78,7 +78,7 @@ describe('a node is marked hanging by its own deadline only', () => {
     const node = defined(slow, 'the slow node');
     const { client, door } = nodeClient(defined(dispatchers, 'the dispatchers'), 4, [defined(target, 'the target').url]);
     const stop = new AbortController();
-    const deadline = new PollDeadline(1000, 2000, stop.signal);
+    const deadline = new PollDeadline(1000, 2000, stop.signal, door);
     const before = node.requests.length;
     const reply = client.rpc('/ext/health', 'health.health', {}, deadline).catch((e: unknown) => e);
     await waitFor(() => node.requests.length > before, 'the request at the node', 2000);
@@ -98,7 +98,7 @@ describe("a node alone on its origin: waiting behind its own unanswered requests
   ): Promise<{ deadlines: PollDeadline[]; errs: unknown[]; queuedBacklog: number[] }> {
     const node = defined(slow, 'the slow node');
     const { client, door } = nodeClient(dispatchers, 16, urls, maxPerOrigin);
-    const deadlines = [0, 1, 2].map(() => new PollDeadline(300, 100));
+    const deadlines = [0, 1, 2].map(() => new PollDeadline(300, 100, undefined, door));
     const before = node.requests.length;
     const replies = deadlines.map((d) => client.rpc('/ext/health', 'health.health', {}, d).catch((e: unknown) => e));
     await waitFor(() => node.requests.length >= before + 2, 'two requests at the node', 2000);
