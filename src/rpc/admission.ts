@@ -48,6 +48,8 @@ export function isOverdue(skips: number): boolean {
 export interface Origin {
   readonly slots: Limiter;
   targets: number;
+  /** Requests holding a slot of the origin while they wait for one of the process's: not on the wire yet. */
+  held: number;
 }
 
 function originOf(url: string): string {
@@ -120,7 +122,7 @@ export class Admission {
   private origin(key: string): Origin {
     let origin = this.origins.get(key);
     if (!origin) {
-      origin = { slots: new Limiter(1, false), targets: 0 };
+      origin = { slots: new Limiter(1, false), targets: 0, held: 0 };
       this.origins.set(key, origin);
       origin.slots.setMax(this.connectionsFor(key));
     }
@@ -137,6 +139,8 @@ export class NodeAdmission {
   private mark = false;
   /** The node has answered since it last hung (nothing yet: false). */
   private answered = false;
+  /** The node's requests waiting for a slot (made on the first wait: most nodes never wait). */
+  private waiting: Set<Ticket> | undefined = undefined;
 
   constructor(
     /** The process's slots (shared by every node of the exporter). */
@@ -185,6 +189,20 @@ export class NodeAdmission {
   hangs(): void {
     this.mark = true;
     this.answered = false;
+    // Its requests still waiting for a slot would hang too: their time is the node's from now (they leave the queue at
+    // their deadline instead of holding their place for their interval, a minute for platform).
+    if (!this.waiting) return;
+    const now = performance.now();
+    for (const ticket of this.waiting) ticket.nodeHangs(now);
+  }
+
+  /** A request of the node waits for a slot (waits() once, then waited() once). */
+  waits(ticket: Ticket): void {
+    (this.waiting ??= new Set()).add(ticket);
+  }
+
+  waited(ticket: Ticket): void {
+    this.waiting?.delete(ticket);
   }
 
   /** A request of the node was answered. */
@@ -229,9 +247,11 @@ export abstract class Ticket {
    * - for a node that hangs, all along: its requests take the hanging nodes' share and every fourth turn
    *   (rpc/limiter.ts) because it does not answer, so its polls end as its own timeouts, never as the exporter's
    *   saturation (a thousand hanging nodes' polls were skipped as saturated, and most were never shown down);
-   * - for a node alone on its origin, while it waits for a connection behind its own requests: they wait for its
-   *   answers, and so does this one (in the frozen drill its health polls, queued behind its other sources' requests,
-   *   were skipped as "saturated" and never said `timeout`).
+   * - for a node alone on its origin, while it waits for a connection behind its own requests on the wire: they wait
+   *   for its answers, and so does this one (in the frozen drill its health polls, queued behind its other sources'
+   *   requests, were skipped as "saturated" and never said `timeout`). Not while one of them waits for a slot of the
+   *   process: that is the exporter's wait (a healthy node beside a thousand hanging ones failed its polls as `timeout`);
+   * - for any node, from when it is found hanging while the request waits.
    * Any other wait is the exporter's, bounded by the poll's interval (rpc/deadline.ts).
    */
   protected admit(): void {
@@ -243,14 +263,16 @@ export abstract class Ticket {
       this.admittedToOrigin();
       return;
     }
-    const lone = door.origin.targets <= 1;
-    if (lone && !hanging) this.run(performance.now());
+    if (door.origin.targets <= 1 && door.origin.held === 0 && !hanging) this.run(performance.now());
+    door.waits(this);
     door.origin.slots.wait(poll.signal, hanging, overdue).then(
       () => {
+        door.waited(this);
         if (!door.hanging) this.stop();
         this.admittedToOrigin();
       },
       (err: unknown) => {
+        door.waited(this);
         const failed = new RequestFailed(this.url, this.phase('slot'), poll.signal.aborted, err);
         this.stop();
         this.refused(failed);
@@ -268,12 +290,18 @@ export abstract class Ticket {
       this.admitted();
       return;
     }
+    origin.held++;
+    door.waits(this);
     processSlots.wait(poll.signal, hanging, overdue).then(
       () => {
+        origin.held--;
+        door.waited(this);
         this.holding = true;
         this.admitted();
       },
       (err: unknown) => {
+        origin.held--;
+        door.waited(this);
         origin.slots.release(hanging);
         const failed = new RequestFailed(this.url, this.phase('slot'), poll.signal.aborted, err);
         this.stop();
@@ -291,6 +319,11 @@ export abstract class Ticket {
     if (this.written) return 'exchange';
     if (this.since < 0) return outside;
     return this.door.origin.targets <= 1 ? 'queue' : 'hanging';
+  }
+
+  /** The node was found hanging while this request waits: its time is the node's from `at`. */
+  nodeHangs(at: number): void {
+    if (this.since < 0) this.run(at);
   }
 
   /** The node's time runs from `at`. */

@@ -1,6 +1,9 @@
 // A node's own hanging requests never make its polls look like the exporter's
 // saturation, and a target whose polls are skipped does not hold readiness back
-// (issue 29), at sizes that fit CI.
+// (issue 29), at sizes that fit CI; bench/own-load.mjs --case=hang --origins=4
+// --sources=shipped runs the full size (1,000 hanging nodes). Each row: hanging
+// nodes on one origin or several, with the shipped or the minimal sources, at a
+// short or a long interval, beside nodes that answer.
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { startTestExporter, sample, type TestExporter } from '../helpers/exporter.js';
@@ -22,6 +25,8 @@ async function simulator(...args: Parameters<typeof startSimulator>): Promise<Ru
   return sim;
 }
 
+const MINIMAL =
+  '  index: { endpoints: [] }\n  info: { enabled: false }\n  platform: { enabled: false }\n  evm: { enabled: false }\n  proposervm: { enabled: false }\n';
 const targetLines = (targets: Array<[string, string]>) => targets.map(([name, url]) => `  - { name: ${name}, url: '${url}' }\n`).join('');
 
 /** The sources that failed with reason timeout for `node`. */
@@ -30,6 +35,11 @@ function timeouts(metrics: string, node: string): string[] {
     .split('\n')
     .filter((l) => l.startsWith(`avalanchego_exporter_poll_errors_total{node="${node}",`) && l.includes('reason="timeout"') && !l.endsWith(' 0'))
     .map((l) => /source="([^"]*)"/.exec(l)?.[1] ?? '?');
+}
+
+/** Poll errors of `node`, by series (non-zero only). */
+function errorsOf(metrics: string, node: string): string[] {
+  return metrics.split('\n').filter((l) => l.startsWith(`avalanchego_exporter_poll_errors_total{node="${node}",`) && !l.endsWith(' 0'));
 }
 
 /** Waits until every node in `names` is shown down with its health poll failed as `timeout`; returns the metrics. */
@@ -88,4 +98,63 @@ describe("hanging nodes fail as their own timeouts, never as the exporter's satu
     // Before: /-/ready stayed 503, the hanging targets never having completed a first poll.
     await ready(running, 30_000);
   }, 120_000);
+
+  it.each([
+    // The issue's second case, scaled: 1,000 nodes over several origins with 512 slots, here 200 with 100.
+    {
+      name: '200 hanging nodes over 4 origins, shipped sources, interval 2 s',
+      origins: 4,
+      hanging: 200,
+      interval: '2s',
+      timeout: '1500ms',
+      sources: '',
+      slots: 100,
+    },
+    {
+      name: '10 hanging nodes each on its own origin, minimal sources, interval 10 s',
+      origins: 10,
+      hanging: 10,
+      interval: '10s',
+      timeout: '2s',
+      sources: MINIMAL,
+      slots: 512,
+    },
+  ])(
+    '$name, beside one healthy node on its own origin: the healthy node is shown up and stays up, every hanging node fails with reason timeout',
+    async (c) => {
+      const hanging: Array<[string, string]> = [];
+      if (c.origins === c.hanging) {
+        const sim = await simulator({ nodes: c.hanging, scenario: 'down', timings: { downMode: 'hang' }, validator: false, portPerNode: true });
+        for (const n of sim.nodes) hanging.push([`hang-${n.name}`, n.baseUrl]);
+      } else {
+        for (let o = 0; o < c.origins; o++) {
+          const sim = await simulator({ nodes: c.hanging / c.origins, scenario: 'down', timings: { downMode: 'hang' }, validator: false });
+          for (const n of sim.nodes) hanging.push([`hang-${o}-${n.name}`, n.baseUrl]);
+        }
+      }
+      expect(new Set(hanging.map(([, url]) => new URL(url).origin)).size).toBe(c.origins);
+      const healthy = await simulator({ nodes: 1, validator: false });
+      exporter = await startTestExporter(
+        `scheduler: { max_concurrent_requests: ${c.slots} }\ndefaults:\n  interval: ${c.interval}\n  timeout: ${c.timeout}\n${c.sources}targets:\n${targetLines([['healthy', healthy.nodes[0]?.baseUrl ?? ''], ...hanging])}`,
+        { level: 'info' },
+      );
+      const running = exporter;
+      // Before: after 35 s the healthy node had 4 timeouts and no avalanchego_up; the hanging ones were skipped as saturated.
+      await waitFor(async () => sample(await running.metrics(), 'avalanchego_up{node="healthy"}') === 1, 'the healthy node shown up', 30_000);
+      await allDownWithTimeouts(
+        running,
+        hanging.map(([n]) => n),
+        60_000,
+      );
+      const seen: number[] = [];
+      for (let i = 0; i < 8; i++) {
+        seen.push(sample(await running.metrics(), 'avalanchego_up{node="healthy"}') ?? -1);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+      expect(seen.filter((up) => up !== 1)).toEqual([]);
+      expect(errorsOf(await running.metrics(), 'healthy')).toEqual([]);
+      await ready(running, 90_000);
+    },
+    240_000,
+  );
 });
