@@ -54,7 +54,7 @@ export interface PollOutcome {
  * everything caught and mapped to a PollError with a bounded reason
  * (rpc/errors.ts classifyError), or marked saturated. Never rejects.
  */
-export async function pollBounded(
+async function pollBounded(
   source: Source<unknown>,
   target: TargetConfig,
   context: (poll: PollHandle) => PollContext,

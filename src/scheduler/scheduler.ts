@@ -174,7 +174,7 @@ export class Scheduler implements FleetView, FleetReader {
     if (!poller) return undefined;
     let running = this.debugPolls.get(name);
     if (!running) {
-      running = debugPoll(poller.target, poller.state, poller.client, this.clock).finally(() => this.debugPolls.delete(name));
+      running = debugPoll(poller, this.clock).finally(() => this.debugPolls.delete(name));
       this.debugPolls.set(name, running);
     }
     return running;
