@@ -3,7 +3,7 @@
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config/schema.js';
-import { Dispatchers } from './rpc/client.js';
+import { Dispatchers } from './rpc/sockets.js';
 import { Scheduler } from './scheduler/scheduler.js';
 import { createInstruments, createSelfRegistry, type ReloadState } from './metrics/self.js';
 import { createHandler } from './server/app.js';

@@ -29,9 +29,10 @@ export class RequestFailed extends Error {
     readonly url: string,
     /**
      * `slot`: still waiting for a request slot (the process-wide cap, or an origin other nodes share); `queue`: waiting
-     * for a connection of a node alone on its origin, behind its own unanswered requests; `exchange`: talking to the node.
+     * for a connection of a node alone on its origin, behind its own unanswered requests; `hanging`: waiting for a slot
+     * of the hanging nodes' share, the node's last request having hung; `exchange`: talking to the node.
      */
-    readonly phase: 'slot' | 'queue' | 'exchange',
+    readonly phase: 'slot' | 'queue' | 'hanging' | 'exchange',
     /** The poll's deadline had passed when the request failed. */
     readonly deadlineExceeded: boolean,
     cause: unknown,
@@ -113,7 +114,7 @@ const CONNECT_CODES = new Set([
   'EPIPE',
   'UND_ERR_SOCKET',
   'UND_ERR_CLOSED',
-  // The socket budget (rpc/client.ts Dispatchers): out of file descriptors, or the exporter's own cap.
+  // The socket budget (rpc/sockets.ts Dispatchers): out of file descriptors, or the exporter's own cap.
   'EMFILE',
   'ENFILE',
   'ESOCKETBUDGET',
@@ -168,6 +169,13 @@ function classifyRequestFailure(err: RequestFailed, timeoutMs: number): PollErro
       return new PollError(
         'timeout',
         `no answer from ${url} within ${timeoutMs} ms: the node had not answered the requests ahead of this one, which held every connection to it`,
+        { cause: err },
+      );
+    }
+    if (err.phase === 'hanging') {
+      return new PollError(
+        'timeout',
+        `no answer from ${url} within ${timeoutMs} ms: the node had not answered its last request either, and this one waited its turn among the requests of nodes that do not answer`,
         { cause: err },
       );
     }

@@ -147,11 +147,6 @@ export class NodeState implements NodeSnapshots {
     return this.sources.length === 0 ? 0 : least;
   }
 
-  /** Every enabled source has completed a poll. */
-  get hasPolled(): boolean {
-    return this.sources.every((s) => s.polls > 0);
-  }
-
   /** The node's sample lines: one block per source that has polled. */
   get nodeLines(): NodeLines {
     return this.lines;

@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfigText } from '../../src/config/load.js';
-import { Dispatchers } from '../../src/rpc/client.js';
+import { Dispatchers } from '../../src/rpc/sockets.js';
 import { rpcResult } from '../../src/rpc/jsonrpc.js';
 import { Scheduler } from '../../src/scheduler/scheduler.js';
 import { health } from '../../src/sources/health.js';

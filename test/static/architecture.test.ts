@@ -36,6 +36,13 @@ const DOORS: ReadonlyArray<{ from: string; to: string; through: readonly string[
     never: ['scheduler/scheduler.ts', 'scheduler/poller.ts', 'scheduler/debug-poll.ts', 'scheduler/due.ts'],
     why: 'the server reads the fleet through FleetReader (scheduler/fleet.ts), never the Scheduler or the pollers, which start, stop and reconfigure polls',
   },
+  {
+    from: 'scheduler/',
+    to: 'rpc/limiter.ts',
+    through: ['rpc/admission.ts'],
+    never: ['rpc/client.ts', 'rpc/sockets.ts'],
+    why: 'who waits for a slot, whose time the wait is and when a poll is skipped are decided in one place, rpc/admission.ts (issue 29), which knows nothing of the transport',
+  },
 ];
 
 const SRC = 'src';
