@@ -2,8 +2,9 @@
 // config schema (the single sources of truth). `npm run docs` writes them into
 // the README; a test fails when the README is out of date.
 import { CATALOG, GLOBAL_CATALOG, type MetricSpec } from '../metrics/catalog.js';
-import { BUILTIN_DEFAULTS, BUILTIN_SCHEDULER, DERIVED_DEFAULTS, configSchema } from '../config/schema.js';
+import { BUILTIN_SCHEDULER } from '../config/schema.js';
 import { walkSchema } from '../config/walk.js';
+import { CONFIG_FILE } from '../sources/registry.js';
 
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
@@ -19,7 +20,7 @@ export function metricsTable(): string {
 
 /** A built-in default as the config would write it. */
 function defaultText(settingKey: string, value: unknown): string {
-  const derived = DERIVED_DEFAULTS[settingKey];
+  const derived = CONFIG_FILE.derivedDefaults[settingKey];
   if (derived !== undefined) return `same as \`${derived}\``;
   if (value === undefined || (typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length > 0)) return '';
   if (Array.isArray(value)) return `\`[${value.join(', ')}]\``;
@@ -32,13 +33,13 @@ const lookup = (root: unknown, dotted: string): unknown =>
 
 export function configTable(): string {
   const out: string[] = ['| key | type | default | meaning |', '|---|---|---|---|'];
-  walkSchema(configSchema, (path, node) => {
+  walkSchema(CONFIG_FILE.schema, (path, node) => {
     // A target takes the same settings as `defaults`: list them once, under defaults.
     const m = /^targets\[\]\.(.+)$/.exec(path);
     if (m && m[1] !== 'name' && m[1] !== 'url') return false;
     const setting = /^defaults\.(.+)$/.exec(path)?.[1];
     const fallback =
-      setting !== undefined ? defaultText(setting, lookup(BUILTIN_DEFAULTS, setting))
+      setting !== undefined ? defaultText(setting, lookup(CONFIG_FILE.builtinDefaults, setting))
       : path.startsWith('scheduler.') ? defaultText('', lookup(BUILTIN_SCHEDULER, path.slice('scheduler.'.length)))
       : '';
     out.push(`| \`${path}\` | ${cell(node.typeName)} | ${cell(fallback)} | ${cell(node.description ?? '')} |`);

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { classifyError } from '../../src/rpc/errors.js';
 import { CONNECTIONS_PER_NODE, Dispatchers, NodeClient, RequestBodies } from '../../src/rpc/client.js';
 import { Limiter } from '../../src/rpc/limiter.js';
-import { parseConfigText } from '../../src/config/load.js';
+import { parseConfigText } from '../../src/sources/registry.js';
 import { defined } from '../helpers/assert.js';
 import { startFakeNode, type FakeNode } from '../helpers/fake-node.js';
 import { nodeSeries, sample, startTestExporter, waitForPolls, type TestExporter } from '../helpers/exporter.js';

@@ -5,7 +5,7 @@ import { formatPath } from '../../src/config/path.js';
 import { quote } from '../../src/config/echo.js';
 import { isSecretPath, maskUrl } from '../../src/util/redact.js';
 import { keysAt } from '../../src/config/walk.js';
-import { configSchema } from '../../src/config/schema.js';
+import { configSchema } from '../../src/sources/registry.js';
 
 describe('CB58', () => {
   it.each([

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { parseConfigText } from '../../src/config/load.js';
+import { parseConfigText } from '../../src/sources/registry.js';
 import { PollError } from '../../src/rpc/errors.js';
 import { NodeState, RECENT_POLLS } from '../../src/scheduler/node-state.js';
 import { health, healthStatus, parseHealth } from '../../src/sources/health.js';
