@@ -29,7 +29,7 @@ export type Settings<S extends Shape> = {
 /**
  * A source's section: `keys` (each `.optional()` and described), `defaults` for every key but `interval` (a
  * source without its own interval runs at the target's), and `enabled`, whether settings turn the source on (a
- * section's interval is checked against `timeout` only when they do).
+ * section's interval is checked against `timeout` only when they do): by default its `enabled` key.
  */
 export function configSection<const K extends string, S extends Shape>(
   key: K,
@@ -37,13 +37,16 @@ export function configSection<const K extends string, S extends Shape>(
     description: string;
     keys: S;
     defaults: { readonly [P in keyof S]?: z.input<S[P]> };
-    enabled: (settings: Settings<S>) => boolean;
+    enabled?: (settings: Settings<S>) => boolean;
   },
 ): ConfigSection<K, Settings<S>> {
   const keys = Object.keys(spec.keys);
   // A mistake here is the source author's: it fails at import, in every test.
   const missing = keys.filter((k) => k !== 'interval' && !(k in spec.defaults));
   if (missing.length > 0) throw new Error(`config section ${key}: ${missing.join(', ')} has no built-in default: give it one in defaults`);
+  if (!spec.enabled && !keys.includes('enabled'))
+    throw new Error(`config section ${key}: no \`enabled\` key: say what turns the source on (enabled)`);
+  const enabled = spec.enabled ?? ((settings: Settings<S>) => (settings as unknown as { enabled: boolean }).enabled);
   const durations = new Set(keys.filter((k) => inspect(spec.keys[k] as z.ZodType).typeName === 'duration'));
   const ownInterval = keys.includes('interval');
   const section: ConfigSection<K, Settings<S>> = {
@@ -58,7 +61,7 @@ export function configSection<const K extends string, S extends Shape>(
         );
       return settings as Settings<S>;
     },
-    enabled: (target) => spec.enabled(section.of(target)),
+    enabled: (target) => enabled(section.of(target)),
     intervalMs: (target) => (ownInterval ? (section.of(target) as unknown as { intervalMs: number }).intervalMs : target.intervalMs),
     resolve(merged, targetIntervalMs) {
       const out: Record<string, unknown> = {};
@@ -89,11 +92,16 @@ export const enabledKey = (what: string) => z.boolean({ error: 'expected true or
 export const intervalKey = (what: string) => duration.optional().describe(`How often ${what}; must be longer than timeout.`);
 
 /** The keys of a source that can be turned off and has its own cadence, and its other keys. */
-export const sourceKeys = <Extra extends Shape>(doc: { enabled: string; interval: string }, extra: Extra) => ({
-  enabled: enabledKey(doc.enabled),
-  interval: intervalKey(doc.interval),
-  ...extra,
-});
+export function sourceKeys(doc: { enabled: string; interval: string }): ReturnType<typeof switchAndCadence>;
+export function sourceKeys<Extra extends Shape>(
+  doc: { enabled: string; interval: string },
+  extra: Extra,
+): ReturnType<typeof switchAndCadence> & Extra;
+export function sourceKeys(doc: { enabled: string; interval: string }, extra: Shape = {}) {
+  return { ...switchAndCadence(doc), ...extra };
+}
+
+const switchAndCadence = (doc: { enabled: string; interval: string }) => ({ enabled: enabledKey(doc.enabled), interval: intervalKey(doc.interval) });
 
 /** A chain as /ext/bc/<chain>/… names it: its alias (C) or its blockchain ID (CB58). */
 const chainName = z

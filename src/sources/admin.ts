@@ -80,16 +80,12 @@ export function parseAdmin(logger: RpcReply | Failed, indexing: RpcReply | Faile
 /** Off by default. */
 export const adminConfig = configSection('admin', {
   description: 'The admin source (admin.getLoggerLevel on {url}/ext/admin).',
-  keys: sourceKeys(
-    {
-      enabled:
-        "Check the node's posture with a read-only admin call (admin.getLoggerLevel): whether the admin API answers, and its logger levels. Off by default: it sends a request the node's operator may not expect.",
-      interval: 'the posture is checked',
-    },
-    {},
-  ),
+  keys: sourceKeys({
+    enabled:
+      "Check the node's posture with a read-only admin call (admin.getLoggerLevel): whether the admin API answers, and its logger levels. Off by default: it sends a request the node's operator may not expect.",
+    interval: 'the posture is checked',
+  }),
   defaults: { enabled: false, interval: '5m' },
-  enabled: (settings) => settings.enabled,
 });
 
 export const admin: Source<AdminSnapshot, unknown, typeof adminConfig> = {

@@ -81,7 +81,6 @@ export const healthConfig = configSection('health', {
       ),
   },
   defaults: { enabled: true, tags: [] },
-  enabled: (settings) => settings.enabled,
 });
 
 const FOUND: HealthApi = { found: true };

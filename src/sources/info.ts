@@ -94,22 +94,21 @@ const UPTIME_MEMORY_SECONDS = 7 * 86_400;
 
 export const infoConfig = configSection('info', {
   description: 'The info source (info.* on {url}/ext/info).',
-  keys: sourceKeys(
-    { enabled: 'Poll the info API (node ID, version, network ID, uptime, upgrades, a summary of peers).', interval: 'the info API is polled' },
-    {},
-  ),
+  keys: sourceKeys({
+    enabled: 'Poll the info API (node ID, version, network ID, uptime, upgrades, a summary of peers).',
+    interval: 'the info API is polled',
+  }),
   defaults: { enabled: true, interval: '30s' },
-  enabled: (settings) => settings.enabled,
 });
 
 export const info: Source<InfoSnapshot, InfoMemory, typeof infoConfig> = {
   name: 'info',
   config: infoConfig,
+  offers: identity,
   async poll(ctx) {
     const answers = await askAll(INFO_METHODS, (method) => ctx.rpc(INFO_PATH, method, {}));
     return parseInfo(Object.fromEntries(INFO_METHODS.map((m, i) => [m, answers[i]])) as InfoAnswers, ctx.now() / 1000);
   },
-  offers: identity,
   failure: (snapshot) => snapshot.failure,
   samples: addInfoLines,
   watch: watchInfo,

@@ -129,7 +129,6 @@ export const platformConfig = configSection('platform', {
     },
   ),
   defaults: { enabled: true, interval: '1m', subnets: [] },
-  enabled: (settings) => settings.enabled,
 });
 
 export const platform: Source<PlatformSnapshot, PlatformMemory, typeof platformConfig> = {
