@@ -55,9 +55,9 @@ const noLocation: Locate = () => ({});
 /** A config file made of the common settings and the given sources' sections: its schema, and the ways to read it. */
 export interface ConfigFile<T extends TargetConfig = TargetConfig> {
   readonly sections: readonly ConfigSection[];
-  /** The file's schema (the README's reference, "did you mean", the chart's values schema). */
+  /** The file's schema (docs/configuration.md, "did you mean", the chart's values schema). */
   readonly schema: z.ZodObject<z.core.$ZodLooseShape, z.core.$strict>;
-  /** The built-in defaults as a config file writes them (the README's default column). */
+  /** The built-in defaults as a config file writes them (the default column of docs/configuration.md). */
   readonly builtinDefaults: Readonly<Record<string, unknown>>;
   /** Keys whose default is another key's value (`index.interval` → `interval`), as the reference states them. */
   readonly derivedDefaults: Readonly<Record<string, string>>;

@@ -219,8 +219,8 @@ export function configSchemaOf(sections: readonly SectionSchema[]) {
 
 /**
  * The built-in defaults of the common settings, as a config file would write them: the lowest layer of the
- * one merge (built-in ← defaults ← target) with each section's own (ConfigSection.defaults); the README's
- * default column.
+ * one merge (built-in ← defaults ← target) with each section's own (ConfigSection.defaults); the default
+ * column of docs/configuration.md.
  */
 export const BUILTIN_COMMON = {
   interval: '15s',
@@ -275,7 +275,7 @@ export interface TargetConfig {
 export interface ConfigSection<K extends string = string, T = unknown> {
   /** Its key under `defaults` and each target: the source's name. */
   readonly key: K;
-  /** Its keys, a strict object (each key described: the README's reference is generated from it). */
+  /** Its keys, a strict object (each key described: docs/configuration.md is generated from it). */
   readonly schema: z.ZodObject<z.core.$ZodLooseShape, z.core.$strict>;
   /** Its built-in defaults, as a config file writes them: every key has one but `interval`, which is then the target's. */
   readonly defaults: Readonly<Record<string, unknown>>;
