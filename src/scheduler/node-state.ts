@@ -5,7 +5,8 @@
 // (summary, detail).
 //
 // It knows no snapshot's shape: a source's lines, status, summary and page
-// sections come through the Source contract (sources/source.ts). A poll's end
+// sections come through the Source contract (sources/source.ts), and a source
+// reads another only through it (`uses`: use, runs). A poll's end
 // (settle) allocates nothing that outlives it in the steady state: the ring's
 // records, the stats and a source's line block are rewritten in place.
 import type { Logger } from 'pino';
@@ -16,7 +17,8 @@ import type { PollError, Reason } from '../rpc/errors.js';
 import { LabelTable, LinesBuilder, NodeLabel, type LineBlock, type NodeLines } from '../metrics/render.js';
 import { addPollStats, type SourceStats } from '../metrics/samples.js';
 import type { PageSection, Problem, ValidatorPart } from '../sources/section.js';
-import type { NodeSnapshots, NodeStatus, Source, StateWatcher } from '../sources/source.js';
+import type { Facts } from '../sources/facts.js';
+import type { NodeSnapshots, NodeStatus, PollContext, Source, StateWatcher } from '../sources/source.js';
 import { truncate } from '../util/text.js';
 import { maskSecrets, secretsOf } from '../util/redact.js';
 
@@ -120,7 +122,8 @@ export class NodeState implements NodeSnapshots {
 
   constructor(
     readonly target: TargetConfig,
-    sources: ReadonlyArray<Source<unknown>>,
+    /** The exporter's sources, enabled for this target or not (one it does not poll may still offer facts). */
+    private readonly registered: ReadonlyArray<Source<unknown>>,
     private readonly clock: Clock,
     logger: Logger,
     /** The exporter's label table: every block of this node is built with it. */
@@ -128,16 +131,23 @@ export class NodeState implements NodeSnapshots {
   ) {
     this.label = new NodeLabel(target.name);
     this.secrets = secretsOf(target);
-    this.sources = sources
-      .filter((source) => source.enabled(target))
+    this.sources = registered
+      .filter((source) => source.config.enabled(target))
       .map((source) => {
         const log = lazyChild(logger, { source: source.name });
-        return { source, intervalMs: source.intervalMs(target), log, watcher: source.watch?.(log), polls: 0, recent: [] };
+        return { source, intervalMs: source.config.intervalMs(target), log, watcher: source.watch?.(log), polls: 0, recent: [] };
       });
   }
 
-  latest<T>(source: Source<T>): T | undefined {
-    return this.sources.find((s) => s.source === source)?.snapshot as T | undefined;
+  runs(name: string): boolean {
+    return this.sources.some((s) => s.source.name === name);
+  }
+
+  use<K extends keyof Facts>(name: K, ctx: PollContext): Promise<Facts[K]> {
+    const source = this.registered.find((s) => s.name === name);
+    if (!source?.offers) return Promise.reject(new Error(`no source named ${name} offers facts: check the sources' \`uses\``));
+    // Facts[name] is the shape the source named so offers (facts.ts).
+    return source.offers(this.sources.find((s) => s.source === source)?.snapshot, ctx) as Promise<Facts[K]>;
   }
 
   /** Polls every enabled source has completed (the least of them). */
@@ -193,7 +203,7 @@ export class NodeState implements NodeSnapshots {
       { maxSeries: Math.max(0, limits.maxSeriesPerNode - others), maxLabelLength: limits.maxLabelLength },
       this.labels,
     );
-    source.samples(b, snapshot);
+    source.samples(b, snapshot, this);
     s.dataSeries = b.limitedSeries;
     b.unlimited();
     if (b.dropped > 0) {

@@ -9,7 +9,7 @@ import { NodeClient, RequestBodies } from '../../src/rpc/client.js';
 import { PollDeadline } from '../../src/rpc/deadline.js';
 import { classifyError } from '../../src/rpc/errors.js';
 import { Dispatchers } from '../../src/rpc/sockets.js';
-import { parseConfigText } from '../../src/config/load.js';
+import { parseConfigText } from '../../src/sources/registry.js';
 import type { TargetConfig } from '../../src/config/schema.js';
 import { defined } from '../helpers/assert.js';
 import { startFakeNode, waitFor, type FakeNode } from '../helpers/fake-node.js';

@@ -8,7 +8,7 @@ import { classifyError } from '../../src/rpc/errors.js';
 import { Admission, CONNECTIONS_PER_NODE } from '../../src/rpc/admission.js';
 import { NodeClient, RequestBodies } from '../../src/rpc/client.js';
 import { Dispatchers } from '../../src/rpc/sockets.js';
-import { parseConfigText } from '../../src/config/load.js';
+import { parseConfigText } from '../../src/sources/registry.js';
 import { defined } from '../helpers/assert.js';
 import { startFakeNode, type FakeNode } from '../helpers/fake-node.js';
 import { nodeSeries, sample, startTestExporter, waitForPolls, type TestExporter } from '../helpers/exporter.js';
