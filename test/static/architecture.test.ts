@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 const LAYERS: ReadonlyArray<readonly string[]> = [
   ['util/', 'clock.ts', 'log.ts', 'version.ts', 'shard.ts', 'runtime.ts'],
   ['config/'],
-  // The two edges over the config: toward the nodes, and the exporter's own web server (TLS, auth).
+  // The two edges over the config: toward the nodes, and the exporter's own port (web/: the web config, its guard,
+  // and the listening socket with its TLS and limits, in one place as prometheus/exporter-toolkit keeps them).
   ['rpc/', 'web/'],
   ['metrics/'],
   ['sources/'],
@@ -34,6 +35,13 @@ const DOORS: ReadonlyArray<{ from: string; to: string; through: readonly string[
     through: ['scheduler/fleet.ts'],
     never: ['scheduler/scheduler.ts', 'scheduler/poller.ts', 'scheduler/debug-poll.ts', 'scheduler/due.ts'],
     why: 'the server reads the fleet through FleetReader (scheduler/fleet.ts), never the Scheduler or the pollers, which start, stop and reconfigure polls',
+  },
+  {
+    from: 'server/',
+    to: 'web/',
+    through: ['web/guard.ts'],
+    never: ['web/server.ts'],
+    why: "the endpoints take the web config's guard (auth, headers, rate limit); the listening socket (web/server.ts: TLS, connection limits) is the exporter's, made in exporter.ts",
   },
 ];
 
