@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { lazyChild } from '../log.js';
 import type { TargetConfig } from '../config/schema.js';
-import type { PollError, Reason } from '../rpc/errors.js';
+import { failureFacts, type FailureFacts, type PollError, type Reason } from '../rpc/errors.js';
 import { LabelTable, LinesBuilder, NodeLabel, type LineBlock, type NodeLines } from '../metrics/render.js';
 import { addPollStats, type SourceStats } from '../metrics/samples.js';
 import type { PageSection, Problem, ValidatorPart } from '../sources/section.js';
@@ -30,8 +30,8 @@ export interface NodeSummary {
   stateSinceSeconds?: number;
   nodeId?: string;
   lastError?: string;
-  /** Each failing source's last failure (reason and message), for a summary in an operator's words. */
-  failures: Array<{ source: string; reason: Reason; message: string }>;
+  /** Each failing source's last failure (its facts and message), for a summary in an operator's words. */
+  failures: Array<FailureFacts & { source: string; message: string }>;
   /** The node's enabled sources. */
   sourceCount: number;
   /** Polls every enabled source of the node has completed (the least of them). */
@@ -98,8 +98,8 @@ export interface SourceState {
   lines?: LineBlock;
   /** The last poll's error while it is failing, for the pages. */
   lastError?: string;
-  /** Its reason and message (without the source's name), for the fleet page's one-line summary. */
-  lastFailure?: { reason: Reason; message: string };
+  /** Its facts and message (without the source's name), for the fleet page's one-line summary. */
+  lastFailure?: FailureFacts & { message: string };
   /** The last polls, oldest first (at most RECENT_POLLS). */
   recent: PollRecord[];
   lastEndSeconds?: number;
@@ -293,7 +293,7 @@ export class NodeState implements NodeSnapshots {
         log.error({ err: error.cause ?? error }, 'internal error while polling: please report this');
       stats.errors.set(error.reason, (stats.errors.get(error.reason) ?? 0) + 1);
       s.lastError = `${s.source.name}: ${message ?? error.message}`;
-      s.lastFailure = { reason: error.reason, message: message ?? error.message };
+      s.lastFailure = { ...failureFacts(error), message: message ?? error.message };
     } else {
       if (previous && !previous.success && previous.errors.size > 0) log.info('poll recovered');
       stats.lastSuccessSeconds = this.clock.now() / 1000;

@@ -2,32 +2,26 @@
 // failures summarised once (not one undici message per source), and its validator state with
 // what puts the reward or the stake at risk. Pure: from the node's summary and the fleet.
 import type { NodeSummary } from '../scheduler/fleet.js';
+import type { Code, FailureFacts } from '../rpc/errors.js';
 import { PRIMARY_NETWORK_ID } from '../config/schema.js';
 import { UPTIME_REQUIREMENT } from '../sources/platform.js';
 import type { ValidatorPart } from '../sources/section.js';
 import { humanDuration, nodeState } from './html.js';
 
-/** A poll failure in an operator's words, from its bounded reason and the message's facts. */
-export function failureWords(reason: string, message: string): string {
-  switch (reason) {
+/** A poll failure in an operator's words, from its facts (reason, phase, code, status: rpc/errors.ts classifyError), never its message. */
+export function failureWords(f: FailureFacts): string {
+  switch (f.reason) {
     case 'connect':
-      if (/ECONNREFUSED|connection refused/i.test(message)) return "connection refused (nothing listens at the node's address and port)";
-      if (/ENOTFOUND|EAI_AGAIN|getaddrinfo/i.test(message)) return "the node's host name does not resolve";
-      if (/EHOSTUNREACH|ENETUNREACH/i.test(message)) return "no route to the node's host";
-      if (/EMFILE|ENFILE|ESOCKETBUDGET|open files|socket budget/i.test(message)) return 'the exporter is out of sockets (its limit, not the node)';
-      if (/other side closed|ECONNRESET|socket hang up|closed/i.test(message)) return 'connection closed by the node';
-      return 'cannot connect to the node';
+      return CONNECT_WORDS[f.code] ?? 'cannot connect to the node';
     case 'timeout':
-      return /request slot/.test(message) ? 'the exporter had no request slot free (its limit, not the node)' : 'no answer within the timeout';
+      return f.phase === 'slot' ? 'the exporter had no request slot free (its limit, not the node)' : 'no answer within the timeout';
     case 'tls':
       return 'TLS handshake failed (certificate or protocol)';
     case 'host_rejected':
       return 'the node rejects this host name (its --http-allowed-hosts)';
-    case 'http_status': {
-      const status = /HTTP (\d{3})/.exec(message)?.[1];
-      if (status === '404' && /base URL/.test(message)) return "HTTP 404: the target's url is not the node's base URL?";
-      return status ? `HTTP ${status} from the node or its proxy` : 'an HTTP error from the node or its proxy';
-    }
+    case 'http_status':
+      if (f.code === 'not_base_url') return "HTTP 404: the target's url is not the node's base URL?";
+      return f.status !== undefined ? `HTTP ${f.status} from the node or its proxy` : 'an HTTP error from the node or its proxy';
     case 'rpc_error':
       return 'the node answered with an error';
     case 'invalid_response':
@@ -37,11 +31,20 @@ export function failureWords(reason: string, message: string): string {
   }
 }
 
+/** The words of each way a connection fails (rpc/errors.ts decides which it was). */
+const CONNECT_WORDS: Partial<Record<Code, string>> = {
+  refused: "connection refused (nothing listens at the node's address and port)",
+  unresolved: "the node's host name does not resolve",
+  unreachable: "no route to the node's host",
+  out_of_sockets: 'the exporter is out of sockets (its limit, not the node)',
+  closed: 'connection closed by the node',
+};
+
 /** One line per kind of failure: "connection closed by the node, all 5 sources" or "no answer within the timeout (info, platform)". */
 export function failureSummary(n: Pick<NodeSummary, 'failures' | 'sourceCount'>): string[] {
   const byWords = new Map<string, string[]>();
   for (const f of n.failures) {
-    const words = failureWords(f.reason, f.message);
+    const words = failureWords(f);
     byWords.set(words, [...(byWords.get(words) ?? []), f.source]);
   }
   return [...byWords].map(([words, sources]) =>
