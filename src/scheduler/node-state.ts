@@ -15,7 +15,7 @@ import type { TargetConfig } from '../config/schema.js';
 import { failureFacts, type FailureFacts, type PollError, type Reason } from '../rpc/errors.js';
 import { LabelTable, LinesBuilder, NodeLabel, type LineBlock, type NodeLines } from '../metrics/render.js';
 import { addPollStats, type SourceStats } from '../metrics/samples.js';
-import type { PageSection, Problem, ValidatorPart } from '../sources/section.js';
+import { validatorFacts, type PageSection, type Problem, type ValidatorFacts, type ValidatorPart } from '../sources/section.js';
 import type { NodeSnapshots, NodeStatus, Source, StateWatcher } from '../sources/source.js';
 import { truncate } from '../util/text.js';
 import { maskSecrets, secretsOf } from '../util/redact.js';
@@ -42,8 +42,8 @@ export interface NodeSummary {
   failing: Problem[];
   /** Last accepted height per chain. */
   heights: Array<{ chain: string; height: number }>;
-  /** What the node is as a validator (info and platform sources). */
-  validator?: ValidatorPart;
+  /** What the node is as a validator (info and platform sources), "no longer a validator" decided (sources/section.ts). */
+  validator?: ValidatorFacts;
 }
 
 /** One poll of one source, kept in a small ring for the status page (like blackbox_exporter's recent probes). */
@@ -248,7 +248,7 @@ export class NodeState implements NodeSnapshots {
       ...(nodeId !== undefined ? { nodeId } : {}),
       failing,
       heights,
-      ...(validator ? { validator } : {}),
+      ...(validator ? { validator: validatorFacts(validator, this.status === 'healthy' || this.status === 'unhealthy') } : {}),
       ...(errors.length > 0 ? { lastError: errors.join('; ') } : {}),
       failures,
       sourceCount: this.sources.length,

@@ -5,7 +5,6 @@ import type { NodeSummary } from '../scheduler/fleet.js';
 import type { Code, FailureFacts } from '../rpc/errors.js';
 import { PRIMARY_NETWORK_ID } from '../config/schema.js';
 import { UPTIME_REQUIREMENT } from '../sources/platform.js';
-import type { ValidatorPart } from '../sources/section.js';
 import { humanDuration, nodeState } from './html.js';
 
 /** A poll failure in an operator's words, from its facts (reason, phase, code, status: rpc/errors.ts classifyError), never its message. */
@@ -80,18 +79,6 @@ export function fleetVersion(nodes: NodeSummary[]): { number: number; text: stri
   return best;
 }
 
-/**
- * The validator sets the node left (it validated within 7 days, as this process saw it, and does not
- * now), as AvalancheGoNoLongerValidator decides: the platform source's view (platform.lostValidations)
- * whenever it asked for the sets; else, info.uptime's answer "not a validator" after an uptime, once the
- * node is past bootstrapping (until its P-Chain has loaded the set a restarted node answers so).
- */
-export function noLongerValidator(v: ValidatorPart | undefined, status: NodeSummary['status']): NonNullable<ValidatorPart['noLonger']> {
-  if (v?.noLonger) return v.noLonger;
-  if (!v?.uptimeLost || status === undefined || status === 'bootstrapping' || status === 'down') return [];
-  return [{ subnet: PRIMARY_NETWORK_ID, nodeId: v.uptimeLost.nodeId ?? '', lastSeenSeconds: v.uptimeLost.lastSeenSeconds }];
-}
-
 /** "primary network", "subnet 2v3qLBtR…": a set's name for the validator column. */
 function setName(subnet: string): string {
   return subnet === PRIMARY_NETWORK_ID ? 'primary network' : `subnet ${subnet.slice(0, 8)}…`;
@@ -128,7 +115,8 @@ export function validatorView(n: NodeSummary, fleet: { number: number; text: str
       facts.push({ text: `L1 balance lasts ${humanDuration(l1.runwaySeconds)}`, tone: risk ?? 'dim' });
     }
   }
-  const lost = noLongerValidator(v, n.status);
+  // Decided once, before the pages (sources/section.ts validatorFacts), as AvalancheGoNoLongerValidator decides it.
+  const lost = v.noLonger ?? [];
   if (lost.length > 0) {
     // A fault: it validated and stopped, so it earns no reward (its stake is still locked under the old node ID).
     const changed = n.nodeId !== undefined && lost.some((l) => l.nodeId !== '' && l.nodeId !== n.nodeId);

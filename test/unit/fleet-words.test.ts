@@ -14,6 +14,7 @@ import {
   failureFacts,
 } from '../../src/rpc/errors.js';
 import type { NodeSummary } from '../../src/scheduler/node-state.js';
+import { validatorFacts, type ValidatorPart } from '../../src/sources/section.js';
 import { PRIMARY_NETWORK_ID } from '../../src/config/schema.js';
 import { failureSummary, failureWords, fleetVersion, rowState, validatorView } from '../../src/server/fleet-words.js';
 
@@ -191,7 +192,11 @@ describe('no longer a validator', () => {
 
   it("the platform source's view wins over info.uptime's; info.uptime's counts only past bootstrapping", () => {
     const uptimeLost = { nodeId: 'NodeID-old', lastSeenSeconds: NOW - 60 };
-    const facts = (extra: Partial<NodeSummary>) => validatorView(node(extra), undefined, NOW).facts.map((f) => f.text);
+    // As the node state gives it to the pages: the sources' parts, with "no longer a validator" decided once.
+    const facts = ({ status, validator }: { status: NodeSummary['status']; validator: ValidatorPart }) =>
+      validatorView(node({ status, validator: validatorFacts(validator, status === 'healthy' || status === 'unhealthy') }), undefined, NOW).facts.map(
+        (f) => f.text,
+      );
     expect(facts({ status: 'healthy', validator: { notValidator: true, uptimeLost } })).toContain('no longer a validator (primary network)');
     expect(facts({ status: 'bootstrapping', validator: { notValidator: true, uptimeLost } })).toContain('not a validator');
     expect(facts({ status: 'healthy', validator: { notValidator: true, uptimeLost, noLonger: [] } })).toContain('not a validator');
