@@ -4,6 +4,7 @@
 import type { NodeSummary } from '../scheduler/fleet.js';
 import type { Code, FailureFacts } from '../rpc/errors.js';
 import { PRIMARY_NETWORK_ID } from '../config/schema.js';
+import { stakeExpiry } from '../metrics/stake-expiry.js';
 import { UPTIME_REQUIREMENT } from '../sources/platform.js';
 import { humanDuration, nodeState } from './html.js';
 
@@ -61,13 +62,16 @@ export interface ValidatorView {
 }
 
 const DAY = 86_400;
-/** Stake ending or L1 balance running out within these: warn, then bad (as the alerts: a week, a day). */
+/** An L1 balance running out within these: warn, then bad. */
 const WARN_WITHIN = 7 * DAY;
 const BAD_WITHIN = DAY;
 
 function within(seconds: number): Risk | undefined {
   return seconds < BAD_WITHIN ? 'bad' : seconds < WARN_WITHIN ? 'warn' : undefined;
 }
+
+/** A stake's tone: the stake-expiry alert's own decision (metrics/stake-expiry.ts), a page for critical, a ticket for warning. */
+const STAKE_TONE = { critical: 'bad', warning: 'warn' } as const;
 
 /** The newest version number among the nodes listed (the fleet of this page). */
 export function fleetVersion(nodes: NodeSummary[]): { number: number; text: string } | undefined {
@@ -102,10 +106,11 @@ export function validatorView(n: NodeSummary, fleet: { number: number; text: str
   if (v.stake?.autoRenew) facts.push({ text: 'stake auto-renews', tone: 'ok' });
   else if (v.stake?.endSeconds !== undefined) {
     const left = v.stake.endSeconds - nowSeconds;
+    const expiring = stakeExpiry({ ...v.stake, endSeconds: v.stake.endSeconds }, nowSeconds);
     facts.push(
       left <= 0
         ? { text: 'stake ended', tone: 'bad' }
-        : { text: `stake ends in ${humanDuration(left)}`, ...(within(left) ? { tone: within(left) } : { tone: 'dim' as const }) },
+        : { text: `stake ends in ${humanDuration(left)}`, tone: expiring ? STAKE_TONE[expiring.severity] : 'dim' },
     );
   }
   for (const l1 of v.l1 ?? []) {

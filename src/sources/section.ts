@@ -69,8 +69,8 @@ export interface ValidatorPart {
   readonly uptimeRequirement?: number;
   /** info.uptime answered "not a validator". */
   readonly notValidator?: boolean;
-  /** Primary-network stake: when it ends (Unix seconds); `autoRenew` when it renews itself. */
-  readonly stake?: { readonly endSeconds?: number; readonly autoRenew?: boolean };
+  /** Primary-network stake: when it started and ends (Unix seconds); `autoRenew` when it renews itself. */
+  readonly stake?: { readonly startSeconds?: number; readonly endSeconds?: number; readonly autoRenew?: boolean };
   /** L1 validators (ACP-77): balance and how long it lasts at the current fee. */
   readonly l1?: ReadonlyArray<{ readonly subnet: string; readonly balanceNavax: number; readonly runwaySeconds?: number }>;
   /** The platform source asked and the node is in no validator set it asked about. */

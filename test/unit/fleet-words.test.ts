@@ -19,6 +19,7 @@ import { PRIMARY_NETWORK_ID } from '../../src/config/schema.js';
 import { failureSummary, failureWords, fleetVersion, rowState, validatorView } from '../../src/server/fleet-words.js';
 
 const NOW = 1_800_000_000;
+const YEAR = 365 * 86_400;
 const node = (extra: Partial<NodeSummary>): NodeSummary => ({
   name: 'n',
   url: 'http://10.0.0.5:9650',
@@ -152,8 +153,8 @@ describe('validatorView', () => {
   it.each([
     ['uptime below its requirement', { uptimeRatio: 0.55 }, 'bad', 'uptime 55.0 % < 80 %: no reward'],
     ['uptime just above', { uptimeRatio: 0.82, uptimeRequirement: 0.8 }, 'warn', 'uptime 82.0 % ≥ 80 %'],
-    ['stake ending in 29 minutes', { stake: { endSeconds: NOW + 29 * 60 } }, 'bad', 'stake ends in 29m 0s'],
-    ['stake ending in 3 days', { stake: { endSeconds: NOW + 3 * 86_400 } }, 'warn', 'stake ends in 3d 0h'],
+    ['stake of a year ending in 29 minutes', { stake: { startSeconds: NOW - YEAR, endSeconds: NOW + 29 * 60 } }, 'bad', 'stake ends in 29m 0s'],
+    ['stake of a year ending in 3 days', { stake: { startSeconds: NOW - YEAR, endSeconds: NOW + 3 * 86_400 } }, 'warn', 'stake ends in 3d 0h'],
     [
       'uptime below the 90 % of a validation started after Helicon',
       { uptimeRatio: 0.85, uptimeRequirement: 0.9 },
@@ -174,6 +175,30 @@ describe('validatorView', () => {
     const view = validatorView(node({ validator }), fleet, NOW);
     expect(view.risk).toBe(risk);
     expect(view.facts.map((f) => f.text)).toContain(fact);
+  });
+});
+
+describe("a stake's end, as the stake-expiry alert decides it (metrics/stake-expiry.ts)", () => {
+  const H = 3_600;
+  const stake = (lengthSeconds: number, leftSeconds: number) =>
+    node({ status: 'healthy', validator: { stake: { startSeconds: NOW + leftSeconds - lengthSeconds, endSeconds: NOW + leftSeconds } } });
+  it.each<[string, number, number, 'bad' | 'warn' | undefined, string]>([
+    // Fuji's 12 h minimum (ACP-273): the 1 d window needs a stake of 2 d, so only the last hour is a risk.
+    ['a 12 h stake in its first minute', 12 * H, 12 * H - 60, undefined, 'healthy'],
+    ['a 12 h stake with 2 h left', 12 * H, 2 * H, undefined, 'healthy'],
+    ['a 12 h stake in its last hour', 12 * H, 59 * 60, 'bad', 'at risk'],
+    // Mainnet's 48 h minimum: the 1 d window applies (2 d ≥ 2 × 1 d), the 7 d one does not (it needs 14 d).
+    ['a 48 h stake in its first minute', 48 * H, 48 * H - 60, undefined, 'healthy'],
+    ['a 48 h stake with 25 h left', 48 * H, 25 * H, undefined, 'healthy'],
+    ['a 48 h stake with 23 h left', 48 * H, 23 * H, 'bad', 'at risk'],
+    ['a 14 d stake with 6 days left', 14 * 24 * H, 6 * 24 * H, 'warn', 'at risk'],
+    ['a 13 d stake with 6 days left', 13 * 24 * H, 6 * 24 * H, undefined, 'healthy'],
+  ])('%s', (_what, length, left, risk, state) => {
+    const n = stake(length, left);
+    const view = validatorView(n, undefined, NOW);
+    expect(view.risk).toBe(risk);
+    expect(view.facts).toContainEqual({ text: expect.stringMatching(/^stake ends in /) as string, tone: risk ?? 'dim' });
+    expect(rowState(n, view).text).toBe(state);
   });
 });
 
