@@ -2,14 +2,13 @@
 // of a node, each request with its status, size and time, and what the parser
 // made of it. It goes through the same boundary as a scheduled poll (deadline,
 // request cap, classified failure: poller.ts pollBounded) and changes nothing
-// the node serves. A node or proxy may echo a request header back in its body:
-// every configured secret is masked in the trace (util/redact.ts).
+// the node serves. Every step's text passes the node's boundary (NodeState.text,
+// util/node-text.ts): a node or proxy may echo a request header back in its body.
 import { performance } from 'node:perf_hooks';
 import type { Clock } from '../clock.js';
 import type { TargetConfig } from '../config/schema.js';
 import type { NodeClient } from '../rpc/client.js';
 import type { PollContext } from '../sources/source.js';
-import { maskSecrets, secretsOf } from '../util/redact.js';
 import { oneLine, truncate } from '../util/text.js';
 import type { DebugStep } from './fleet.js';
 import type { NodeState } from './node-state.js';
@@ -21,9 +20,8 @@ const MAX_SNIPPET = 600;
 export async function debugPoll(target: TargetConfig, node: NodeState, client: NodeClient, clock: Clock): Promise<DebugStep[]> {
   const t0 = performance.now();
   const steps: DebugStep[] = [];
-  const secrets = secretsOf(target);
   const note = (source: string, text: string) => {
-    steps.push({ atMs: Math.round((performance.now() - t0) * 10) / 10, source, text: maskSecrets(text, secrets) });
+    steps.push({ atMs: Math.round((performance.now() - t0) * 10) / 10, source, text: node.text.text(text) });
   };
   await Promise.all(
     node.sources.map(async ({ source }) => {
