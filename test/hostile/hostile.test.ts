@@ -352,28 +352,30 @@ const NODE_CASES: NodeCase[] = [
       expect((await get(`${exporter.url}/node/n`)).body).toContain('X-Api-Key &#60;secret&#62;');
     },
   },
-  {
-    name: "a proxy echoes the API key and the basic-auth password in a JSON-RPC error on every source's path: masked on /, /node/n, a debug probe and in the log",
-    routes: onEveryPath({ body: rpcError(echo) }, echo),
+  ...(
+    [
+      [
+        "a proxy echoes the API key and the basic-auth password in a JSON-RPC error on every source's path",
+        { body: rpcError(echo) },
+        echo,
+        'rpc_error',
+      ],
+      [
+        "a proxy echoes them in an HTTP 401 body on every source's path, the key where the body is cut",
+        { status: 401, body: echoAtTheCut, contentType: 'text/plain' },
+        echoAtTheCut,
+        'http_status',
+      ],
+    ] as const
+  ).map(([name, route, infoError, reason]): NodeCase => ({
+    name: `${name}: masked (whole and where cut) on /, /node/n, a debug probe and in the log`,
+    routes: onEveryPath(route, infoError),
     index: ['C/block'],
     target: WITH_SECRETS + EVERY_SOURCE,
     up: 0,
-    reason: 'rpc_error',
-    async check(_metrics, exporter, node) {
-      await expectNoSecretShown(exporter, node);
-    },
-  },
-  {
-    name: "a proxy echoes them in an HTTP 401 body on every source's path, the key where the body is cut: masked whole and where cut",
-    routes: onEveryPath({ status: 401, body: echoAtTheCut, contentType: 'text/plain' }, echoAtTheCut),
-    index: ['C/block'],
-    target: WITH_SECRETS + EVERY_SOURCE,
-    up: 0,
-    reason: 'http_status',
-    async check(_metrics, exporter, node) {
-      await expectNoSecretShown(exporter, node);
-    },
-  },
+    reason,
+    check: (_metrics, exporter, node) => expectNoSecretShown(exporter, node),
+  })),
   {
     name: 'a 6 MB JSON-RPC error message on every source: no log line reaches 64 KiB, and the node page stays small',
     routes: onEveryPath({ body: rpcError('E'.repeat(6 << 20)) }, 'I'.repeat(6 << 20)),
