@@ -1,4 +1,3 @@
-<<<<<<<< Updated upstream:src/cli.ts
 // avalanchego-exporter: flags, wiring and signals (main.ts takes SIGHUP before this module loads).
 import { hostname } from 'node:os';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
@@ -12,25 +11,9 @@ import { loadWebConfigFile, type WebConfig } from './web/config.js';
 import { LOG_FORMATS, LOG_LEVELS, createLogger, type LogFormat, type LogLevel } from './log.js';
 import { DEFAULT_HEAP_GROWING_PERCENT, disablePretenuring, setHeapGrowingPercent } from './runtime.js';
 import { VERSION } from './version.js';
-========
-#!/usr/bin/env node
-// The entry point. It takes SIGHUP before anything else: until a process handles SIGHUP, the signal's default action
-// ends it (exit 129), and loading the modules, reading the config and binding the port take a second or more on a
-// large fleet, during which a config-management tool or a `systemctl reload` may well send one. So this module imports
-// nothing that takes time: it handles SIGHUP, then loads the CLI (cli.ts), which reloads once for the SIGHUPs of the
-// start-up as soon as the exporter runs. SIGTERM and SIGINT keep their default action until then (stop at once).
-import type { EarlySignals } from './cli.js';
->>>>>>>> Stashed changes:src/main.ts
 
-let asked = false;
-let onHup: (() => void) | undefined;
-const hup = (): void => {
-  if (onHup) onHup();
-  else asked = true;
-};
-process.on('SIGHUP', hup);
+const DEFAULT_TELEMETRY_PATH = '/metrics';
 
-<<<<<<<< Updated upstream:src/cli.ts
 const FLAGS = {
   'config.file': { type: 'string' },
   'config.check': { type: 'boolean' },
@@ -210,25 +193,26 @@ export async function main(argv: string[], early?: EarlySignals): Promise<number
     } catch (err) {
       if (err instanceof ConfigError) return fail(err.message, 1);
       throw err;
-========
-const early: EarlySignals = {
-  get reloadAsked() {
-    return asked;
-  },
-  handOver(handler) {
-    onHup = handler;
-    if (asked) {
-      asked = false;
-      handler();
->>>>>>>> Stashed changes:src/main.ts
     }
-  },
-  release() {
-    process.off('SIGHUP', hup);
-  },
-};
+  }
+  if (values['config.check']) {
+    early?.release();
+    const n = config.targets.length;
+    process.stdout.write(
+      `${config.origin}: valid, ${n} target${n === 1 ? '' : 's'} (${config.targets
+        .slice(0, 5)
+        .map((t) => t.name)
+        .join(', ')}${n > 5 ? ', …' : ''})\n`,
+    );
+    if (webConfig) {
+      const u = webConfig.users.size;
+      process.stdout.write(
+        `${webConfig.origin}: valid web config, ${webConfig.tls ? 'TLS' : 'plain HTTP'}, ${u ? `basic auth for ${u} user${u === 1 ? '' : 's'}` : 'no basic auth'}\n`,
+      );
+    }
+    return 0;
+  }
 
-<<<<<<<< Updated upstream:src/cli.ts
   setHeapGrowingPercent(heapGrowing);
   disablePretenuring();
   const logger = createLogger({ level, format });
@@ -283,15 +267,3 @@ const early: EarlySignals = {
     process.once('SIGINT', () => onStop('SIGINT'));
   });
 }
-========
-const { main } = await import('./cli.js');
-main(process.argv.slice(2), early).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (err: unknown) => {
-    process.stderr.write(`avalanchego-exporter: unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    process.exitCode = 1;
-  },
-);
->>>>>>>> Stashed changes:src/main.ts
