@@ -6,7 +6,7 @@ import { defaultConfig, loadConfigFile } from './sources/registry.js';
 import type { Config } from './config/schema.js';
 import { DEFAULT_LISTEN_ADDRESS, startExporter } from './exporter.js';
 import { SHARD_COUNT_ENV, ShardFlagError, resolveShard, type ShardSpec } from './shard.js';
-import { DEFAULT_MAX_CONNECTIONS } from './server/http.js';
+import { DEFAULT_MAX_CONNECTIONS } from './web/server.js';
 import { DEFAULT_MAX_SCRAPES } from './server/app.js';
 import { loadWebConfigFile, type WebConfig } from './web/config.js';
 import { LOG_FORMATS, LOG_LEVELS, createLogger, type LogFormat, type LogLevel } from './log.js';

@@ -2,13 +2,13 @@
 // of a node, each request with its status, size and time, and what the parser
 // made of it. It is the very poll the schedule runs (poller.ts NodePoller.bounded:
 // the same deadline, admission and classified failure), traced, and changes
-// nothing the node serves. A node or proxy may echo a request header back in
-// its body: every configured secret is masked in the trace (util/redact.ts).
+// nothing the node serves. Every step's text passes the node's boundary
+// (NodeState.text, util/node-text.ts): a node or proxy may echo a request header
+// back in its body.
 import { performance } from 'node:perf_hooks';
 import type { Clock } from '../clock.js';
 import type { PollHandle } from '../rpc/deadline.js';
 import type { PollContext } from '../sources/source.js';
-import { maskSecrets, secretsOf } from '../util/redact.js';
 import { oneLine, truncate } from '../util/text.js';
 import type { DebugStep } from './fleet.js';
 import type { NodePoller, PollOutcome } from './poller.js';
@@ -20,9 +20,8 @@ export async function debugPoll(poller: NodePoller, clock: Clock): Promise<Debug
   const { target, state: node, client } = poller;
   const t0 = performance.now();
   const steps: DebugStep[] = [];
-  const secrets = secretsOf(target);
   const note = (source: string, text: string) => {
-    steps.push({ atMs: Math.round((performance.now() - t0) * 10) / 10, source, text: maskSecrets(text, secrets) });
+    steps.push({ atMs: Math.round((performance.now() - t0) * 10) / 10, source, text: node.text.text(text) });
   };
   await Promise.all(
     node.sources.map(async (s) => {

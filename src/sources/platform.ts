@@ -211,7 +211,11 @@ export function summarizePlatform(s: PlatformSnapshot, memory?: PlatformMemory):
     validator: {
       ...(primary?.kind === 'staker'
         ? {
-            stake: { endSeconds: primary.endSeconds, ...(primary.autoRenew && primary.autoRenew.nextPeriodSeconds > 0 ? { autoRenew: true } : {}) },
+            stake: {
+              startSeconds: primary.startSeconds,
+              endSeconds: primary.endSeconds,
+              ...(primary.autoRenew && primary.autoRenew.nextPeriodSeconds > 0 ? { autoRenew: true } : {}),
+            },
             ...(uptimeRequirement(primary, s.heliconSeconds) !== undefined
               ? { uptimeRequirement: uptimeRequirement(primary, s.heliconSeconds) }
               : {}),

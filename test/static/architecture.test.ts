@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 const LAYERS: ReadonlyArray<readonly string[]> = [
   ['util/', 'clock.ts', 'log.ts', 'version.ts', 'shard.ts', 'runtime.ts'],
   ['config/'],
-  // The two edges over the config: toward the nodes, and the exporter's own web server (TLS, auth).
+  // The two edges over the config: toward the nodes, and the exporter's own port (web/: the web config, its guard,
+  // and the listening socket with its TLS and limits, in one place as prometheus/exporter-toolkit keeps them).
   ['rpc/', 'web/'],
   ['metrics/'],
   ['sources/'],
@@ -42,6 +43,13 @@ const DOORS: ReadonlyArray<{ from: string; to: string; through: readonly string[
     through: ['rpc/admission.ts'],
     never: ['rpc/client.ts', 'rpc/sockets.ts'],
     why: 'who waits for a slot, whose time the wait is and when a poll is skipped are decided in one place, rpc/admission.ts (issue 29), which knows nothing of the transport',
+  },
+  {
+    from: 'server/',
+    to: 'web/',
+    through: ['web/guard.ts'],
+    never: ['web/server.ts'],
+    why: "the endpoints take the web config's guard (auth, headers, rate limit); the listening socket (web/server.ts: TLS, connection limits) is the exporter's, made in exporter.ts",
   },
 ];
 
