@@ -197,7 +197,7 @@ describe('no log line passes MAX_LOG_LINE_BYTES (64 KiB), whatever is logged', (
     if (format === 'json') {
       const first = JSON.parse(written[0] ?? '') as { msg: string; node: string; err: { type: string } };
       expect([first.msg, first.node, first.err.type]).toEqual(['poll failed', 'n', 'Error']);
-    } else expect(written[0]).toMatch(/^time=\S+ level=WARN msg="poll failed" node=n source=evm err="JSON-RPC error/);
+    } else expect(written[0]).toMatch(/^time=\S+ level=WARN msg="poll failed" node=n source=evm err.type=Error err.message="JSON-RPC error/);
   });
 
   it.each<LogFormat>(['json', 'logfmt'])('%s: a line of 20,000 short fields keeps its own fields and says it was cut', (format) => {

@@ -4,7 +4,7 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { parseConfigText } from '../../src/sources/registry.js';
+import { configFile } from '../../src/config/load.js';
 import { lazyChild } from '../../src/log.js';
 import { PollError } from '../../src/rpc/errors.js';
 import { NodeState } from '../../src/scheduler/node-state.js';
@@ -82,7 +82,7 @@ describe("a node's state gives every text of every source through the boundary",
   const carelessConfig = configSection('careless', {
     description: "A test source that carries the node's text raw.",
     keys: sourceKeys({ enabled: 'Poll the careless source.', interval: 'the careless source polls' }),
-    defaults: { enabled: true, interval: '1s' },
+    defaults: { enabled: true, interval: '30s' },
   });
   /** A source written without a thought for secrets or sizes: its sections, summary, errors and logs carry the node's text raw. */
   const careless: Source<{ said: string }, unknown, typeof carelessConfig> = {
@@ -107,7 +107,7 @@ describe("a node's state gives every text of every source through the boundary",
         },
       }),
     );
-    const config = parseConfigText(
+    const config = configFile([carelessConfig]).parse(
       `targets:\n  - name: n\n    url: http://127.0.0.1:9650\n    headers: { X-Api-Key: ${KEY} }\n    basic_auth: { username: ops, password: ${PASSWORD} }\n`,
       'test.yaml',
       {},
