@@ -542,6 +542,23 @@ export const CATALOG = [
     "go-ethereum's `chain/block/bad/count` of each EVM chain (the C-Chain, subnet-evm L1 chains), read from `GET /ext/metrics` when `node_metrics.enabled`: `avalanche_<chain>_vm_eth_chain_block_bad_count` (v1.10), `avalanche_<vm>_eth_chain_block_bad_count{chain}` (v1.11 to v1.15; `<vm>` is `evm`, `subnetevm`, or the VM's ID), and after the C-Chain's switch to SAE the VM's series under `transition`, `avalanche_evm_transition_eth_chain_block_bad_count{chain}` (v1.15's transitionvm; the two forms of one chain are added up). Passed through as the node counts (a restart sets it back). Absent, never 0, for a chain that is not an EVM's, a release or VM that serves no such series, and a node whose metrics API is off.",
   ),
 
+  spec(
+    'avalanchego_chain_executor_failed',
+    'gauge',
+    ['node', 'chain'],
+    'health',
+    `1 when the chain's SAE executor has stopped (terminal until the node restarts), else 0. ${HEALTH} (the chain check's error).`,
+    "1 when the chain's health check error holds `saexec.Executor unhealthy due to block <N> (<0xhash>): <cause>` (AvalancheGo v1.15.1+, `vms/saevm/sae/health.go`), alone or inside the composed `vm: … ; consensus: …` and `engine: …; networking: …` forms; 0 for every other chain of the report (and on releases without SAE). The executor does not come back: `AvalancheGoChainExecutorDead` pages at once.",
+  ),
+  spec(
+    'avalanchego_chain_executor_failed_height',
+    'gauge',
+    ['node', 'chain'],
+    'health',
+    `Height of the block the chain's SAE executor stopped on. ${HEALTH} (the chain check's error).`,
+    "`<N>` of `saexec.Executor unhealthy due to block <N> (<0xhash>)` in the chain check's error; absent while the executor runs.",
+  ),
+
   // --- node posture (admin API and indexing), issue 12 ---------------------
   spec(
     'avalanchego_admin_api_enabled',
