@@ -106,8 +106,9 @@ export class NodeClient {
     }
     Object.freeze(this.headers);
     // The text exposition format (version 0.0.4): promhttp would answer protobuf or OpenMetrics to other Accept values.
-    const { ['content-type']: _json, accept: _accept, ...common } = this.headers;
-    this.getHeaders = Object.freeze({ ...common, accept: 'text/plain;version=0.0.4' });
+    const get: Record<string, string> = { ...this.headers, accept: 'text/plain;version=0.0.4' };
+    delete get['content-type'];
+    this.getHeaders = Object.freeze(get);
   }
 
   /**

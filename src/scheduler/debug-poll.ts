@@ -54,7 +54,13 @@ export async function debugPoll(poller: NodePoller, clock: Clock): Promise<Debug
           note(source.name, `GET ${target.url}${path}`);
           let bytes = 0;
           try {
-            const reply = await client.stream(path, { write: (chunk) => ((bytes += chunk.length), sink.write(chunk)) }, poll);
+            const counted = {
+              write(chunk: Buffer) {
+                bytes += chunk.length;
+                sink.write(chunk);
+              },
+            };
+            const reply = await client.stream(path, counted, poll);
             const ms = Math.round((performance.now() - started) * 10) / 10;
             note(source.name, `  → HTTP ${reply.status}, ${bytes} bytes streamed in ${ms} ms${reply.body ? `: ${snippet(reply.body)}` : ''}`);
             return reply;

@@ -718,7 +718,10 @@ export class SimNode {
         ]),
       );
       if (this.scenarioName === 'starting' || this.scenarioName === 'bootstrapping')
-        for (const c of byChain.values()) ((c.successful = 0), (c.failed = 0));
+        for (const c of byChain.values()) {
+          c.successful = 0;
+          c.failed = 0;
+        }
       this.polls = { atMs: nowMs, startMs: this.uptimeStartMs, byChain };
       return byChain;
     }

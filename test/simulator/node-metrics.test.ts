@@ -100,12 +100,12 @@ describe('c-chain-executor-dead (v1.15.1)', () => {
     const check = await waitFor(
       async () => report((await http(`${base}/ext/health`)).body).checks.C,
       // After the restart into v1.15.1 the check is `not yet run` until its first run.
-      (x) => typeof x?.error === 'string' && x.error !== 'not yet run',
+      (x) => typeof x.error === 'string' && x.error !== 'not yet run',
       5_000,
       'the C check to fail',
     );
-    const m = /saexec\.Executor unhealthy due to block (\d+) \((0x[0-9a-f]{64})\): /.exec(defined(check?.error, 'the error'));
-    expect(m, check?.error).not.toBeNull();
+    const m = /saexec\.Executor unhealthy due to block (\d+) \((0x[0-9a-f]{64})\): /.exec(defined(check.error, 'the error'));
+    expect(m, check.error).not.toBeNull();
     const block = Number(defined(m?.[1], 'the block'));
     const executed = async () =>
       Number.parseInt((JSON.parse((await rpc(`${base}/ext/bc/C/rpc`, 'eth_blockNumber', [])).body) as { result: string }).result.slice(2), 16);
