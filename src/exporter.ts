@@ -152,6 +152,7 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
     onScrapeRefused: () => instruments.scrapesRefused.inc(),
     onDebugProbeRefused: () => instruments.debugProbesRefused.inc(),
     ...(options.telemetryPath ? { telemetryPath: options.telemetryPath } : {}),
+    logger,
   });
   const web = new WebServer({ handler, web: webConfig, logger, ...(options.maxConnections ? { maxConnections: options.maxConnections } : {}) });
   // Rejects with a ListenError (one line for the operator) before any poll has started.

@@ -86,9 +86,11 @@ export function createApp(options: AppOptions): express.Express {
   });
   // Express' default handler would answer with an HTML stack trace; a bad request (a malformed
   // escape in the path) keeps its 4xx, anything else is a plain 500.
-  app.use((err: unknown, _req: Request, res: Response, _next: (err?: unknown) => void) => {
+  app.use((err: unknown, req: Request, res: Response, _next: (err?: unknown) => void) => {
     const status = typeof err === 'object' && err !== null && 'status' in err ? err.status : undefined;
     const code = typeof status === 'number' && status >= 400 && status < 500 ? status : 500;
+    // A 500 is the exporter's own fault: said in the log, where the answer says nothing.
+    if (code === 500) options.logger?.error({ err, path: req.path }, 'request failed: answered 500');
     if (res.headersSent) return res.destroy();
     res
       .status(code)

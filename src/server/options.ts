@@ -1,4 +1,5 @@
 // What the exporter's HTTP endpoints are given (server/app.ts and its route groups).
+import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Config } from '../config/schema.js';
 import type { FleetReader } from '../scheduler/fleet.js';
@@ -30,6 +31,8 @@ export interface AppOptions {
   onDebugProbeRefused?: () => void;
   /** Where the metrics are served (--web.telemetry-path; default /metrics). */
   telemetryPath?: string;
+  /** For what an answer cannot show: a 500 (with its error) and a time on a page no date holds. */
+  logger?: Logger;
 }
 
 /** Where the metrics are served. */

@@ -1,6 +1,6 @@
 // The third hostile round (a security probe of 077ff76): each case failed there and holds here. A node that answers a
 // uint64 as the JSON number 2^64; a bcrypt cost no check can finish; a login that holds every other login; SIGHUP while
-// the exporter starts; counters of the targets a reload keeps.
+// the exporter starts; counters of the targets a reload keeps; a time past what a date holds.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +16,7 @@ import { bcryptHash } from '../helpers/tls.js';
 import { closeAfterEach, sample, startTestExporter, type TestExporter } from '../helpers/exporter.js';
 import { startFakeNode, waitFor, type FakeNode } from '../helpers/fake-node.js';
 import { buildIfStale } from '../helpers/build.js';
+import { ago } from '../../src/server/html.js';
 
 describe('a node that answers a uint64 as the JSON number 2^64', () => {
   let exporter: TestExporter | undefined;
@@ -247,4 +248,66 @@ describe('counters of the targets a reload keeps', () => {
     await ex.reload();
     expect(await errors('kept')).toBeLessThan(before);
   }, 60_000);
+});
+
+describe('a node that answers a time past what a date holds', () => {
+  let exporter: TestExporter | undefined;
+  let node: FakeNode | undefined;
+  closeAfterEach(
+    () => [exporter, node],
+    () => (exporter = node = undefined),
+  );
+  const NODE_ID = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
+  const NO_METHOD = JSON.stringify({ jsonrpc: '2.0', error: { code: -32601, message: "rpc: can't find method" }, id: 1 });
+  const MAX = '18446744073709551615'; // a uint64, and 584 billion years from 1970: no Date holds it
+  const staker = (startTime: string, endTime: string) => ({
+    validators: [{ nodeID: NODE_ID, txID: 'x', startTime, endTime, weight: '2000000000000', potentialReward: '0', delegationFee: '2.0000' }],
+  });
+
+  it.each([
+    ['a ProposerVM epoch start', 'proposervm', { number: '7', startTime: MAX, pChainHeight: '100' }, staker('1700000000', '1800000000')],
+    ["a validator's start", 'platform', { number: '7', startTime: '1700000000', pChainHeight: '100' }, staker(MAX, '1800000000')],
+    ["a validator's end", 'platform', { number: '7', startTime: '1700000000', pChainHeight: '100' }, staker('1700000000', MAX)],
+    [
+      "an L1 validator's start",
+      'platform',
+      { number: '7', startTime: '1700000000', pChainHeight: '100' },
+      {
+        validators: [{ nodeID: NODE_ID, validationID: 'v', startTime: MAX, weight: '20', balance: '1000' }],
+      },
+    ],
+  ])('%s is refused by the parser (invalid_response, saying what) and the node page answers 200', async (_what, source, epoch, validators) => {
+    node = await startFakeNode({
+      '/ext/health': { fixture: 'health/healthy-v1.14.2.json', headers: { 'node-id': NODE_ID } },
+      '/ext/info': { body: NO_METHOD, methods: { 'info.getNodeID': { nodeID: NODE_ID, nodePOP: null }, 'info.upgrades': {} } },
+      '/ext/bc/P': { body: NO_METHOD, methods: { 'platform.getCurrentValidators': validators, 'platform.getHeight': { height: '100' } } },
+      '/ext/bc/C/proposervm': { body: NO_METHOD, methods: { 'proposervm.getCurrentEpoch': epoch } },
+    });
+    exporter = await startTestExporter(
+      `defaults: { interval: 1s, timeout: 500ms, index: { endpoints: [] }, evm: { enabled: false }, proposervm: { chains: [C] } }\ntargets:\n  - name: n\n    url: ${node.url}\n`,
+    );
+    const ex = exporter;
+    const metrics = async () => (await fetch(`${ex.url}/metrics`)).text();
+    await waitFor(
+      async () =>
+        (sample(await metrics(), `avalanchego_exporter_poll_errors_total{node="n",source="${source}",reason="invalid_response"}`) ?? 0) >= 1,
+      `the ${source} poll failing as invalid_response`,
+      10_000,
+    );
+    // Before the bound the parser took it and the page threw RangeError: 500, nothing logged.
+    const page = await fetch(`${ex.url}/node/n`);
+    expect(page.status).toBe(200);
+    // The page says what was refused and where (the poll's error, bounded as every node text).
+    const text = await page.text();
+    expect(text).toMatch(/(startTime|endTime): expected Unix seconds/);
+  });
+
+  it('the page never throws on one anyway: it shows it as no time, and tells who logs it', () => {
+    const bad: number[] = [];
+    for (const seconds of [18446744073709551615, 8.64e12 + 1, -8.64e12 - 1, Number.NaN, Number.POSITIVE_INFINITY]) {
+      expect(ago(seconds, 1.7e9, (s) => bad.push(s))).toContain('not a time');
+    }
+    expect(bad).toHaveLength(5);
+    expect(ago(1.7e9 - 65, 1.7e9)).toContain('1m 5s ago');
+  });
 });
