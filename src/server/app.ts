@@ -11,6 +11,7 @@ import { metricsRoutes } from './metrics-endpoint.js';
 import { metricsPathOf, type AppOptions } from './options.js';
 import { PAGE_HEADERS } from './page-headers.js';
 import { pageRoutes } from './pages.js';
+import { crossOriginProblem, hostProblem } from './origin.js';
 import { isProbe, probeHandler } from './probe.js';
 import { plain } from './respond.js';
 
@@ -27,7 +28,15 @@ export function createHandler(options: AppOptions): RequestListener {
   const app = createApp(options);
   const probe = probeHandler(options);
   const { guard } = options;
+  const allowedHosts = new Set(options.allowedHosts ?? []);
   return (req, res) => {
+    // Before the password: a page in the operator's browser may hold it (a login it remembers).
+    const refused = hostProblem(req, allowedHosts) ?? crossOriginProblem(req);
+    if (refused !== undefined) {
+      for (const [name, value] of PAGE_HEADERS) res.setHeader(name, value);
+      plain(res, 403, `refused: ${refused}\n`);
+      return;
+    }
     if (!isProbe(req.url ?? '')) {
       void app(req, res);
       return;

@@ -21,6 +21,10 @@ export interface AppOptions {
   ownerOf?: (name: string) => number | undefined;
   /** Reloads the config file; rejects with a message when it is invalid (the old config stays). */
   reload?: () => Promise<void>;
+  /** POST /-/reload reloads (--web.enable-lifecycle); off, it answers 403 as Prometheus' does (SIGHUP always works). */
+  lifecycle?: boolean;
+  /** The host names the exporter answers to (--web.allowed-hosts); empty or absent: any. */
+  allowedHosts?: readonly string[];
   /** The web config's rate limit, headers and basic auth, before every endpoint. */
   guard?: WebGuard;
   /** /metrics requests served at once at most, 503 past it (--web.max-requests; 0: no cap). */

@@ -2,6 +2,7 @@
 // uint64 as the JSON number 2^64; a bcrypt cost no check can finish; a login that holds every other login; SIGHUP while
 // the exporter starts; counters of the targets a reload keeps; a time past what a date holds.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -304,10 +305,88 @@ describe('a node that answers a time past what a date holds', () => {
 
   it('the page never throws on one anyway: it shows it as no time, and tells who logs it', () => {
     const bad: number[] = [];
-    for (const seconds of [18446744073709551615, 8.64e12 + 1, -8.64e12 - 1, Number.NaN, Number.POSITIVE_INFINITY]) {
+    for (const seconds of [Number('18446744073709551615'), 8.64e12 + 1, -8.64e12 - 1, Number.NaN, Number.POSITIVE_INFINITY]) {
       expect(ago(seconds, 1.7e9, (s) => bad.push(s))).toContain('not a time');
     }
     expect(bad).toHaveLength(5);
     expect(ago(1.7e9 - 65, 1.7e9)).toContain('1m 5s ago');
+  });
+});
+
+describe('reloads from any web page, and /config to a foreign Host (DNS rebinding)', () => {
+  let exporter: TestExporter | undefined;
+  closeAfterEach(
+    () => [exporter],
+    () => (exporter = undefined),
+  );
+  const text = `defaults: { interval: 1h }\ntargets:\n  - name: n\n    url: http://127.0.0.1:9\n`;
+
+  /** A request with the headers a browser (or a rebinding page) sends: Host and Origin set by hand. */
+  const ask = (url: string, path: string, method: string, headers: Record<string, string>) =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = httpRequest(`${url}${path}`, { method, headers }, (res) => {
+        let body = '';
+        res.on('data', (d: Buffer) => (body += d.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+
+  it('POST /-/reload answers 403 without --web.enable-lifecycle and reads nothing; a reload by signal still runs', async () => {
+    let reads = 0;
+    exporter = await startTestExporter(text, {
+      exporter: { loadConfig: () => (reads++, parseConfigText(text, 'test.yaml', {})) },
+    });
+    const res = await fetch(`${exporter.url}/-/reload`, { method: 'POST' });
+    // On main: 200, from any page an operator opened (a form POST needs no CORS).
+    expect(res.status).toBe(403);
+    expect(await res.text()).toMatch(/^Lifecycle API is not enabled: start the exporter with --web.enable-lifecycle.*SIGHUP/);
+    expect(reads).toBe(0);
+    await exporter.reload(); // what SIGHUP calls
+    expect(reads).toBe(1);
+  });
+
+  it('with --web.enable-lifecycle, a cross-origin POST is refused (Origin or Sec-Fetch-Site); a same-origin one and curl reload', async () => {
+    let reads = 0;
+    exporter = await startTestExporter(text, {
+      exporter: { loadConfig: () => (reads++, parseConfigText(text, 'test.yaml', {})), enableLifecycle: true },
+    });
+    const url = exporter.url;
+    const host = new URL(url).host;
+    for (const headers of [
+      { origin: 'http://evil.example' } as Record<string, string>,
+      { origin: 'null' },
+      { origin: `http://${host.replace('127.0.0.1', 'localhost')}` },
+      { origin: `http://${host}`, 'sec-fetch-site': 'cross-site' },
+      { 'sec-fetch-site': 'same-site' }, // another port of the same host is another origin
+    ]) {
+      const res = await ask(url, '/-/reload', 'POST', headers);
+      expect(res.status, JSON.stringify(headers)).toBe(403);
+      expect(res.body).toMatch(/^refused: (Origin|Sec-Fetch-Site)/);
+    }
+    expect(reads).toBe(0);
+    expect((await ask(url, '/-/reload', 'POST', { origin: `http://${host}` })).status).toBe(200);
+    expect((await ask(url, '/-/reload', 'POST', { 'sec-fetch-site': 'same-origin', origin: `http://${host}` })).status).toBe(200);
+    expect((await ask(url, '/-/reload', 'POST', {})).status).toBe(200); // curl: no Origin
+    expect(reads).toBe(3);
+    // A cross-site page may still GET (a link): reads change nothing.
+    expect((await ask(url, '/-/healthy', 'GET', { origin: 'http://evil.example', 'sec-fetch-site': 'cross-site' })).status).toBe(200);
+  });
+
+  it('--web.allowed-hosts: /config (and every path) only to the names listed; a rebinding name gets 403', async () => {
+    exporter = await startTestExporter(text, { exporter: { allowedHosts: ['127.0.0.1', 'exporter.example.org'] } });
+    const url = exporter.url;
+    const port = new URL(url).port;
+    for (const host of ['evil.example', `evil.example:${port}`, `localhost:${port}`]) {
+      const res = await ask(url, '/config', 'GET', { host });
+      expect(res.status, host).toBe(403);
+      expect(res.body).toContain('--web.allowed-hosts');
+      expect(res.body).not.toContain('127.0.0.1:9');
+      expect((await ask(url, '/probe?target=n', 'GET', { host })).status, host).toBe(403);
+    }
+    for (const host of [`127.0.0.1:${port}`, 'EXPORTER.example.org', `exporter.example.org.:${port}`]) {
+      expect((await ask(url, '/config', 'GET', { host })).status, host).toBe(200);
+    }
   });
 });
