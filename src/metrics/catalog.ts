@@ -589,7 +589,7 @@ export const CATALOG = [
     ['node', 'source'],
     'exporter',
     "Series of the source's last poll left out by limits.max_series_per_node (a node reporting too much).",
-    "Series the last poll of that source would have served past `limits.max_series_per_node` (as a Prometheus `sample_limit` would; the limit is one budget for all the sources of a node, each source getting what the others' last polls left), plus series that became duplicates once their label values were cut to `limits.max_label_length`. Absent when nothing was left out. The exporter's own poll metrics are not counted.",
+    "Series the last poll of that source would have served past `limits.max_series_per_node` (as a Prometheus `sample_limit` would; the limit is one budget for all the sources of a node: each source has an equal share of it that no other source can take, and may use what the others leave, i.e. each other one keeps what its last poll served and, while it wanted that much, its share), plus series that became duplicates once their label values were cut to `limits.max_label_length`. Absent when nothing was left out. The exporter's own poll metrics are not counted.",
   ),
 ] as const satisfies readonly MetricSpec[];
 

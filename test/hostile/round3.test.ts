@@ -390,3 +390,70 @@ describe('reloads from any web page, and /config to a foreign Host (DNS rebindin
     }
   });
 });
+
+describe('a node with 10,000 health checks and a validator', () => {
+  let exporter: TestExporter | undefined;
+  let node: FakeNode | undefined;
+  closeAfterEach(
+    () => [exporter, node],
+    () => (exporter = node = undefined),
+  );
+  const NODE_ID = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
+  const NO_METHOD = JSON.stringify({ jsonrpc: '2.0', error: { code: -32601, message: "rpc: can't find method" }, id: 1 });
+  const checks = (n: number) =>
+    Object.fromEntries(
+      Array.from({ length: n }, (_, i) => [
+        `check-${i}`,
+        { message: {}, timestamp: '2026-11-20T10:15:02Z', duration: 1000, contiguousFailures: 0, timeOfFirstFailure: null },
+      ]),
+    );
+  const staker = {
+    nodeID: NODE_ID,
+    txID: 'x',
+    startTime: '1700000000',
+    endTime: '1900000000',
+    weight: '2000000000000',
+    potentialReward: '5',
+    delegationFee: '2.0000',
+  };
+
+  it.each([
+    [10_000, 5000],
+    [10_000, 100],
+  ])(
+    '%i checks, max_series_per_node %i: the validator series stay, health is cut, counted and logged',
+    async (count, max) => {
+      const health = JSON.stringify({ jsonrpc: '2.0', result: { checks: checks(count), healthy: true }, id: 1 });
+      node = await startFakeNode({
+        '/ext/health': { body: health, headers: { 'node-id': NODE_ID } },
+        '/ext/info': { body: NO_METHOD, methods: { 'info.getNodeID': { nodeID: NODE_ID, nodePOP: null }, 'info.upgrades': {} } },
+        '/ext/bc/P': {
+          body: NO_METHOD,
+          methods: { 'platform.getCurrentValidators': { validators: [staker] }, 'platform.getHeight': { height: '100' } },
+        },
+      });
+      exporter = await startTestExporter(
+        `defaults: { interval: 1s, timeout: 900ms, index: { endpoints: [] }, evm: { enabled: false }, platform: { interval: 1s }, info: { interval: 1s }, limits: { max_series_per_node: ${max} } }\ntargets:\n  - name: n\n    url: ${node.url}\n`,
+      );
+      const ex = exporter;
+      const lines = async () => (await (await fetch(`${ex.url}/metrics`)).text()).split('\n').filter((l) => l.includes('node="n"'));
+      const polls = (source: string) => ex.scheduler.detail('n')?.sources.find((x) => x.name === source)?.polls ?? 0;
+      await waitFor(async () => (await lines()).some((l) => l.startsWith('avalanchego_validator_weight')), 'the validator series', 15_000).catch(
+        async (err: unknown) => {
+          // On main: health took the whole budget at its first poll, and no avalanchego_validator* series was ever served.
+          throw new Error(`${String(err)}\n${(await lines()).filter((l) => !l.startsWith('avalanchego_health_check')).join('\n')}`);
+        },
+      );
+      // Two more polls of each: neither takes the other's share.
+      const [h, p] = [polls('health'), polls('platform')];
+      await waitFor(() => polls('health') >= h + 2 && polls('platform') >= p + 2, 'two more polls of each', 15_000);
+      const served = await lines();
+      expect(served.filter((l) => l.startsWith('avalanchego_validator')).length).toBeGreaterThanOrEqual(5);
+      expect(served.filter((l) => l.startsWith('avalanchego_') && !l.startsWith('avalanchego_exporter_')).length).toBeLessThanOrEqual(max);
+      expect(sample(served.join('\n'), 'avalanchego_exporter_series_dropped{node="n",source="health"}')).toBeGreaterThan(count - max);
+      expect(served.filter((l) => l.startsWith('avalanchego_exporter_series_dropped{') && !l.includes('source="health"'))).toEqual([]);
+      expect(ex.logs.find((l) => l.msg === "series limit reached: the node's series are truncated")).toMatchObject({ source: 'health' });
+    },
+    60_000,
+  );
+});
