@@ -620,6 +620,22 @@ export const GLOBAL_CATALOG = [
     'HTTP requests to nodes started and not yet answered, across all nodes and sources; at the cap, further requests wait.',
   ),
   spec(
+    'avalanchego_exporter_response_bytes_in_flight',
+    'gauge',
+    [],
+    'exporter',
+    "Bytes of nodes' answers being read right now (capped by scheduler.max_buffered_bytes).",
+    "The bytes of answer bodies received and not yet handed to their source's parser, across all nodes and sources (each answer is also capped at 16 MiB). A chunk that would take it past `avalanchego_exporter_response_bytes_budget` ends its poll as the exporter's saturation: the poll is counted in `avalanchego_exporter_polls_skipped_total{reason=\"saturated\"}`, and the node's series and poll metrics stay as they were (not a poll error). Near the budget for long: raise scheduler.max_buffered_bytes (and the memory limit) or find the node answering megabytes.",
+  ),
+  spec(
+    'avalanchego_exporter_response_bytes_budget',
+    'gauge',
+    [],
+    'exporter',
+    "The budget of bytes of nodes' answers being read at once (scheduler.max_buffered_bytes).",
+    'scheduler.max_buffered_bytes as configured (default 134217728, 128 MiB): the cap on `avalanchego_exporter_response_bytes_in_flight`.',
+  ),
+  spec(
     'avalanchego_exporter_requests_queued',
     'gauge',
     [],

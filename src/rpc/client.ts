@@ -205,6 +205,7 @@ class Exchange extends Ticket implements Dispatcher.DispatchHandler {
     signal.removeEventListener('abort', this);
     this.first = undefined;
     this.more = undefined;
+    this.unbuffered();
     const error = asError(err);
     this.cut();
     this.controller?.abort(error);
@@ -230,6 +231,7 @@ class Exchange extends Ticket implements Dispatcher.DispatchHandler {
     if (this.failed) return;
     this.size += chunk.length;
     if (this.size > MAX_BODY_BYTES) this.fail(new InvalidResponseError(`the answer from ${this.call.url} is larger than ${MAX_BODY_BYTES} bytes`));
+    else if (!this.buffered(chunk.length)) this.fail(this.overBudget());
     else if (this.first === undefined) this.first = chunk;
     else (this.more ??= [this.first]).push(chunk);
   }
@@ -243,6 +245,7 @@ class Exchange extends Ticket implements Dispatcher.DispatchHandler {
     const body = this.more ? Buffer.concat(this.more, this.size).toString('utf8') : (this.first?.toString('utf8') ?? '');
     this.first = undefined;
     this.more = undefined;
+    this.unbuffered();
     const { call } = this;
     this.resolve({ url: call.url, status: this.status, headers: this.headers, body, method: call.method, id: call.id });
   }

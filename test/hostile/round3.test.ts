@@ -2,7 +2,8 @@
 // uint64 as the JSON number 2^64; a bcrypt cost no check can finish; a login that holds every other login; SIGHUP while
 // the exporter starts; counters of the targets a reload keeps; a time past what a date holds.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { request as httpRequest } from 'node:http';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -456,4 +457,77 @@ describe('a node with 10,000 health checks and a validator', () => {
     },
     60_000,
   );
+});
+
+describe('30 targets on one node that streams every answer at the 16 MB cap', () => {
+  let exporter: TestExporter | undefined;
+  let server: Server | undefined;
+  afterEach(async () => {
+    await exporter?.close();
+    server?.closeAllConnections();
+    await new Promise((resolve) => server?.close(resolve) ?? resolve(undefined));
+    exporter = server = undefined;
+  });
+
+  it('hold at most scheduler.max_buffered_bytes of answers at once; the rest is the exporter saturated, not the node failing', async () => {
+    const MB = 1024 * 1024;
+    const pad = Buffer.alloc(MB, 0x20);
+    // 15 MB of JSON (whitespace inside it), 1 MB each 60 ms: every answer under the per-answer cap, all of them at once
+    // far over the budget.
+    server = createServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"jsonrpc":"2.0","id":1,"result":{"checks":{},"healthy":true');
+      let sent = 0;
+      const timer = setInterval(() => {
+        if (res.destroyed) {
+          clearInterval(timer);
+          return;
+        }
+        if (++sent <= 15) res.write(pad);
+        else {
+          clearInterval(timer);
+          res.end('}}');
+        }
+      }, 60);
+    });
+    await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const targets = Array.from({ length: 30 }, (_, i) => `  - name: n${i}\n    url: ${url}/p${i}\n`).join('');
+    const budget = 16 * MB;
+    exporter = await startTestExporter(
+      `scheduler: { max_buffered_bytes: ${budget} }\ndefaults: { interval: 5s, timeout: 4s, index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false }, evm: { enabled: false } }\ntargets:\n${targets}`,
+    );
+    const ex = exporter;
+    const start = process.memoryUsage();
+    let peakBuffers = 0;
+    let peakInFlight = 0;
+    const sampler = setInterval(() => {
+      peakBuffers = Math.max(peakBuffers, process.memoryUsage().arrayBuffers - start.arrayBuffers);
+      peakInFlight = Math.max(peakInFlight, ex.scheduler.responseBytesInFlight);
+    }, 20);
+    try {
+      const metrics = async () => (await fetch(`${ex.url}/metrics`)).text();
+      await waitFor(
+        async () => {
+          const m = await metrics();
+          return (
+            (sample(m, 'avalanchego_exporter_polls_skipped_total{reason="saturated"}') ?? 0) >= 10 && /^avalanchego_up\{node="n\d+"\} 1$/m.test(m)
+          );
+        },
+        'a poll answered within the budget, and polls skipped past it',
+        30_000,
+      );
+      const m = await metrics();
+      expect(sample(m, 'avalanchego_exporter_response_bytes_budget')).toBe(budget);
+      // Not the node's fault: no poll error of any target.
+      expect(m.split('\n').filter((l) => l.startsWith('avalanchego_exporter_poll_errors_total{'))).toEqual([]);
+    } finally {
+      clearInterval(sampler);
+    }
+    expect(peakInFlight).toBeLessThanOrEqual(budget);
+    // The process's buffers (the fake node's socket queues included): the budget, one answer's copy as it is joined,
+    // and the node's side; 63 MB were seen. Without the budget every answer is held at once: 30 × 15 MB.
+    expect(peakBuffers).toBeLessThan(budget + 96 * MB);
+  }, 60_000);
 });
