@@ -4,6 +4,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ConfigError, closest } from './config/load.js';
 import { defaultConfig, loadConfigFile } from './sources/registry.js';
 import type { Config } from './config/schema.js';
+import { duplicateUrlWarnings } from './config/duplicates.js';
 import { DEFAULT_LISTEN_ADDRESS, startExporter } from './exporter.js';
 import { SHARD_COUNT_ENV, ShardFlagError, resolveShard, type ShardSpec } from './shard.js';
 import { DEFAULT_MAX_CONNECTIONS } from './web/server.js';
@@ -214,8 +215,10 @@ export async function main(argv: string[], early?: EarlySignals): Promise<number
       throw err;
     }
   }
+  const duplicates = duplicateUrlWarnings(config, file);
   if (values['config.check']) {
     early?.release();
+    for (const warning of duplicates) process.stderr.write(`warning: ${warning}\n`);
     const n = config.targets.length;
     process.stdout.write(
       `${config.origin}: valid, ${n} target${n === 1 ? '' : 's'} (${config.targets
@@ -235,6 +238,7 @@ export async function main(argv: string[], early?: EarlySignals): Promise<number
   setHeapGrowingPercent(heapGrowing);
   disablePretenuring();
   const logger = createLogger({ level, format });
+  for (const warning of duplicates) logger.warn(warning);
   let exporter;
   try {
     exporter = await startExporter({

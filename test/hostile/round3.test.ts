@@ -1,7 +1,7 @@
 // The third hostile round (a security probe of 077ff76): each case failed there and holds here. A node that answers a
 // uint64 as the JSON number 2^64; a bcrypt cost no check can finish; a login that holds every other login; SIGHUP while
 // the exporter starts; counters of the targets a reload keeps; a time past what a date holds.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -530,4 +530,47 @@ describe('30 targets on one node that streams every answer at the 16 MB cap', ()
     // and the node's side; 63 MB were seen. Without the budget every answer is held at once: 30 × 15 MB.
     expect(peakBuffers).toBeLessThan(budget + 96 * MB);
   }, 60_000);
+});
+
+describe('four targets on one node URL', () => {
+  let dir: string | undefined;
+  afterEach(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    dir = undefined;
+  });
+
+  it('--config.check warns at each repeat (file:line), naming the targets, and still says valid (exit 0)', () => {
+    buildIfStale(ROOT);
+    dir = mkdtempSync(join(tmpdir(), 'dup-urls-'));
+    const file = join(dir, 'c.yaml');
+    writeFileSync(
+      file,
+      [
+        'targets:',
+        '  - name: a',
+        '    url: http://127.0.0.1:9650',
+        '  - name: b',
+        '    url: http://127.0.0.1:9650/',
+        '  - name: other',
+        '    url: http://127.0.0.1:9652',
+        '  - name: c',
+        '    url: http://127.0.0.1:9650',
+        '  - name: d',
+        '    url: HTTP://127.0.0.1:9650',
+        '',
+      ].join('\n'),
+    );
+    const r = spawnSync(process.execPath, [MAIN, `--config.file=${file}`, '--config.check'], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain('valid, 5 targets');
+    // On main: nothing said. One line per repeat, at its url's line; the normalized URL (trailing slash, case) is one.
+    const warnings = r.stderr.split('\n').filter((l) => l.startsWith('warning: '));
+    expect(warnings.map((w) => /^warning: (.*?): target "(\w+)"/.exec(w)?.slice(1))).toEqual([
+      [`${file}:5`, 'b'],
+      [`${file}:9`, 'c'],
+      [`${file}:11`, 'd'],
+    ]);
+    expect(warnings[0]).toContain('polls http://127.0.0.1:9650, as "a" does (4 targets: "a", "b", "c", "d")');
+    expect(warnings[0]).toContain('count that node 4 times');
+  }, 150_000); // a build first when dist/ is stale
 });
