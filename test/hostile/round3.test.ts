@@ -20,6 +20,10 @@ import { startFakeNode, waitFor, type FakeNode } from '../helpers/fake-node.js';
 import { buildIfStale } from '../helpers/build.js';
 import { ago } from '../../src/server/html.js';
 
+/** A node's ID as its health answers carry it, and the answer to a method the fake node is not given. */
+const NODE_ID = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
+const NO_METHOD = JSON.stringify({ jsonrpc: '2.0', error: { code: -32601, message: "rpc: can't find method" }, id: 1 });
+
 describe('a node that answers a uint64 as the JSON number 2^64', () => {
   let exporter: TestExporter | undefined;
   let node: FakeNode | undefined;
@@ -259,8 +263,6 @@ describe('a node that answers a time past what a date holds', () => {
     () => [exporter, node],
     () => (exporter = node = undefined),
   );
-  const NODE_ID = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
-  const NO_METHOD = JSON.stringify({ jsonrpc: '2.0', error: { code: -32601, message: "rpc: can't find method" }, id: 1 });
   const MAX = '18446744073709551615'; // a uint64, and 584 billion years from 1970: no Date holds it
   const staker = (startTime: string, endTime: string) => ({
     validators: [{ nodeID: NODE_ID, txID: 'x', startTime, endTime, weight: '2000000000000', potentialReward: '0', delegationFee: '2.0000' }],
@@ -399,8 +401,6 @@ describe('a node with 10,000 health checks and a validator', () => {
     () => [exporter, node],
     () => (exporter = node = undefined),
   );
-  const NODE_ID = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
-  const NO_METHOD = JSON.stringify({ jsonrpc: '2.0', error: { code: -32601, message: "rpc: can't find method" }, id: 1 });
   const checks = (n: number) =>
     Object.fromEntries(
       Array.from({ length: n }, (_, i) => [
