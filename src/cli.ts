@@ -4,10 +4,12 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ConfigError, closest } from './config/load.js';
 import { defaultConfig, loadConfigFile } from './sources/registry.js';
 import type { Config } from './config/schema.js';
+import { duplicateUrlWarnings } from './config/duplicates.js';
 import { DEFAULT_LISTEN_ADDRESS, startExporter } from './exporter.js';
 import { SHARD_COUNT_ENV, ShardFlagError, resolveShard, type ShardSpec } from './shard.js';
 import { DEFAULT_MAX_CONNECTIONS } from './web/server.js';
 import { DEFAULT_MAX_SCRAPES } from './server/app.js';
+import { splitHost } from './server/origin.js';
 import { loadWebConfigFile, type WebConfig } from './web/config.js';
 import { LOG_FORMATS, LOG_LEVELS, createLogger, type LogFormat, type LogLevel } from './log.js';
 import { DEFAULT_HEAP_GROWING_PERCENT, disablePretenuring, setHeapGrowingPercent } from './runtime.js';
@@ -26,6 +28,8 @@ const FLAGS = {
   'web.config.file': { type: 'string' },
   'web.max-connections': { type: 'string', default: String(DEFAULT_MAX_CONNECTIONS) },
   'web.max-requests': { type: 'string', default: String(DEFAULT_MAX_SCRAPES) },
+  'web.enable-lifecycle': { type: 'boolean', default: false },
+  'web.allowed-hosts': { type: 'string' },
   'runtime.heap-growing-percent': { type: 'string', default: String(DEFAULT_HEAP_GROWING_PERCENT) },
   'log.level': { type: 'string', default: 'info' },
   'log.format': { type: 'string', default: 'json' },
@@ -59,6 +63,10 @@ Flags:
                                connection idle longest is closed.
   --web.max-requests=N         Scrapes of /metrics served at once (default ${DEFAULT_MAX_SCRAPES}, 0: no cap); past
                                it 503. Scrapes at the same time share one render.
+  --web.enable-lifecycle       Reload the configuration on POST /-/reload (default off: 403, as
+                               Prometheus; SIGHUP always reloads).
+  --web.allowed-hosts=H1,H2    Host names the exporter answers to (default any); another Host
+                               header gets 403: a guard against DNS rebinding of /config.
   --runtime.heap-growing-percent=N
                                How far the JavaScript heap may grow past what it holds live
                                before a full garbage collection; 0 (the default) leaves it to V8,
@@ -69,7 +77,7 @@ Flags:
   -v, --version                Print the version and exit.
   -h, --help                   Print this help and exit.
 
-Signals: SIGHUP reloads the configuration (as does POST /-/reload); SIGTERM and SIGINT
+Signals: SIGHUP reloads the configuration (as does POST /-/reload with --web.enable-lifecycle); SIGTERM and SIGINT
 stop polling, wait for polls under way and exit 0.
 `;
 
@@ -172,6 +180,17 @@ export async function main(argv: string[], early?: EarlySignals): Promise<number
   if (!Number.isInteger(maxScrapes) || maxScrapes < 0)
     return fail(`--web.max-requests="${values['web.max-requests']}" is not a whole number (0 for no cap)`);
 
+  const allowedHosts: string[] = [];
+  for (const entry of (values['web.allowed-hosts'] ?? '').split(',')) {
+    const h = entry.trim();
+    if (h === '') continue;
+    // A bare IPv6 address (::1) is written without brackets here; a Host header has them.
+    const host = splitHost(h.split(':').length > 2 && !h.startsWith('[') ? `[${h}]` : h, 0);
+    if (host?.port !== 0)
+      return fail(`--web.allowed-hosts: "${h}" is not a host name or address without a port (e.g. exporter.example.org,127.0.0.1,::1)`);
+    allowedHosts.push(host.name);
+  }
+
   const heapGrowing = Number(values['runtime.heap-growing-percent']);
   if (!Number.isInteger(heapGrowing) || heapGrowing < 0 || heapGrowing > 1000)
     return fail(`--runtime.heap-growing-percent="${values['runtime.heap-growing-percent']}" is not a whole number from 0 to 1000`);
@@ -196,8 +215,10 @@ export async function main(argv: string[], early?: EarlySignals): Promise<number
       throw err;
     }
   }
+  const duplicates = duplicateUrlWarnings(config, file);
   if (values['config.check']) {
     early?.release();
+    for (const warning of duplicates) process.stderr.write(`warning: ${warning}\n`);
     const n = config.targets.length;
     process.stdout.write(
       `${config.origin}: valid, ${n} target${n === 1 ? '' : 's'} (${config.targets
@@ -217,6 +238,7 @@ export async function main(argv: string[], early?: EarlySignals): Promise<number
   setHeapGrowingPercent(heapGrowing);
   disablePretenuring();
   const logger = createLogger({ level, format });
+  for (const warning of duplicates) logger.warn(warning);
   let exporter;
   try {
     exporter = await startExporter({
@@ -227,6 +249,8 @@ export async function main(argv: string[], early?: EarlySignals): Promise<number
       maxConnections,
       maxScrapes,
       telemetryPath,
+      enableLifecycle: values['web.enable-lifecycle'],
+      ...(allowedHosts.length > 0 ? { allowedHosts } : {}),
       ...(file ? { loadConfig: load } : {}),
       ...(webConfig ? { webConfig, loadWebConfig: loadWeb } : {}),
     });

@@ -33,6 +33,10 @@ export interface ExporterOptions {
   maxScrapes?: number;
   /** Where the metrics are served (--web.telemetry-path; default /metrics). */
   telemetryPath?: string;
+  /** POST /-/reload reloads (--web.enable-lifecycle; default off: 403). */
+  enableLifecycle?: boolean;
+  /** The host names the exporter answers to (--web.allowed-hosts; default any). */
+  allowedHosts?: readonly string[];
 }
 
 export interface RunningExporter {
@@ -147,11 +151,14 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
     shard,
     ownerOf: (name: string) => split.ownerOf(name),
     ...(options.loadConfig || options.loadWebConfig ? { reload } : {}),
+    lifecycle: options.enableLifecycle ?? false,
+    ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
     guard,
     ...(options.maxScrapes !== undefined ? { maxScrapes: options.maxScrapes } : {}),
     onScrapeRefused: () => instruments.scrapesRefused.inc(),
     onDebugProbeRefused: () => instruments.debugProbesRefused.inc(),
     ...(options.telemetryPath ? { telemetryPath: options.telemetryPath } : {}),
+    logger,
   });
   const web = new WebServer({ handler, web: webConfig, logger, ...(options.maxConnections ? { maxConnections: options.maxConnections } : {}) });
   // Rejects with a ListenError (one line for the operator) before any poll has started.

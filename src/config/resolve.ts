@@ -272,6 +272,7 @@ export function resolveConfig(config: RawConfig, layout: ConfigLayout, baseDir: 
       targets,
       maxConcurrentRequests: config.scheduler?.max_concurrent_requests ?? BUILTIN_SCHEDULER.max_concurrent_requests,
       maxConnectionsPerOrigin: config.scheduler?.max_connections_per_origin ?? BUILTIN_SCHEDULER.max_connections_per_origin,
+      maxBufferedBytes: config.scheduler?.max_buffered_bytes ?? BUILTIN_SCHEDULER.max_buffered_bytes,
     },
   };
 }

@@ -178,6 +178,11 @@ const schedulerSchema = z.strictObject({
     .describe(
       'Cap on connections to one origin (scheme, host and port). An origin gets 2 connections per node behind it (nodes behind one gateway with path prefixes), up to this cap and the socket budget (the open-files limit less 256).',
     ),
+  max_buffered_bytes: wholeNumber(16_777_216, 2 ** 40)
+    .optional()
+    .describe(
+      "Cap on the bytes of nodes' answers being read, all nodes together (each answer is also capped at 16 MiB, so at least that). Past it, the poll whose answer does not fit ends as the exporter's saturation (counted in avalanchego_exporter_polls_skipped_total), not as the node's error.",
+    ),
 });
 
 /** What the config file takes of a source's section: its key and its keys' schema (ConfigSection). */
@@ -229,7 +234,11 @@ export const BUILTIN_COMMON = {
   headers: {},
 } as const satisfies z.input<z.ZodObject<typeof leadingShape & typeof trailingShape>>;
 
-export const BUILTIN_SCHEDULER = { max_concurrent_requests: 512, max_connections_per_origin: 128 } as const satisfies z.input<typeof schedulerSchema>;
+export const BUILTIN_SCHEDULER = {
+  max_concurrent_requests: 512,
+  max_connections_per_origin: 128,
+  max_buffered_bytes: 134_217_728,
+} as const satisfies z.input<typeof schedulerSchema>;
 
 /** The config used when no --config.file is given: one node at the default address. */
 export const DEFAULT_CONFIG = { targets: [{ name: 'local', url: 'http://127.0.0.1:9650' }] } as const;
@@ -299,6 +308,8 @@ export interface Config<T extends TargetConfig = TargetConfig> {
   maxConcurrentRequests: number;
   /** Connections to one origin at most (2 per node behind it up to this). */
   maxConnectionsPerOrigin: number;
+  /** Bytes of answers being read at once, all nodes together. */
+  maxBufferedBytes: number;
   /** Where the config came from, for logs and the landing page. */
   origin: string;
   /** The sources' sections it was read with, in order (/config shows each). */

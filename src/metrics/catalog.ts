@@ -624,7 +624,7 @@ export const CATALOG = [
     ['node', 'source'],
     'exporter',
     "Series of the source's last poll left out by limits.max_series_per_node (a node reporting too much).",
-    "Series the last poll of that source would have served past `limits.max_series_per_node` (as a Prometheus `sample_limit` would; the limit is one budget for all the sources of a node, each source getting what the others' last polls left), plus series that became duplicates once their label values were cut to `limits.max_label_length`. Absent when nothing was left out. The exporter's own poll metrics are not counted.",
+    "Series the last poll of that source would have served past `limits.max_series_per_node` (as a Prometheus `sample_limit` would; the limit is one budget for all the sources of a node: each source has an equal share of it that no other source can take, and may use what the others leave, i.e. each other one keeps what its last poll served and, while it wanted that much, its share), plus series that became duplicates once their label values were cut to `limits.max_label_length`. Absent when nothing was left out. The exporter's own poll metrics are not counted.",
   ),
 ] as const satisfies readonly MetricSpec[];
 
@@ -653,6 +653,22 @@ export const GLOBAL_CATALOG = [
     'exporter',
     'Requests to nodes under way right now (capped by scheduler.max_concurrent_requests).',
     'HTTP requests to nodes started and not yet answered, across all nodes and sources; at the cap, further requests wait.',
+  ),
+  spec(
+    'avalanchego_exporter_response_bytes_in_flight',
+    'gauge',
+    [],
+    'exporter',
+    "Bytes of nodes' answers being read right now (capped by scheduler.max_buffered_bytes).",
+    "The bytes of answer bodies received and not yet handed to their source's parser, across all nodes and sources (each answer is also capped at 16 MiB). A chunk that would take it past `avalanchego_exporter_response_bytes_budget` ends its poll as the exporter's saturation: the poll is counted in `avalanchego_exporter_polls_skipped_total{reason=\"saturated\"}`, and the node's series and poll metrics stay as they were (not a poll error). Near the budget for long: raise scheduler.max_buffered_bytes (and the memory limit) or find the node answering megabytes.",
+  ),
+  spec(
+    'avalanchego_exporter_response_bytes_budget',
+    'gauge',
+    [],
+    'exporter',
+    "The budget of bytes of nodes' answers being read at once (scheduler.max_buffered_bytes).",
+    'scheduler.max_buffered_bytes as configured (default 134217728, 128 MiB): the cap on `avalanchego_exporter_response_bytes_in_flight`.',
   ),
   spec(
     'avalanchego_exporter_requests_queued',

@@ -30,6 +30,9 @@ export interface FleetView {
   readonly requestsInFlight: number;
   /** Requests waiting for a slot under scheduler.max_concurrent_requests. */
   readonly requestsQueued: number;
+  /** Bytes of answers being read now, and their budget (scheduler.max_buffered_bytes). */
+  readonly responseBytesInFlight: number;
+  readonly responseBytesBudget: number;
 }
 
 /** Buckets of the poll-start delay: from timer noise (5 ms) to a process a minute behind. */
@@ -161,6 +164,22 @@ export function createSelfRegistry(options: SelfMetricsOptions): Registry {
     registers: [registry],
     collect() {
       this.set(options.fleet.requestsQueued);
+    },
+  });
+  new Gauge({
+    name: 'avalanchego_exporter_response_bytes_in_flight',
+    help: help('avalanchego_exporter_response_bytes_in_flight'),
+    registers: [registry],
+    collect() {
+      this.set(options.fleet.responseBytesInFlight);
+    },
+  });
+  new Gauge({
+    name: 'avalanchego_exporter_response_bytes_budget',
+    help: help('avalanchego_exporter_response_bytes_budget'),
+    registers: [registry],
+    collect() {
+      this.set(options.fleet.responseBytesBudget);
     },
   });
   new Gauge({

@@ -118,14 +118,9 @@ export class NodeClient {
    */
   stream(path: string, sink: BodySink, poll: PollHandle): Promise<HttpReply> {
     const key = `GET ${path}`;
-    let call = this.calls.get(key);
-    if (!call) {
-      const options = Object.freeze({ origin: this.origin, path: `${this.basePath}${path}`, method: 'GET' as const, headers: this.getHeaders });
-      call = Object.freeze({ id: 0, method: key, url: `${this.target.url}${path}`, options });
-      this.calls.set(key, call);
-    }
-    const prepared = call;
-    return new Promise((resolve, reject) => new Exchange(this.door, poll, prepared, this.dispatcher, resolve, reject, sink).start());
+    const call = this.calls.get(key) ?? this.call(path, key, 0);
+    this.calls.set(key, call);
+    return new Promise((resolve, reject) => new Exchange(this.door, poll, call, this.dispatcher, resolve, reject, sink).start());
   }
 
   /** A JSON-RPC 2.0 request under `poll` (a PollDeadline, or `{ signal }`); decode the reply with rpc/jsonrpc.ts. */
@@ -153,8 +148,9 @@ export class NodeClient {
     return call;
   }
 
-  private call(path: string, method: string, id: number, body: Buffer): PreparedCall {
-    const options = Object.freeze({ origin: this.origin, path: `${this.basePath}${path}`, method: 'POST' as const, headers: this.headers, body });
+  private call(path: string, method: string, id: number, body?: Buffer): PreparedCall {
+    const [verb, headers] = body ? (['POST', this.headers] as const) : (['GET', this.getHeaders] as const);
+    const options = Object.freeze({ origin: this.origin, path: `${this.basePath}${path}`, method: verb, headers, ...(body ? { body } : {}) });
     return Object.freeze({ id, method, url: `${this.target.url}${path}`, options });
   }
 }
@@ -240,6 +236,7 @@ class Exchange extends Ticket implements Dispatcher.DispatchHandler {
     signal.removeEventListener('abort', this);
     this.first = undefined;
     this.more = undefined;
+    this.unbuffered();
     const error = asError(err);
     this.cut();
     this.controller?.abort(error);
@@ -265,26 +262,21 @@ class Exchange extends Ticket implements Dispatcher.DispatchHandler {
     if (this.failed) return;
     this.size += chunk.length;
     if (this.size > MAX_BODY_BYTES) this.fail(new InvalidResponseError(`the answer from ${this.call.url} is larger than ${MAX_BODY_BYTES} bytes`));
-    else if (this.sink) this.toSink(chunk);
+    else if (this.sink && this.status === 200) this.toSink(chunk);
+    // A streamed GET's answer of another status: its first 64 KiB (and the chunk past them) are its error text.
+    else if (this.sink && this.size - chunk.length >= MAX_ERROR_BODY_BYTES) return;
+    else if (!this.buffered(chunk.length)) this.fail(this.overBudget());
     else if (this.first === undefined) this.first = chunk;
     else (this.more ??= [this.first]).push(chunk);
   }
 
-  /** A streamed GET's chunk: to the sink when the answer is a 200, else kept (bounded) for the error. */
+  /** A streamed GET's chunk of a 200 answer: to the sink, never held (not counted against the buffered bytes). */
   private toSink(chunk: Buffer): void {
-    if (this.status === 200) {
-      try {
-        (this.sink as BodySink).write(chunk);
-      } catch (err) {
-        this.fail(err);
-      }
-      return;
+    try {
+      (this.sink as BodySink).write(chunk);
+    } catch (err) {
+      this.fail(err);
     }
-    const kept = this.size - chunk.length;
-    if (kept >= MAX_ERROR_BODY_BYTES) return;
-    const part = kept + chunk.length > MAX_ERROR_BODY_BYTES ? chunk.subarray(0, MAX_ERROR_BODY_BYTES - kept) : chunk;
-    if (this.first === undefined) this.first = part;
-    else (this.more ??= [this.first]).push(part);
   }
 
   onResponseEnd(): void {
@@ -296,6 +288,7 @@ class Exchange extends Ticket implements Dispatcher.DispatchHandler {
     const body = this.more ? Buffer.concat(this.more, this.sink ? undefined : this.size).toString('utf8') : (this.first?.toString('utf8') ?? '');
     this.first = undefined;
     this.more = undefined;
+    this.unbuffered();
     const { call } = this;
     this.resolve({ url: call.url, status: this.status, headers: this.headers, body, method: call.method, id: call.id });
   }

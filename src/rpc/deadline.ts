@@ -57,6 +57,8 @@ export interface PollHandle {
   readonly signal: AbortSignal;
   /** The poll's source was skipped as saturated too often in a row: its requests go ahead of others' (rpc/admission.ts). */
   readonly overdue?: boolean;
+  /** The exporter's own limit ended a request of the poll (the bytes budget): the poll ends as saturated. */
+  saturate?(err: ExporterSaturatedError): void;
   /** A request of the poll is on the wire since `at` (performance.now() ms): the node's time runs. */
   sent?(at: number): void;
   /** That request is done (answered or failed). */
@@ -134,6 +136,14 @@ export class PollDeadline implements PollHandle {
   clear(): void {
     clearTimeout(this.timer);
     this.stop?.removeEventListener('abort', this.stopNow);
+  }
+
+  /** The exporter's own limit cut a request (rpc/admission.ts Ticket.overBudget): the whole poll ends as saturated. */
+  saturate(err: ExporterSaturatedError): void {
+    if (this.controller.signal.aborted) return;
+    clearTimeout(this.timer);
+    this.saturated = true;
+    this.controller.abort(err);
   }
 
   private readonly check = (): void => {

@@ -97,6 +97,8 @@ export interface SourceState {
   truncated?: boolean;
   /** The data series (under the node's limit) this source serves now. */
   dataSeries?: number;
+  /** The data series its last poll would have served without the limit (served + dropped). */
+  wantedSeries?: number;
   lines?: LineBlock;
   /** The last poll's error while it is failing, for the pages. */
   lastError?: string;
@@ -193,22 +195,26 @@ export class NodeState implements NodeSnapshots {
     if (source.status) this.noteStatus(source.status(snapshot), nowSeconds);
     s.watcher?.observe(snapshot);
     const limits = this.target.limits;
-    // One budget per node, shared by its sources: a source gets what the others' last polls left.
+    // One budget per node, an equal share of it each source's own: a node with 10,000 health checks once left
+    // none to its validator series. A source may go past its share into what the others leave: each other one
+    // keeps what its last poll served, and its share while it wanted at least that (or has not polled yet).
+    // One that grows back into its share takes it from a borrower at the borrower's next poll, so the node
+    // never serves more than the budget.
+    const share = Math.floor(limits.maxSeriesPerNode / Math.max(1, this.sources.length));
     let others = 0;
-    for (const o of this.sources) if (o !== s) others += o.dataSeries ?? 0;
-    const b = new LinesBuilder(
-      this.label,
-      { maxSeries: Math.max(0, limits.maxSeriesPerNode - others), maxLabelLength: limits.maxLabelLength },
-      this.labels,
-    );
+    for (const o of this.sources) if (o !== s) others += Math.max(o.dataSeries ?? 0, Math.min(o.wantedSeries ?? share, share));
+    const maxSeries = Math.max(0, limits.maxSeriesPerNode - others);
+    const b = new LinesBuilder(this.label, { maxSeries, maxLabelLength: limits.maxLabelLength }, this.labels);
     source.samples(b, snapshot, this);
     s.dataSeries = b.limitedSeries;
+    s.wantedSeries = b.limitedSeries + b.dropped;
     b.unlimited();
     if (b.dropped > 0) {
       b.add('avalanchego_exporter_series_dropped', b.dropped, { source: source.name });
       if (!s.truncated)
         log.warn(
-          { dropped: b.dropped, maxSeriesPerNode: limits.maxSeriesPerNode, maxLabelLength: limits.maxLabelLength },
+          { dropped: b.dropped, served: b.limitedSeries, share, maxSeriesPerNode: limits.maxSeriesPerNode, maxLabelLength: limits.maxLabelLength },
+          // The message stays as it was (a log search may key on it); the fields say which source and its share.
           "series limit reached: the node's series are truncated",
         );
     } else if (s.truncated) log.info('series back under the limits');

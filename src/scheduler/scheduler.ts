@@ -80,6 +80,7 @@ export class Scheduler implements FleetView, FleetReader {
       config.targets.map((t) => t.url),
       config.maxConcurrentRequests,
       config.maxConnectionsPerOrigin,
+      config.maxBufferedBytes,
     );
     const wanted = new Map<string, TargetConfig>(config.targets.map((t) => [t.name, t]));
     const stopping: Promise<void>[] = [];
@@ -126,6 +127,15 @@ export class Scheduler implements FleetView, FleetReader {
 
   get requestsInFlight(): number {
     return this.admission.inFlight;
+  }
+
+  /** Bytes of answers being read now, and the budget they are held to (scheduler.max_buffered_bytes). */
+  get responseBytesInFlight(): number {
+    return this.admission.bytes.inUse;
+  }
+
+  get responseBytesBudget(): number {
+    return this.admission.bytes.max;
   }
 
   /** Requests waiting for a slot: of the process's limiter, and of their origin's (where a saturated fleet queues first). */

@@ -11,6 +11,7 @@ import { metricsRoutes } from './metrics-endpoint.js';
 import { metricsPathOf, type AppOptions } from './options.js';
 import { PAGE_HEADERS } from './page-headers.js';
 import { pageRoutes } from './pages.js';
+import { crossOriginProblem, hostProblem } from './origin.js';
 import { isProbe, probeHandler } from './probe.js';
 import { plain } from './respond.js';
 
@@ -27,7 +28,15 @@ export function createHandler(options: AppOptions): RequestListener {
   const app = createApp(options);
   const probe = probeHandler(options);
   const { guard } = options;
+  const allowedHosts = new Set(options.allowedHosts ?? []);
   return (req, res) => {
+    // Before the password: a page in the operator's browser may hold it (a login it remembers).
+    const refused = hostProblem(req, allowedHosts) ?? crossOriginProblem(req);
+    if (refused !== undefined) {
+      for (const [name, value] of PAGE_HEADERS) res.setHeader(name, value);
+      plain(res, 403, `refused: ${refused}\n`);
+      return;
+    }
     if (!isProbe(req.url ?? '')) {
       void app(req, res);
       return;
@@ -86,9 +95,11 @@ export function createApp(options: AppOptions): express.Express {
   });
   // Express' default handler would answer with an HTML stack trace; a bad request (a malformed
   // escape in the path) keeps its 4xx, anything else is a plain 500.
-  app.use((err: unknown, _req: Request, res: Response, _next: (err?: unknown) => void) => {
+  app.use((err: unknown, req: Request, res: Response, _next: (err?: unknown) => void) => {
     const status = typeof err === 'object' && err !== null && 'status' in err ? err.status : undefined;
     const code = typeof status === 'number' && status >= 400 && status < 500 ? status : 500;
+    // A 500 is the exporter's own fault: said in the log, where the answer says nothing.
+    if (code === 500) options.logger?.error({ err, path: req.path }, 'request failed: answered 500');
     if (res.headersSent) return res.destroy();
     res
       .status(code)

@@ -17,10 +17,19 @@ export function humanDuration(seconds: number): string {
   return `${Math.floor(s / 86400)}d ${Math.floor((s % 86400) / 3600)}h`;
 }
 
-/** A time as "5m 2s ago" with the UTC time in a tooltip; "never" when undefined. */
-export function ago(seconds: number | undefined, nowSeconds: number): string {
+/**
+ * A time as "5m 2s ago" with the UTC time in a tooltip; "never" when undefined. A time no date can hold (the parsers
+ * refuse them; this is the page's own guard) is shown as such, and `onBadTime` told, never thrown: one bad value of
+ * a node once made its whole page a 500.
+ */
+export function ago(seconds: number | undefined, nowSeconds: number, onBadTime?: (seconds: number) => void): string {
   if (seconds === undefined) return '<span class="dim">never</span>';
-  const iso = new Date(seconds * 1000).toISOString();
+  const date = new Date(seconds * 1000);
+  if (Number.isNaN(date.getTime())) {
+    onBadTime?.(seconds);
+    return `<span class="bad">not a time (${esc(String(seconds))})</span>`;
+  }
+  const iso = date.toISOString();
   const delta = nowSeconds - seconds;
   const text = delta >= 0 ? `${humanDuration(delta)} ago` : `in ${humanDuration(-delta)}`;
   return `<time datetime="${esc(iso)}" title="${esc(iso)}">${esc(text)}</time>`;

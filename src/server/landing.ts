@@ -113,7 +113,7 @@ ${body}
 <ul><li><a href="${esc(metricsPath.slice(1))}">${esc(metricsPath)}</a>: every node's series and the exporter's own</li>
 <li><code>/probe?target=&lt;name&gt;</code>: one node's series (multi-target scraping); add <code>&amp;debug=true</code> for a traced fresh poll</li>
 <li><a href="config">/config</a>: the loaded configuration, secrets redacted</li>
-<li><a href="-/healthy">/-/healthy</a> · <a href="-/ready">/-/ready</a> · <code>POST /-/reload</code></li></ul>`,
+<li><a href="-/healthy">/-/healthy</a> · <a href="-/ready">/-/ready</a> · <code>POST /-/reload</code> (with --web.enable-lifecycle)</li></ul>`,
     { ...(info.refresh ? { refreshSeconds: REFRESH_SECONDS } : {}), metricsPath },
   );
 }

@@ -1,5 +1,5 @@
 // The exporter's own state for orchestrators and operators: liveness (/-/healthy), readiness
-// (/-/ready: every target polled once) and reload (POST /-/reload), as Prometheus serves them.
+// (/-/ready: every target polled once) and reload (POST /-/reload, with --web.enable-lifecycle), as Prometheus serves them.
 import type express from 'express';
 import type { AppOptions } from './options.js';
 import { only } from './respond.js';
@@ -26,6 +26,14 @@ export function lifecycleRoutes(app: express.Router, options: AppOptions): void 
   });
 
   app.all('/-/reload', only(['POST', 'PUT']), async (_req, res) => {
+    // Off by default, as Prometheus' --web.enable-lifecycle: whoever reaches the port could reload (SIGHUP needs the host).
+    if (!options.lifecycle) {
+      res
+        .status(403)
+        .type('text/plain')
+        .send('Lifecycle API is not enabled: start the exporter with --web.enable-lifecycle to reload over HTTP, or send it SIGHUP\n');
+      return;
+    }
     if (!options.reload) {
       res.status(400).type('text/plain').send('nothing to reload: the exporter runs without --config.file\n');
       return;

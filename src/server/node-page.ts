@@ -21,13 +21,21 @@ function yes(v: boolean | undefined, good = true): string {
   return v === good ? `<span class="ok">${v ? 'yes' : 'no'}</span>` : `<span class="bad">${v ? 'yes' : 'no'}</span>`;
 }
 
+/** A moment on the page, written by ago() with the page's clock. */
+type When = (seconds: number | undefined) => string;
+
 /** A foldable part of the page: open when it holds a fault (or when asked), closed otherwise. */
 function fold(title: string, note: string, open: boolean, inner: string): string {
   return `<details class="sec"${open ? ' open' : ''}><summary><h2>${esc(title)}</h2>${note}</summary>\n${inner}\n</details>`;
 }
 
-export function nodePage(d: NodeDetail, nowSeconds: number, metricsPath = '/metrics'): string {
+/**
+ * `onBadTime`: told of each time on the page no date can hold (the parsers refuse them: a guard, so that one bad value
+ * never makes the page a 500).
+ */
+export function nodePage(d: NodeDetail, nowSeconds: number, metricsPath = '/metrics', onBadTime?: (seconds: number) => void): string {
   const n = d.summary;
+  const when: When = (seconds) => ago(seconds, nowSeconds, onBadTime);
   const view = validatorView(n, undefined, nowSeconds);
   const s = rowState(n, view);
   const risks = view.facts.filter((f) => f.tone === 'bad' || f.tone === 'warn');
@@ -35,7 +43,7 @@ export function nodePage(d: NodeDetail, nowSeconds: number, metricsPath = '/metr
   const probe = `../probe?target=${encodeURIComponent(n.name)}`;
   const since =
     n.stateSinceSeconds !== undefined
-      ? ` for ${esc(humanDuration(nowSeconds - n.stateSinceSeconds))} <span class="dim">(since ${ago(n.stateSinceSeconds, nowSeconds)})</span>`
+      ? ` for ${esc(humanDuration(nowSeconds - n.stateSinceSeconds))} <span class="dim">(since ${when(n.stateSinceSeconds)})</span>`
       : '';
   // Every fault in one list, the worst kinds first: what costs the validator money, what the exporter
   // cannot read, what the node says is failing.
@@ -44,7 +52,7 @@ export function nodePage(d: NodeDetail, nowSeconds: number, metricsPath = '/metr
     ...failures.map((f) => `<li class="bad">polls failing: ${esc(f)}</li>`),
     ...n.failing.map(
       (c) =>
-        `<li><b>${esc(c.name)}</b>${c.sinceSeconds !== undefined ? ` <span class="dim">failing since ${ago(c.sinceSeconds, nowSeconds)}</span>` : ''}${c.error ? `: <span class="err">${esc(truncate(c.error, MAX_SUMMARY_ERROR_CHARS))}</span>` : ''}</li>`,
+        `<li><b>${esc(c.name)}</b>${c.sinceSeconds !== undefined ? ` <span class="dim">failing since ${when(c.sinceSeconds)}</span>` : ''}${c.error ? `: <span class="err">${esc(truncate(c.error, MAX_SUMMARY_ERROR_CHARS))}</span>` : ''}</li>`,
     ),
   ];
   const summary =
@@ -61,22 +69,22 @@ export function nodePage(d: NodeDetail, nowSeconds: number, metricsPath = '/metr
           const outcome = !p.reason
             ? '<span class="ok">ok</span>'
             : `<span class="bad">${esc(p.reason)}</span>: ${same ? '<span class="dim">the same error</span>' : `<span class="err">${esc(p.error ?? '')}</span>`}`;
-          return `<div>${ago(p.startedSeconds, nowSeconds)} · ${num(p.durationSeconds * 1000, 1)} ms · ${outcome}</div>`;
+          return `<div>${when(p.startedSeconds)} · ${num(p.durationSeconds * 1000, 1)} ms · ${outcome}</div>`;
         })
         .join('');
       return (
         `<tr><td>${esc(src.name)}</td><td data-col="interval">${esc(humanDuration(src.intervalMs / 1000))}</td><td class="n" data-col="polls">${num(src.polls)}</td>` +
-        `<td data-col="last poll ok">${yes(src.success)}</td><td data-col="last success">${ago(src.lastSuccessSeconds, nowSeconds)}</td><td data-col="last polls">${recent || '<span class="dim">no poll yet</span>'}</td></tr>`
+        `<td data-col="last poll ok">${yes(src.success)}</td><td data-col="last success">${when(src.lastSuccessSeconds)}</td><td data-col="last polls">${recent || '<span class="dim">no poll yet</span>'}</td></tr>`
       );
     })
     .join('\n');
   const sourcesFailing = d.sources.filter((src) => src.success === false).length;
   const body = `<h1>${esc(n.name)}</h1>
-<p class="head"><span class="${s.cls}">${esc(s.text)}</span>${since} · last poll ${ago(n.lastPollSeconds, nowSeconds)}</p>
+<p class="head"><span class="${s.cls}">${esc(s.text)}</span>${since} · last poll ${when(n.lastPollSeconds)}</p>
 ${summary}
 <p class="dim ident">${esc(n.url)}${n.nodeId ? ` · ${esc(n.nodeId)}` : ''}</p>
 <p><a href="${esc(probe)}">raw series (/probe)</a> · <a href="${esc(`${probe}&debug=true`)}">a fresh poll, traced step by step</a></p>
-${d.sections.map((section) => sectionHtml(section, nowSeconds)).join('\n')}
+${d.sections.map((section) => sectionHtml(section, when)).join('\n')}
 ${fold(
   'Sources and their last polls',
   sourcesFailing > 0 ? ` <span class="bad">· ${sourcesFailing} failing</span>` : ` <span class="dim">· ${d.sources.length}</span>`,
@@ -97,14 +105,14 @@ function isFault(v: SectionValue): boolean {
 }
 
 /** One value of a section, escaped. */
-function valueHtml(v: SectionValue, nowSeconds: number): string {
+function valueHtml(v: SectionValue, when: When): string {
   if ('text' in v) return v.tone ? `<span class="${v.tone}">${esc(v.text)}</span>` : esc(v.text);
   if ('number' in v) {
     if (v.number === undefined) return num(undefined);
     const text = `${num(v.number, v.digits)}${v.unit ? ` ${esc(v.unit)}` : ''}`;
     return v.tone ? `<span class="${v.tone}">${text}</span>` : text;
   }
-  if ('time' in v) return ago(v.time, nowSeconds);
+  if ('time' in v) return when(v.time);
   if ('flag' in v) return yes(v.flag, v.good);
   return (
     (v.error ? `<div class="err">${esc(truncate(v.error, MAX_ERROR_CHARS))}</div>` : '') + (v.note ? `<div class="warn">${esc(v.note)}</div>` : '')
@@ -116,7 +124,7 @@ function valueHtml(v: SectionValue, nowSeconds: number): string {
  * one does, and a table (the last value of a short row spans the columns left), or why it is empty.
  * Each cell carries its column's name, shown before it when the table stacks on a phone.
  */
-function sectionHtml(section: PageSection, nowSeconds: number): string {
+function sectionHtml(section: PageSection, when: When): string {
   if (section.rows.length === 0) return fold(section.title, '', false, `<p class="dim">${esc(section.empty)}</p>`);
   const faulty = section.rows.filter((row) => row.values.some(isFault)).length;
   const width = section.columns ? section.columns.length - 1 : 1;
@@ -126,7 +134,7 @@ function sectionHtml(section: PageSection, nowSeconds: number): string {
       const span = i === row.values.length - 1 && row.values.length < width ? ` colspan="${width - i}"` : '';
       const column = section.columns?.[i + 1];
       const attrs = `${'number' in v ? ' class="n"' : ''}${column && !span ? ` data-col="${esc(column)}"` : ''}${span}`;
-      return `<td${attrs}>${valueHtml(v, nowSeconds)}</td>`;
+      return `<td${attrs}>${valueHtml(v, when)}</td>`;
     });
     return `<tr${row.values.some(isFault) ? ' class="fault"' : ''}><td>${esc(row.label)}</td>${cells.join('')}</tr>`;
   });

@@ -1,4 +1,5 @@
 // What the exporter's HTTP endpoints are given (server/app.ts and its route groups).
+import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Config } from '../config/schema.js';
 import type { FleetReader } from '../scheduler/fleet.js';
@@ -20,6 +21,10 @@ export interface AppOptions {
   ownerOf?: (name: string) => number | undefined;
   /** Reloads the config file; rejects with a message when it is invalid (the old config stays). */
   reload?: () => Promise<void>;
+  /** POST /-/reload reloads (--web.enable-lifecycle); off, it answers 403 as Prometheus' does (SIGHUP always works). */
+  lifecycle?: boolean;
+  /** The host names the exporter answers to (--web.allowed-hosts); empty or absent: any. */
+  allowedHosts?: readonly string[];
   /** The web config's rate limit, headers and basic auth, before every endpoint. */
   guard?: WebGuard;
   /** /metrics requests served at once at most, 503 past it (--web.max-requests; 0: no cap). */
@@ -30,6 +35,8 @@ export interface AppOptions {
   onDebugProbeRefused?: () => void;
   /** Where the metrics are served (--web.telemetry-path; default /metrics). */
   telemetryPath?: string;
+  /** For what an answer cannot show: a 500 (with its error) and a time on a page no date holds. */
+  logger?: Logger;
 }
 
 /** Where the metrics are served. */

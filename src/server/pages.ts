@@ -34,7 +34,8 @@ export function pageRoutes(app: express.Router, options: AppOptions): void {
         .send(`no node named ${JSON.stringify(shown)} is polled here (see / for the list)\n`);
       return;
     }
-    res.type('html').send(nodePage(detail, options.nowSeconds(), metricsPath));
+    const badTime = (seconds: number) => options.logger?.warn({ node: name, seconds }, 'a time no date holds, shown on the node page as such');
+    res.type('html').send(nodePage(detail, options.nowSeconds(), metricsPath, badTime));
   });
 
   app.all('/config', only(['GET']), (_req, res) => {

@@ -17,7 +17,7 @@ import type { LinesBuilder } from '../metrics/render.js';
 import { uint64Schema } from '../util/uint64.js';
 import type { PageSection, SectionRow, SummaryPart } from './section.js';
 import type { Source, StateWatcher } from './source.js';
-import { askAll, decodeMethod, replyOf, uint, type Failed } from './wire.js';
+import { askAll, decodeMethod, firstIssue, replyOf, uint, unixSeconds, type Failed } from './wire.js';
 import { PRIMARY_NETWORK_ID } from '../config/schema.js';
 import { decodeCb58 } from '../config/cb58.js';
 import { quote } from '../config/echo.js';
@@ -365,8 +365,8 @@ const key = z.string().regex(/^0x[0-9a-fA-F]+$/, 'expected 0x-hex');
 
 const stakerSchema = z.object({
   nodeID: z.string(),
-  startTime: uint,
-  endTime: uint,
+  startTime: unixSeconds,
+  endTime: unixSeconds,
   // v1.7 reports stakeAmount instead of weight.
   weight: uint.optional(),
   stakeAmount: uint.optional(),
@@ -381,7 +381,7 @@ const stakerSchema = z.object({
 
 const l1Schema = z.object({
   nodeID: z.string(),
-  startTime: uint,
+  startTime: unixSeconds,
   weight: uint,
   publicKey: key.optional(),
   balance: uint,
@@ -408,7 +408,7 @@ export function parseOwnEntry(result: unknown, nodeId: string): ValidatorEntry |
     // The L1 shape has a balance and no end time.
     if ('balance' in raw && !('endTime' in raw)) {
       const v = l1Schema.safeParse(raw);
-      if (!v.success) throw invalid(`an L1 validator entry without ${v.error.issues[0]?.path.join('.') ?? 'a field it needs'}`);
+      if (!v.success) throw invalid(`an L1 validator entry it cannot read: ${firstIssue(v.error)}`);
       return {
         kind: 'l1',
         weight: v.data.weight,
@@ -418,7 +418,7 @@ export function parseOwnEntry(result: unknown, nodeId: string): ValidatorEntry |
       };
     }
     const v = stakerSchema.safeParse(raw);
-    if (!v.success) throw invalid(`a validator entry without ${v.error.issues[0]?.path.join('.') ?? 'a field it needs'}`);
+    if (!v.success) throw invalid(`a validator entry it cannot read: ${firstIssue(v.error)}`);
     const weight = v.data.weight ?? v.data.stakeAmount;
     if (weight === undefined) throw invalid('a validator entry without weight');
     const staker: ValidatorEntry = {

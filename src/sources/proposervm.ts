@@ -15,7 +15,7 @@ import { InvalidResponseError } from '../rpc/errors.js';
 import type { LinesBuilder } from '../metrics/render.js';
 import type { PageSection } from './section.js';
 import type { Source, StateWatcher } from './source.js';
-import { askAll, decodeMethod, firstIssue, uint } from './wire.js';
+import { askAll, decodeMethod, firstIssue, uint, unixSeconds } from './wire.js';
 
 export const PROPOSERVM_METHOD = 'proposervm.getCurrentEpoch';
 
@@ -104,7 +104,7 @@ export function proposerSections(s: ProposerVmSnapshot | undefined): PageSection
   ];
 }
 
-const epochSchema = z.object({ number: uint, startTime: uint, pChainHeight: uint });
+const epochSchema = z.object({ number: uint, startTime: unixSeconds, pChainHeight: uint });
 
 /** Pure: one chain's answer → its epoch, or `unsupported` for a release without the method. */
 export function parseEpochReply(chain: string, reply: RpcReply): ProposerChainSnapshot {

@@ -7,10 +7,12 @@ import { z } from 'zod';
 import type { HttpReply, RpcReply } from '../rpc/client.js';
 import { RpcError } from '../rpc/errors.js';
 import { decodeRpc, isMethodNotFound } from '../rpc/jsonrpc.js';
-import { uint64Schema } from '../util/uint64.js';
+import { uint64Schema, unixSecondsSchema } from '../util/uint64.js';
 
 /** A json.Uint64 (or Uint32) as its number: over 2^64-1 (or not finite) is refused, not served as +Inf. */
 export const uint = uint64Schema;
+/** A json.Uint64 that is a Unix time in seconds: past what a date holds (year 275760) is refused too. */
+export const unixSeconds = unixSecondsSchema;
 
 /** The first zod issue as `path: message`, for an InvalidResponseError. */
 export function firstIssue(error: z.ZodError): string {

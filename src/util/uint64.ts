@@ -31,3 +31,19 @@ export const uint64Schema = z.unknown().transform((value, ctx) => {
   }
   return n;
 });
+
+/**
+ * The largest Unix time, in seconds, a JavaScript Date holds (8.64e15 ms: year 275760). A node's time past it
+ * ("18446744073709551615" as an epoch start) is a uint64 but no moment: the status pages could not write it as a date.
+ */
+export const MAX_UNIX_SECONDS = 8_640_000_000_000;
+
+/** A uint64 field that is a Unix time in seconds: refused past what a date holds, as a uint64 past 2^64-1 is. */
+export const unixSecondsSchema = z.unknown().transform((value, ctx) => {
+  const n = uint64(value);
+  if (n === undefined || n > MAX_UNIX_SECONDS) {
+    ctx.addIssue({ code: 'custom', message: `expected Unix seconds (a decimal string of at most ${MAX_UNIX_SECONDS}, the year 275760)` });
+    return z.NEVER;
+  }
+  return n;
+});

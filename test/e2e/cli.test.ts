@@ -143,7 +143,7 @@ describe('CLI', () => {
 
   it('serves metrics, reloads on SIGHUP and POST /-/reload (keeping the last good config), stops on SIGTERM with exit 0', async () => {
     const file = writeConfig('c.yaml', ['a']);
-    const { proc, url, stderr } = await startExporterProcess([`--config.file=${file}`]);
+    const { proc, url, stderr } = await startExporterProcess([`--config.file=${file}`, '--web.enable-lifecycle']);
     let text = await (await fetch(`${url}/metrics`)).text();
     expect(sample(text, 'avalanchego_up{node="a"}')).toBe(1);
 

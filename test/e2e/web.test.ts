@@ -40,7 +40,7 @@ function webFile(name: string, text: string): string {
 async function start(webText: string, file = 'web.yml'): Promise<{ url: string; path: string }> {
   const path = webFile(file, webText);
   exporter = await startTestExporter(CONFIG(defined(node, 'the fake node').url), {
-    exporter: { webConfig: loadWebConfigFile(path), loadWebConfig: () => loadWebConfigFile(path) },
+    exporter: { webConfig: loadWebConfigFile(path), loadWebConfig: () => loadWebConfigFile(path), enableLifecycle: true },
   });
   await waitForPolls(exporter);
   return { url: exporter.url, path };

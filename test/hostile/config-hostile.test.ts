@@ -167,6 +167,7 @@ describe('secrets are never echoed', () => {
       logger,
       listenAddress: '127.0.0.1:0',
       loadConfig: () => loadConfigFile(file, {}),
+      enableLifecycle: true,
     });
     try {
       writeFileSync(file, `targets:\n  - name: a\n    url: ftp://u:${SECRET}@10.0.0.5/#x\n    basic_auth: { username: u, password: ${SECRET} }\n`);

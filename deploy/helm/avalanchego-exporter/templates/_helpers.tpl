@@ -159,7 +159,7 @@ sharding.replicas.
           {{- end }}
           volumeMounts:
             # The whole directory (not a subPath), so that Kubernetes updates the file when
-            # the ConfigMap changes; SIGHUP or POST /-/reload then applies it.
+            # the ConfigMap changes; SIGHUP (or POST /-/reload with --web.enable-lifecycle) then applies it.
             - name: config
               mountPath: /etc/avalanchego-exporter
               readOnly: true
