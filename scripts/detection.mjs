@@ -121,6 +121,9 @@ const faultRun = {
     failedScrapes: runs.reduce((t, r) => t + r.stats.failedScrapes, 0),
     slowestScrapeSeconds: Math.max(...runs.map((r) => r.stats.slowestScrapeSeconds)),
     failedPolls: runs.reduce((t, r) => t + r.stats.failedPolls, 0),
+    polls: runs.reduce((t, r) => t + (r.stats.polls ?? 0), 0),
+    skippedPolls: runs.reduce((t, r) => t + (r.stats.skippedPolls ?? 0), 0),
+    worstSkipRatio10m: Math.max(...runs.map((r) => r.stats.worstSkipRatio10m ?? 0)),
   },
 };
 log('blips run: a healthy fleet for a compressed hour');

@@ -1,7 +1,7 @@
 // avalanchego-exporter: flags, wiring and signals (main.ts takes SIGHUP before this module loads).
 import { hostname } from 'node:os';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { ConfigError, closest } from './config/load.js';
+import { ConfigError, closest, formatWarnings } from './config/load.js';
 import { defaultConfig, loadConfigFile } from './sources/registry.js';
 import type { Config } from './config/schema.js';
 import { duplicateUrlWarnings } from './config/duplicates.js';
@@ -215,10 +215,11 @@ export async function main(argv: string[], early?: EarlySignals): Promise<number
       throw err;
     }
   }
-  const duplicates = duplicateUrlWarnings(config, file);
+  // Warnings: the file loads, but something in it should be written otherwise (an inline credential, a URL polled twice).
+  const warnings = [...formatWarnings(config), ...duplicateUrlWarnings(config, file)];
   if (values['config.check']) {
     early?.release();
-    for (const warning of duplicates) process.stderr.write(`warning: ${warning}\n`);
+    for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
     const n = config.targets.length;
     process.stdout.write(
       `${config.origin}: valid, ${n} target${n === 1 ? '' : 's'} (${config.targets
@@ -238,7 +239,7 @@ export async function main(argv: string[], early?: EarlySignals): Promise<number
   setHeapGrowingPercent(heapGrowing);
   disablePretenuring();
   const logger = createLogger({ level, format });
-  for (const warning of duplicates) logger.warn(warning);
+  for (const w of warnings) logger.warn(w);
   let exporter;
   try {
     exporter = await startExporter({

@@ -28,15 +28,26 @@ export { formatPath } from './path.js';
 /** A config of tens of thousands of targets fits well below this. */
 export const MAX_CONFIG_BYTES = 16 * 1024 * 1024;
 
-/** More problems than this are counted, not listed: the first ones are what to fix first. */
+/** More problems than this are counted, not listed: the first ones (in the file's order) are what to fix first. */
 const MAX_PROBLEMS = 20;
+/** Problems located (a walk of the document each) so that they can be listed in the file's order; the rest are counted. */
+const MAX_LOCATED = 1000;
 
 export class ConfigError extends Error {
   constructor(
     readonly origin: string,
     readonly problems: ConfigProblem[],
+    /** Found in the same pass (an inline credential): said after the problems, so one check tells everything. */
+    readonly warnings: ConfigProblem[] = [],
   ) {
-    super(formatProblems(origin, problems));
+    super(
+      formatProblems(origin, problems) +
+        (warnings.length > 0
+          ? `\nwarnings:\n${formatWarnings({ origin, warnings })
+              .map((w) => `  ${w}`)
+              .join('\n')}`
+          : ''),
+    );
     this.name = 'ConfigError';
   }
 }
@@ -103,7 +114,17 @@ export function configFile<const S extends ConfigSection>(sections: readonly S[]
     // Every problem in one pass: the variables' problems, then what the schema and the cross-field
     // checks find in the rest (a value whose variable is missing is not checked again).
     const envProblems = problems.map((p) => ({ ...p, ...locate(p.path) }));
-    return checked(value, origin, locate, baseDir, envProblems);
+    const warnings = inlineSecretWarnings(raw).map((p) => ({ ...p, ...locate(p.path) }));
+    let config: Config<T>;
+    try {
+      config = checked(value, origin, locate, baseDir, envProblems);
+    } catch (err) {
+      // A value with a problem of its own is not warned about as well.
+      const more = warnings.filter((w) => !(err instanceof ConfigError && err.problems.some((p) => formatPath(p.path) === formatPath(w.path))));
+      if (err instanceof ConfigError && more.length > 0) throw new ConfigError(err.origin, err.problems, more);
+      throw err;
+    }
+    return warnings.length > 0 ? { ...config, warnings } : config;
   };
   return {
     sections,
@@ -181,59 +202,142 @@ function checkConfig(
   earlier: ConfigProblem[] = [],
 ): Omit<Config, 'sections'> {
   const skip = (path: ConfigPath) => earlier.some((p) => startsWith(path, p.path));
+  const located = (p: ConfigProblem, i: number): ConfigProblem => (i < MAX_LOCATED ? { ...p, ...locate(p.path) } : p);
   const parsed = configSchema.safeParse(value);
   if (!parsed.success) {
     const issues = parsed.error.issues.filter((issue) => !skip(issue.path as ConfigPath));
-    const problems = issues
-      .slice(0, MAX_PROBLEMS)
-      .map((issue) => problemFromIssue(configSchema, issue, value, locate))
-      .concat(
-        // Counted, so that the total is right; not located (which costs a walk each).
-        issues.slice(MAX_PROBLEMS).map((issue) => ({ path: issue.path as ConfigPath, message: issue.message })),
-      );
-    throw new ConfigError(origin, [
-      ...earlier,
-      ...problems,
-      ...crossFieldProblemsOfTheRest(configSchema, layout, value, parsed.error.issues, baseDir, locate, skip),
-    ]);
+    const problems = issues.map((issue, i) =>
+      // Located up to MAX_LOCATED (a walk each); the rest are counted, so that the total is right.
+      i < MAX_LOCATED ? problemFromIssue(configSchema, issue, value, locate) : { path: issue.path as ConfigPath, message: issue.message },
+    );
+    const rest = crossFieldProblemsOfTheRest(configSchema, layout, value, parsed.error.issues, baseDir, skip);
+    throw new ConfigError(origin, byLine([...earlier, ...problems, ...rest.map(located)]));
   }
   // The schema is assembled from the sections at run time: its output is the RawConfig it checked.
   const resolved = resolveConfig(parsed.data as unknown as RawConfig, layout, baseDir);
   const problems = 'problems' in resolved ? resolved.problems.filter((p) => !skip(p.path)) : [];
-  if (earlier.length > 0 || problems.length > 0)
-    throw new ConfigError(origin, [...earlier, ...problems.map((p, i) => (i < MAX_PROBLEMS ? { ...p, ...locate(p.path) } : p))]);
+  if (earlier.length > 0 || problems.length > 0) throw new ConfigError(origin, byLine([...earlier, ...problems.map(located)]));
   if ('problems' in resolved) throw new ConfigError(origin, resolved.problems);
   return { ...resolved.config, origin };
 }
 
+/** Problems in the order of the file (line, then column); those without a place after, as found. */
+function byLine(problems: ConfigProblem[]): ConfigProblem[] {
+  const at = (p: ConfigProblem) => (p.line === undefined ? Infinity : p.line * 1e6 + (p.column ?? 0));
+  return problems
+    .map((p, i) => ({ p, i }))
+    .sort((a, b) => at(a.p) - at(b.p) || a.i - b.i)
+    .map(({ p }) => p);
+}
+
 /**
- * When the schema's problems are all inside some targets, the other targets still get the
- * cross-field checks and file reads (timeout against intervals, duplicate names, TLS files),
- * so that one --config.check lists every problem. Problems outside targets: nothing more.
+ * The cross-field checks and file reads (timeout against intervals, duplicate names, TLS and password files)
+ * of what the schema's problems leave: each wrong key is taken out (its default applies), a target without a
+ * usable name is left out, and one without a usable URL is checked with a stand-in, so that one
+ * --config.check lists every problem. A problem that only follows from a key taken out is not reported
+ * (a timeout against an interval that was wrong). Nothing when the file is not a map of settings at all.
  */
 function crossFieldProblemsOfTheRest(
   configSchema: Schema,
   layout: ConfigLayout,
   value: unknown,
-  issues: ReadonlyArray<{ path: PropertyKey[] }>,
+  firstIssues: ReadonlyArray<z.core.$ZodIssue>,
   baseDir: string,
-  locate: Locate,
   skip: (path: ConfigPath) => boolean,
 ): ConfigProblem[] {
-  const failed = new Set<number>();
-  for (const { path } of issues) {
-    if (path[0] !== 'targets' || typeof path[1] !== 'number') return [];
-    failed.add(path[1]);
+  if (!isMap(value)) return [];
+  const repaired = structuredClone<Record<string, unknown>>(value);
+  const dropped = new Set<number>();
+  const removed: string[] = [];
+  let issues = firstIssues;
+  // A key taken out can uncover another problem under its parent only once or twice: a few rounds suffice.
+  for (let round = 0; round < 4; round++) {
+    for (const issue of issues) if (!takeOut(repaired, issue, dropped, removed)) return [];
+    const targets: unknown[] = Array.isArray(repaired.targets) ? (repaired.targets as unknown[]) : [];
+    const kept = targets.map((_, i) => i).filter((i) => !dropped.has(i));
+    const rest = configSchema.safeParse({ ...repaired, targets: kept.map((i) => targets[i]) });
+    if (!rest.success) {
+      // Issues of the kept targets, renumbered to the file's indices.
+      issues = rest.error.issues.map((issue) =>
+        issue.path[0] === 'targets' && typeof issue.path[1] === 'number'
+          ? { ...issue, path: ['targets', kept[issue.path[1]] ?? 0, ...issue.path.slice(2)] }
+          : issue,
+      );
+      continue;
+    }
+    const resolved = resolveConfig(rest.data as unknown as RawConfig, layout, baseDir, (j) => kept[j] ?? j);
+    if (!('problems' in resolved)) return [];
+    const timing = removed.some((key) => key === 'interval' || key === 'timeout');
+    return resolved.problems.filter((p) => !skip(p.path) && !(timing && p.message.startsWith('timeout (')));
   }
-  if (typeof value !== 'object' || value === null || !Array.isArray((value as { targets?: unknown }).targets)) return [];
-  const all = (value as { targets: unknown[] }).targets;
-  const kept = all.map((_, i) => i).filter((i) => !failed.has(i));
-  if (kept.length === 0) return [];
-  const rest = configSchema.safeParse({ ...value, targets: kept.map((i) => all[i]) });
-  if (!rest.success) return [];
-  const resolved = resolveConfig(rest.data as unknown as RawConfig, layout, baseDir, (j) => kept[j] ?? j);
-  if (!('problems' in resolved)) return [];
-  return resolved.problems.filter((p) => !skip(p.path)).map((p, i) => (i < MAX_PROBLEMS ? { ...p, ...locate(p.path) } : p));
+  return [];
+}
+
+/** Header names that carry a credential. */
+const SECRET_HEADER = /^(?:proxy-)?authorization$|api[-_]?key|token|secret|password/i;
+
+/**
+ * Warnings (the file still loads): a credential written inline in `headers` (`Authorization: Bearer …`), read
+ * from the raw file, before `${VAR}` is replaced, so that a value taken from the environment is not one.
+ */
+export function inlineSecretWarnings(raw: unknown): ConfigProblem[] {
+  const out: ConfigProblem[] = [];
+  const check = (headers: unknown, path: ConfigPath) => {
+    if (!isMap(headers)) return;
+    for (const [name, v] of Object.entries(headers)) {
+      if (typeof v !== 'string' || v.trim() === '' || !SECRET_HEADER.test(name) || v.includes('${')) continue;
+      const scheme = /^(\w+)\s/.exec(v)?.[1];
+      out.push({
+        path: [...path, name],
+        message: `the credential is written inline: whoever reads this file reads it. Write it as "${scheme ? `${scheme} ` : ''}\${NODE_TOKEN}" and set NODE_TOKEN in the exporter's environment (systemd EnvironmentFile=, a Kubernetes Secret as an environment variable); for a user and password, basic_auth with password_file`,
+      });
+    }
+  };
+  if (!isMap(raw)) return out;
+  if (isMap(raw.defaults)) check(raw.defaults.headers, ['defaults', 'headers']);
+  if (Array.isArray(raw.targets)) raw.targets.forEach((t, i) => isMap(t) && check(t.headers, ['targets', i, 'headers']));
+  return out;
+}
+
+/** A config's warnings as lines (file:line:column: path: message), for --config.check and the start's log. */
+export function formatWarnings(config: Pick<Config, 'origin' | 'warnings'>): string[] {
+  return (config.warnings ?? []).map((p) => {
+    const where = p.line !== undefined ? `${config.origin}:${p.line}:${p.column ?? 1}` : config.origin;
+    return `${where}: ${formatPath(p.path)}: ${p.message}`;
+  });
+}
+
+const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Takes what an issue found wrong out of `root` (see crossFieldProblemsOfTheRest); false when nothing sensible is left to check. */
+function takeOut(root: Record<string, unknown>, issue: z.core.$ZodIssue, dropped: Set<number>, removed: string[]): boolean {
+  const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
+  if (issue.code === 'unrecognized_keys') {
+    const at = valueAt(root, path);
+    if (isMap(at)) for (const key of issue.keys) Reflect.deleteProperty(at, key);
+    return true;
+  }
+  if (path.length === 0 || (path[0] === 'targets' && path.length === 1)) return false;
+  if (path[0] === 'targets' && typeof path[1] === 'number') {
+    const target = valueAt(root, path.slice(0, 2));
+    if (path.length === 2 || path[2] === 'name' || !isMap(target)) {
+      dropped.add(path[1]);
+      return true;
+    }
+    // The URL's problem is said; the target's other settings are still checked.
+    if (path[2] === 'url' && path.length === 3) {
+      target.url = 'http://127.0.0.1:9650';
+      return true;
+    }
+  }
+  // The innermost key (a list's element takes its whole list out).
+  const last = path.findLastIndex((p) => typeof p === 'string');
+  if (last < 0) return false;
+  const parent = valueAt(root, path.slice(0, last));
+  const key = path[last] as string;
+  if (isMap(parent)) Reflect.deleteProperty(parent, key);
+  removed.push(key);
+  return true;
 }
 
 function valueAt(root: unknown, path: ConfigPath): unknown {

@@ -314,4 +314,6 @@ export interface Config<T extends TargetConfig = TargetConfig> {
   origin: string;
   /** The sources' sections it was read with, in order (/config shows each). */
   sections: readonly ConfigSection[];
+  /** What loads but should be written otherwise (an inline credential), with where it is; --config.check prints them. */
+  warnings?: ReadonlyArray<{ path: ReadonlyArray<string | number>; message: string; line?: number; column?: number }>;
 }

@@ -103,13 +103,26 @@ export function sourceKeys(doc: { enabled: string; interval: string }, extra: Sh
 
 const switchAndCadence = (doc: { enabled: string; interval: string }) => ({ enabled: enabledKey(doc.enabled), interval: intervalKey(doc.interval) });
 
+/**
+ * What people call a primary network chain but no node answers to: `C-Chain`, `cchain`, a lower-case `c` (the
+ * node's aliases, C, P and X, are case-sensitive). A node may have other aliases of its own (--chain-aliases-file),
+ * so only these are refused.
+ */
+const NOT_AN_ALIAS = /^([cpx])(?:[-_ ]?chain)?$/i;
+
 /** A chain as /ext/bc/<chain>/… names it: its alias (C) or its blockchain ID (CB58). */
 const chainName = z
   .string({ error: 'expected a chain alias or blockchain ID as a string, e.g. C' })
   .regex(
     /^[A-Za-z0-9_.-]{1,64}$/,
     'a chain is named by its alias (C) or its blockchain ID (CB58, from platform.getBlockchains): letters and digits, at most 64 characters, no slash',
-  );
+  )
+  .refine((name) => /^[CPX]$/.test(name) || !NOT_AN_ALIAS.test(name), {
+    error: (issue) => {
+      const chain = (NOT_AN_ALIAS.exec(String(issue.input))?.[1] ?? 'C').toUpperCase();
+      return `"${String(issue.input)}" is no alias a node knows (every request to /ext/bc/${String(issue.input)}/… would answer 404): the ${chain}-Chain is "${chain}" (aliases are case-sensitive), or its blockchain ID`;
+    },
+  });
 
 /** A list of chains, each named once (the evm and proposervm sources). */
 export const chainList = (example: string, what: string) =>

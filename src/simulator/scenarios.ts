@@ -25,6 +25,7 @@ export const SCENARIOS = [
   'helicon-uptime',
   'auto-renewed',
   'auto-renew-exiting',
+  'auto-renewed-at-risk',
   'c-chain-execution-lag',
   'l1-proposer-view-frozen',
   'c-chain-flapping',
@@ -37,6 +38,7 @@ export const HELICON_SCENARIOS: readonly ScenarioName[] = [
   'helicon-uptime',
   'auto-renewed',
   'auto-renew-exiting',
+  'auto-renewed-at-risk',
   'c-chain-execution-lag',
   'l1-proposer-view-frozen',
   'c-chain-flapping',
@@ -100,7 +102,8 @@ export interface ScenarioTimings {
   heliconUptimeFloor: number;
   /**
    * auto-renewed: WALL-CLOCK seconds from the switch to the end of the current cycle; the cycle
-   * renews then, for nextPeriodSeconds. auto-renew-exiting ends its cycle after stakeExpirySeconds.
+   * renews then, for nextPeriodSeconds. auto-renew-exiting and auto-renewed-at-risk end their cycle
+   * after stakeExpirySeconds.
    */
   autoRenewCycleEndSeconds: number;
   /** auto-renewed: `nextPeriod` of the validator, wall-clock seconds. */

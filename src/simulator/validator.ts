@@ -250,7 +250,8 @@ export class Staking {
   scenarioChanged(previous: ScenarioName, next: ScenarioName, nowMs: number): void {
     const nowS = this.wallS();
     const t = this.opts.timings;
-    const own = (name: ScenarioName) => name === 'stake-expiring' || name === 'auto-renewed' || name === 'auto-renew-exiting';
+    const own = (name: ScenarioName) =>
+      name === 'stake-expiring' || name === 'auto-renewed' || name === 'auto-renew-exiting' || name === 'auto-renewed-at-risk';
     if (own(previous) && previous !== next && this.stake) {
       // The operator re-stakes: a new validator transaction from now, for a year.
       this.stake = newStake(this.identity, this.opts.seed, nowS, nowS + YEAR_S, this.r);
@@ -267,6 +268,17 @@ export class Staking {
         startS: nowS - 14 * DAY_S,
         endS: nowS + (renews ? t.autoRenewCycleEndSeconds : t.stakeExpirySeconds),
         autoRenew: { nextPeriodS: renews ? t.nextPeriodSeconds : 0, compoundShares: 500_000, authorityAddress: this.stake.rewardAddress },
+      };
+    }
+    if (next === 'auto-renewed-at-risk' && this.stake && this.isPrimaryValidator()) {
+      // An auto-renewed validator whose cycle (started after Helicon: it needs 90 %) ends within a day and
+      // renews, while the uptime the network perceives falls below 90 %: at the cycle end it would be
+      // removed from the set (ACP-236), not only unrewarded.
+      this.stake = {
+        ...this.stake,
+        startS: Math.max(MAINNET_HELICON_S + DAY_S, nowS - 14 * DAY_S),
+        endS: nowS + t.stakeExpirySeconds,
+        autoRenew: { nextPeriodS: t.nextPeriodSeconds, compoundShares: 500_000, authorityAddress: this.stake.rewardAddress },
       };
     }
     if (next === 'helicon-uptime' && this.stake && this.isPrimaryValidator() && this.stake.startS < MAINNET_HELICON_S) {
@@ -286,8 +298,9 @@ export class Staking {
     // (an IncreaseL1ValidatorBalanceTx).
     if (next === 'l1-balance-draining') this.fund(t.l1DrainSeconds, nowMs);
     else if (previous === 'l1-balance-draining') this.fund(HEALTHY_RUNWAY_DAYS * DAY_S, nowMs);
-    this.uptimeDropStartMs = next === 'uptime-dropping' || next === 'helicon-uptime' ? nowMs : undefined;
-    this.uptimeFloor = next === 'helicon-uptime' ? t.heliconUptimeFloor : UPTIME_FLOOR;
+    const helicon = next === 'helicon-uptime' || next === 'auto-renewed-at-risk';
+    this.uptimeDropStartMs = next === 'uptime-dropping' || helicon ? nowMs : undefined;
+    this.uptimeFloor = helicon ? t.heliconUptimeFloor : UPTIME_FLOOR;
   }
 
   /** Other validators of the network, for calls without a nodeIDs filter (a handful, not the whole set). */

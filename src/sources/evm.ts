@@ -7,7 +7,10 @@
 // Before Helicon the two agree. Chains are asked in parallel; a chain that
 // fails keeps the others' heights. While a chain bootstraps its RPC answers
 // HTTP 503 (`chain is not done bootstrapping`): a state of the node, shown as
-// such, not a failed poll (no executed height until it is done).
+// such, not a failed poll (no executed height until it is done). A node that
+// does not serve the chain's RPC (a partial-sync L1 validator runs no C-Chain;
+// a proxy may pass only health, info and index) answers HTTP 404, or a
+// gateway's `chain not found`: "not served here", said once, not a failure.
 import type { Logger } from 'pino';
 import { chainList, configSection, sourceKeys } from '../config/source-section.js';
 import type { RpcReply } from '../rpc/client.js';
@@ -27,6 +30,8 @@ export type EvmChainSnapshot =
   | { chain: string; state: 'ok'; executedHeight: number }
   /** HTTP 503 `chain is not done bootstrapping`: the chain bootstraps (wire.ts chainNotBootstrapped). */
   | { chain: string; state: 'not_bootstrapped' }
+  /** HTTP 404, or a JSON-RPC `chain not found`: the node (or the proxy before it) does not serve this chain's RPC. */
+  | { chain: string; state: 'not_served' }
   | { chain: string; state: 'failed'; error: unknown };
 
 export interface EvmSnapshot {
@@ -34,6 +39,11 @@ export interface EvmSnapshot {
 }
 
 export const evmPath = (chain: string): string => `/ext/bc/${chain}/rpc`;
+
+const NOT_SERVED_TEXT = 'not served here (HTTP 404 or "chain not found"): the node, or a proxy before it, does not serve this chain\'s RPC';
+
+/** A JSON-RPC error that says the chain is unknown where the request went (a gateway's answer for a chain it does not route). */
+const chainNotFound = (message: string): 'not_served' | undefined => (/\bchain not found\b/i.test(message) ? 'not_served' : undefined);
 
 /**
  * Off when `enabled` is false or `chains` is empty. Its interval is the target's unless set: the executed
@@ -87,6 +97,8 @@ export function evmSections(s: EvmSnapshot | undefined): PageSection[] {
             return { label: c.chain, values: [{ number: c.executedHeight }] };
           case 'not_bootstrapped':
             return { label: c.chain, values: [{ text: 'bootstrapping (its RPC answers HTTP 503 until the chain is done)', tone: 'dim' as const }] };
+          case 'not_served':
+            return { label: c.chain, values: [{ text: NOT_SERVED_TEXT, tone: 'dim' as const }] };
           case 'failed':
             return { label: c.chain, values: [{ error: c.error instanceof Error ? c.error.message : String(c.error) }] };
         }
@@ -96,10 +108,13 @@ export function evmSections(s: EvmSnapshot | undefined): PageSection[] {
   ];
 }
 
-/** Pure: one chain's answer → its executed height, or `not_bootstrapped` while the chain bootstraps. Throws as parseBlockNumber. */
+/**
+ * Pure: one chain's answer → its executed height, `not_bootstrapped` while the chain bootstraps, or
+ * `not_served` (HTTP 404, `chain not found`). Throws as parseBlockNumber.
+ */
 export function parseChainReply(chain: string, reply: RpcReply): EvmChainSnapshot {
-  const outcome = decodeMethod(reply, ['not_bootstrapped']);
-  if (outcome.state === 'not_bootstrapped') return { chain, state: 'not_bootstrapped' };
+  const outcome = decodeMethod(reply, ['not_served', 'not_bootstrapped'], chainNotFound);
+  if (outcome.state !== 'ok') return { chain, state: outcome.state };
   return { chain, state: 'ok', executedHeight: blockNumber(outcome.result) };
 }
 
@@ -142,7 +157,12 @@ function watchEvm(log: Logger): StateWatcher<EvmSnapshot> {
           log.warn({ chain: c.chain, err: c.error }, `${EVM_METHOD} fails on /ext/bc/${c.chain}/rpc: no executed height for the chain`);
         else if (c.state === 'not_bootstrapped')
           log.info({ chain: c.chain }, `/ext/bc/${c.chain}/rpc answers HTTP 503: the chain is bootstrapping, no executed height until it is done`);
-        else if (before !== undefined) log.info({ chain: c.chain }, `${EVM_METHOD} answers again`);
+        else if (c.state === 'not_served') {
+          log.info(
+            { chain: c.chain },
+            `${evmPath(c.chain)} is not served here (HTTP 404 or "chain not found"): no executed height for the chain; list only served chains in evm.chains, or [] to turn the source off`,
+          );
+        } else if (before !== undefined) log.info({ chain: c.chain }, `${EVM_METHOD} answers again`);
       }
     },
   };

@@ -2,6 +2,14 @@
 // request cut on the wire because the exporter itself was saturated (its event
 // loop blocked past the poll's wait) leaves the node answering; marked hanging, it
 // would be held to the hanging share for the exporter's own load.
+//
+// Under load (the fast lane on a busy laptop, other workers on the same cores) a
+// timer can fire hundreds of milliseconds late, and a check that runs later than
+// the poll's wait (and timeout) counts as the exporter's stall. So each deadline
+// leaves the timers a wide margin (a wait of seconds where lateness would change
+// the verdict), the node answers long after every bound, and the saturated case
+// blocks the loop until the bound has passed, measured, instead of for a time
+// assumed long enough.
 import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Admission, type NodeAdmission } from '../../src/rpc/admission.js';
@@ -19,8 +27,8 @@ let dispatchers: Dispatchers | undefined;
 let target: TargetConfig | undefined;
 
 beforeAll(async () => {
-  // Answers after 3 s: every request below is cut on the wire.
-  slow = await startFakeNode({ '/ext/health': { fixture: 'health/healthy-v1.14.2.json', delayMs: 3000 } });
+  // Answers after 8 s, past every deadline's bound below (the longest, 2.3 s): every request is cut on the wire.
+  slow = await startFakeNode({ '/ext/health': { fixture: 'health/healthy-v1.14.2.json', delayMs: 8000 } });
   const config = parseConfigText(`targets:\n  - { name: slow, url: '${slow.url}' }\n`, 'test.yaml', {});
   target = defined(config.targets[0], 'target slow');
   dispatchers = new Dispatchers();
@@ -41,34 +49,55 @@ afterAll(async () => {
   await slow?.close();
 });
 
-/** Sends health.health under a fresh deadline (100 ms on the wire, 200 ms of waiting); `block` ms of blocked loop once sent. */
-async function cutOnTheWire(block: number): Promise<{ door: NodeAdmission; deadline: PollDeadline; err: unknown }> {
+/**
+ * Sends health.health under a fresh deadline (`timeoutMs` on the wire, `waitMs` of waiting). With `block`, once the
+ * request is at the node the event loop is held until the deadline's check is a stall: past the bound (wait +
+ * timeout from its start) and later than its due time (the send + timeout) by the wait or the timeout, measured from
+ * when the request was seen at the node (after its send), however long a loaded machine took to connect.
+ */
+async function cutOnTheWire(
+  timeoutMs: number,
+  waitMs: number,
+  block = false,
+): Promise<{ door: NodeAdmission; deadline: PollDeadline; err: unknown; blockedMs: number; elapsedMs: number }> {
   const node = defined(slow, 'the slow node');
   const { client, door } = nodeClient(defined(dispatchers, 'the dispatchers'), 4, [defined(target, 'the target').url]);
-  const deadline = new PollDeadline(100, 200, undefined, door);
+  const started = performance.now();
+  const deadline = new PollDeadline(timeoutMs, waitMs, undefined, door);
   const before = node.requests.length;
   const reply = client.rpc('/ext/health', 'health.health', {}, deadline).catch((e: unknown) => e);
-  if (block > 0) {
-    await waitFor(() => node.requests.length > before, 'the request at the node', 2000);
+  let blockedMs = 0;
+  if (block) {
+    await waitFor(() => node.requests.length > before, 'the request at the node', 10_000);
     // The exporter's event loop held past the poll's wait and timeout (a long scrape, a saturated process).
-    const end = performance.now() + block;
-    while (performance.now() < end);
+    const from = performance.now();
+    const until = Math.max(started + waitMs + timeoutMs, from + timeoutMs + Math.max(waitMs, timeoutMs)) + 50;
+    while (performance.now() < until);
+    blockedMs = performance.now() - from;
   }
   const err = await reply;
   deadline.clear();
-  return { door, deadline, err };
+  return { door, deadline, err, blockedMs, elapsedMs: performance.now() - started };
 }
 
 describe('a node is marked hanging by its own deadline only', () => {
   it('cut by its deadline on the wire: the node hangs, and the poll fails with reason timeout', async () => {
-    const { door, deadline, err } = await cutOnTheWire(0);
+    // 300 ms on the wire, 2 s of waiting: only a timer 2 s late would make it the exporter's stall.
+    const { door, deadline, err, elapsedMs } = await cutOnTheWire(300, 2000);
     expect(deadline.saturated).toBe(false);
-    expect(classifyError(err, { url: 'http://n', timeoutMs: 100 }).reason).toBe('timeout');
+    expect(classifyError(err, { url: 'http://n', timeoutMs: 300 }).reason).toBe('timeout');
     expect(door.hanging).toBe(true);
+    // Cut at its deadline, never by the node's answer (8 s).
+    expect(elapsedMs).toBeGreaterThanOrEqual(300);
+    expect(elapsedMs).toBeLessThan(8000);
   });
 
   it('cut as the exporter saturated (its loop blocked past wait and timeout): the node is not marked hanging', async () => {
-    const { door, deadline, err } = await cutOnTheWire(400);
+    // 600 ms of waiting leaves a loaded machine time to connect before the block.
+    const { door, deadline, err, blockedMs, elapsedMs } = await cutOnTheWire(200, 600, true);
+    expect(elapsedMs).toBeGreaterThanOrEqual(800);
+    // The premise: the loop was held longer than the wait after the request was sent.
+    expect(blockedMs).toBeGreaterThanOrEqual(800);
     expect(err).toBeInstanceOf(Error);
     expect(deadline.saturated).toBe(true);
     expect(door.hanging).toBe(false);
@@ -81,7 +110,7 @@ describe('a node is marked hanging by its own deadline only', () => {
     const deadline = new PollDeadline(1000, 2000, stop.signal, door);
     const before = node.requests.length;
     const reply = client.rpc('/ext/health', 'health.health', {}, deadline).catch((e: unknown) => e);
-    await waitFor(() => node.requests.length > before, 'the request at the node', 2000);
+    await waitFor(() => node.requests.length > before, 'the request at the node', 10_000);
     stop.abort();
     expect(await reply).toBeInstanceOf(Error);
     deadline.clear();
@@ -90,7 +119,10 @@ describe('a node is marked hanging by its own deadline only', () => {
 });
 
 describe("a node alone on its origin: waiting behind its own unanswered requests is the node's time", () => {
-  /** Three requests at once under their own deadlines (300 ms on the wire, 100 ms of waiting): the origin has two connections. */
+  /**
+   * Three requests at once under their own deadlines (1.5 s on the wire, 500 ms of waiting: a timer would have to be
+   * 1.5 s late to count as the exporter's stall): the origin has two connections.
+   */
   async function threeAtOnce(
     dispatchers: Dispatchers,
     urls: string[],
@@ -98,10 +130,10 @@ describe("a node alone on its origin: waiting behind its own unanswered requests
   ): Promise<{ deadlines: PollDeadline[]; errs: unknown[]; queuedBacklog: number[] }> {
     const node = defined(slow, 'the slow node');
     const { client, door } = nodeClient(dispatchers, 16, urls, maxPerOrigin);
-    const deadlines = [0, 1, 2].map(() => new PollDeadline(300, 100, undefined, door));
+    const deadlines = [0, 1, 2].map(() => new PollDeadline(1500, 500, undefined, door));
     const before = node.requests.length;
     const replies = deadlines.map((d) => client.rpc('/ext/health', 'health.health', {}, d).catch((e: unknown) => e));
-    await waitFor(() => node.requests.length >= before + 2, 'two requests at the node', 2000);
+    await waitFor(() => node.requests.length >= before + 2, 'two requests at the node', 10_000);
     // The third waits for a connection: the backlog a poll of this node would see (a quarter of a 1 s interval).
     const queuedBacklog = [door.backlogMs(performance.now() + 1000, 250)];
     const errs = await Promise.all(replies);
@@ -114,13 +146,13 @@ describe("a node alone on its origin: waiting behind its own unanswered requests
     try {
       const started = performance.now();
       const { deadlines, errs, queuedBacklog } = await threeAtOnce(alone, [defined(target, 'the target').url]);
-      // The third waited past the poll's 100 ms of waiting: still the node's time, cut at its 300 ms.
-      expect(performance.now() - started).toBeGreaterThanOrEqual(300);
+      // The third waited past the poll's 500 ms of waiting: still the node's time, cut at its 1.5 s.
+      expect(performance.now() - started).toBeGreaterThanOrEqual(1500);
       expect(deadlines.map((d) => d.saturated)).toEqual([false, false, false]);
-      const errors = errs.map((e) => classifyError(e, { url: 'http://n', timeoutMs: 300 }));
+      const errors = errs.map((e) => classifyError(e, { url: 'http://n', timeoutMs: 1500 }));
       expect(errors.map((e) => e.reason)).toEqual(['timeout', 'timeout', 'timeout']);
       expect(errors[2]?.message).toMatch(
-        /^no answer from http:\/\/127\.0\.0\.1:\d+\/ext\/health within 300 ms: the node had not answered the requests ahead of this one/,
+        /^no answer from http:\/\/127\.0\.0\.1:\d+\/ext\/health within 1500 ms: the node had not answered the requests ahead of this one/,
       );
       // Its own queue is no saturation of the exporter: its polls are not skipped for it.
       expect(queuedBacklog).toEqual([0]);
@@ -136,7 +168,7 @@ describe("a node alone on its origin: waiting behind its own unanswered requests
       // Two targets on the origin (four connections): one of them polled here, with a per-origin cap of two.
       const { deadlines, errs, queuedBacklog } = await threeAtOnce(shared, [url, `${url}/other`], 2);
       expect(deadlines.map((d) => d.saturated)).toEqual([false, false, true]);
-      expect(classifyError(errs[0], { url: 'http://n', timeoutMs: 300 }).reason).toBe('timeout');
+      expect(classifyError(errs[0], { url: 'http://n', timeoutMs: 1500 }).reason).toBe('timeout');
       expect(queuedBacklog[0]).toBeGreaterThan(250);
     } finally {
       await shared.close();

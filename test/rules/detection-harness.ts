@@ -159,7 +159,16 @@ export interface RunResult {
   nodes: NodeResult[];
   versions: { prometheus: string; alertmanager: string };
   /** Scrapes of the exporter in the run, how many failed, the slowest (real seconds); failed polls of the nodes (any source). */
-  stats: { scrapes: number; failedScrapes: number; slowestScrapeSeconds: number; failedPolls: number };
+  stats: {
+    scrapes: number;
+    failedScrapes: number;
+    slowestScrapeSeconds: number;
+    failedPolls: number;
+    /** Polls begun (answered, failed or skipped) and those skipped as saturated; the worst share skipped in any 10 production minutes. */
+    polls?: number;
+    skippedPolls?: number;
+    worstSkipRatio10m?: number;
+  };
 }
 
 const alertKey = (l: Record<string, string>): string =>
@@ -358,6 +367,12 @@ export async function runDetection(opts: RunOptions): Promise<RunResult> {
       failedScrapes: await scalar(`sum(count_over_time(up{job="${JOB}"}[${realSeconds}s])) - sum(sum_over_time(up{job="${JOB}"}[${realSeconds}s]))`),
       slowestScrapeSeconds: await scalar(`max(max_over_time(scrape_duration_seconds{job="${JOB}"}[${realSeconds}s]))`),
       failedPolls: await scalar(`sum(increase(avalanchego_exporter_poll_errors_total{job="${JOB}"}[${realSeconds}s]))`),
+      // The exporter's own saturation on this machine: what AvalancheGoExporterSaturated's threshold is set against.
+      polls: await scalar(`sum(increase(avalanchego_exporter_poll_start_delay_seconds_count{job="${JOB}"}[${realSeconds}s]))`),
+      skippedPolls: await scalar(`sum(increase(avalanchego_exporter_polls_skipped_total{job="${JOB}"}[${realSeconds}s]))`),
+      worstSkipRatio10m: await scalar(
+        `max_over_time((sum(increase(avalanchego_exporter_polls_skipped_total{job="${JOB}"}[${Math.ceil(600 / speedup)}s])) / sum(increase(avalanchego_exporter_poll_start_delay_seconds_count{job="${JOB}"}[${Math.ceil(600 / speedup)}s])))[${realSeconds}s:1s])`,
+      ),
     };
 
     const all = [...records.values()];

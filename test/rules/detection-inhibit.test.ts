@@ -172,6 +172,30 @@ const CASES: Case[] = [
     inhibited: false,
   },
   {
+    name: 'no peers: an auto-renewed validator at risk',
+    source: a('TooFewPeers', 'critical', node('p6')),
+    target: a('AutoRenewedValidatorAtRisk', 'critical', node('p6', { subnet: 'primary' })),
+    inhibited: true,
+  },
+  {
+    name: 'low stake (warning): an auto-renewed validator at risk',
+    source: a('ConnectedStakeLow', 'warning', node('k4', { chain: 'P' })),
+    target: a('AutoRenewedValidatorAtRisk', 'critical', node('k4', { subnet: 'primary' })),
+    inhibited: true,
+  },
+  {
+    name: 'an auto-renewed validator at risk: its uptime alert (one page for one fault)',
+    source: a('AutoRenewedValidatorAtRisk', 'critical', node('r1', { subnet: 'primary' })),
+    target: a('UptimeBelowRewardThreshold', 'critical', node('r1')),
+    inhibited: true,
+  },
+  {
+    name: "an auto-renewed validator at risk: another node's uptime is not",
+    source: a('AutoRenewedValidatorAtRisk', 'critical', node('r2', { subnet: 'primary' })),
+    target: a('UptimeBelowRewardThreshold', 'critical', node('r2b')),
+    inhibited: false,
+  },
+  {
     name: 'low disk: the forecast of the disk filling up',
     source: a('DiskSpaceLow', 'warning', node('f1')),
     target: a('DiskFillingUp', 'warning', node('f1')),

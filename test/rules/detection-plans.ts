@@ -123,6 +123,13 @@ export const FAULTS: Fault[] = [
     why: 'nextPeriod "0": the validator leaves at its cycle end, 30 wall-clock minutes away, less than a (compressed) day',
   },
   {
+    scenario: 'auto-renewed-at-risk',
+    fromStart: true,
+    sources: ['info', 'platform'],
+    expect: { pages: 1, tickets: 0, alert: 'AvalancheGoAutoRenewedValidatorAtRisk' },
+    why: 'an auto-renewed validator falls to 86 % of its 90 % with its cycle ending within a day: one page, its uptime alert held back and in the same group',
+  },
+  {
     scenario: 'c-chain-execution-lag',
     fromStart: true,
     sources: ['evm'],
@@ -342,6 +349,9 @@ export function renderReport(r: {
     `The run itself: ${st.scrapes} scrapes of the exporter, ${st.failedScrapes} failed (slowest ${st.slowestScrapeSeconds.toFixed(2)}s real);`,
     `${Math.round(st.failedPolls)} failed polls of the nodes, most of them the faults' own (\`down\`, \`slow\`, \`garbage\`). A failed scrape or a`,
     "timed-out poll is the machine running late: the figures of an overloaded run are not the rules' (run the script on a quiet machine).",
+    st.polls === undefined
+      ? ''
+      : `The exporter's own saturation: ${Math.round(st.polls)} polls begun, ${Math.round(st.skippedPolls ?? 0)} skipped as saturated (${((100 * (st.skippedPolls ?? 0)) / Math.max(1, st.polls)).toFixed(2)} %), ${(100 * (st.worstSkipRatio10m ?? 0)).toFixed(2)} % in the worst 10 minutes: \`AvalancheGoExporterSaturated\` pages from 10 % for 15 minutes (docs/runbook.md).`,
   );
   if (blipRun) {
     const blips = blipRun.nodes.map((n) => ({ n, s: harness.summarize(n, blipRun.scrapeSeconds) }));
@@ -370,13 +380,15 @@ export function renderReport(r: {
     '',
     '- `ExporterAbsent` inhibits every other alert; `NodeDown` every other alert of its node but `DiskSpaceLow`.',
     '- `ChainStalled` inhibits `TooManyProcessingBlocks`, `BlockProcessingTooLong`, `NodeUnhealthy`, `ChainBehindFleet` and `IndexStale` of its node.',
-    '- `TooFewPeers` (critical, no peer) inhibits `ConnectedStakeLow`, `SendFailRatioHigh`, `ChainStalled`, `ChainBehindFleet`, `IndexStale`, `NodeUnhealthy`, `HealthCheckFlapping` and `UptimeBelowRewardThreshold` of its node.',
+    '- `TooFewPeers` (critical, no peer) inhibits `ConnectedStakeLow`, `SendFailRatioHigh`, `ChainStalled`, `ChainBehindFleet`, `IndexStale`, `NodeUnhealthy`, `HealthCheckFlapping`, `UptimeBelowRewardThreshold` and `AutoRenewedValidatorAtRisk` of its node.',
     '- `ConnectedStakeLow` (critical) inhibits `ChainStalled`, `ChainBehindFleet` and `IndexStale` of its node.',
-    '- `ConnectedStakeLow` (either level) inhibits `UptimeBelowRewardThreshold` of its node: the uptime the network perceives (`info.uptime`) counts every validator the node is not connected to as 0.',
+    '- `ConnectedStakeLow` (either level) inhibits `UptimeBelowRewardThreshold` and `AutoRenewedValidatorAtRisk` of its node: the uptime the network perceives (`info.uptime`) counts every validator the node is not connected to as 0.',
+    '- `AutoRenewedValidatorAtRisk` inhibits `UptimeBelowRewardThreshold` of its node, and both page in one group of the node: a validator below its requirement is one incident.',
     "- `DiskSpaceLow` inhibits `DiskFillingUp` of its node, and at the critical level `NodeDown`: a node shuts itself down below 3% of free disk, and the critical `DiskSpaceLow` keeps firing while the node is down (on its last reading), so the disk's page stays the incident.",
     "- Every alert whose condition fails one of the node's own checks (processing blocks and time, stake, peers, send failures, router, disk, BLS key, unknown upgrade) inhibits `NodeUnhealthy` of its node: `NodeUnhealthy` pages only for a failing check no other alert explains.",
     '- The critical level of an alert inhibits its warning level for the same subject.',
     '- Pages are grouped per alert and node (two chains of a node stalling page once) and wait 10s; tickets are grouped per node and wait 2m, so a warning overtaken by its critical level within 2m (a disk falling fast) never opens a ticket.',
+    "- `ConnectedStakeLow` is grouped by the node's network (`network_id`) and chain, not the node: a network that loses quorum is one notification naming its nodes (`test/rules/alertmanager-grouping.test.ts`).",
     '',
     'The rules make the rest: a bootstrapping node (its `bootstrapped` check failing or not yet run) raises only',
     '`NodeNeverReady`, `BootstrapTooLong`, `NodeDown` and the disk alerts; `TooManyProcessingBlocks` and',

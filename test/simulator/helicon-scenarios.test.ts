@@ -126,6 +126,36 @@ describe('auto-renewed and auto-renew-exiting', () => {
   });
 });
 
+describe('auto-renewed-at-risk', () => {
+  it('an auto-renewed validation after Helicon, its cycle ending within a day, falls to 86 %: below the 90 % that keeps it in the set', async () => {
+    const sim = await simulator({
+      ...FAST,
+      validator: true,
+      timings: { uptimeDropSeconds: 30, stakeExpirySeconds: 1_800, nextPeriodSeconds: 10_800 },
+    });
+    const base = sim.url;
+    const nodeId = defined(sim.nodes[0], 'node-0').nodeId;
+    const wallS = Date.now() / 1000;
+    sim.setScenario('node-0', 'auto-renewed-at-risk');
+    const entry = await ownEntry(base, nodeId);
+    expect(entry).toMatchObject({ nextPeriod: '10800', autoCompoundRewardShares: '500000' });
+    expect(Number(entry.startTime)).toBeGreaterThanOrEqual(MAINNET_HELICON_S);
+    // Ends 30 wall-clock minutes from the switch: within every expiry window, and it renews.
+    expect(Number(entry.endTime) - wallS).toBeGreaterThan(1_790);
+    expect(Number(entry.endTime) - wallS).toBeLessThan(1_810);
+    const u = await waitFor(
+      () => result<{ rewardingStakePercentage: string; weightedAveragePercentage: string }>(info(base), 'info.uptime'),
+      (r) => Number(r.weightedAveragePercentage) === 86,
+      5_000,
+      'the 86 % floor',
+    );
+    expect(Number(u.rewardingStakePercentage)).toBe(30);
+    // Switching away is a re-stake: a fixed-term stake, no auto-renew config.
+    sim.setScenario('node-0', 'healthy');
+    expect(await ownEntry(base, nodeId)).not.toHaveProperty('nextPeriod');
+  });
+});
+
 describe('c-chain-execution-lag', () => {
   it('eth_blockNumber falls further and further behind the accepted height', async () => {
     const sim = await simulator({ ...FAST, scenario: 'c-chain-execution-lag', timings: { executionLagBlocksPerSecond: 1 } });

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/config/load.js';
+import { ConfigError, formatWarnings } from '../../src/config/load.js';
 import { configFromValue, defaultConfig, loadConfigFile, parseConfigText } from '../../src/sources/registry.js';
 import { parsePromDuration, formatPromDuration } from '../../src/config/duration.js';
 import { defined } from '../helpers/assert.js';
@@ -98,6 +98,21 @@ const INVALID_CASES: Array<[string, string[]]> = [
     ],
   ],
   ['password-and-file', ['5:7: targets[0].basic_auth: set password or password_file, not both']],
+  // Every problem in one pass, in the order of the file: the schema's, and the cross-field checks and file reads
+  // of what the schema's problems leave (they came in a second and a third pass before, unsorted).
+  [
+    'many-mistakes',
+    [
+      '4:12: defaults.timeout: timeout (20s, from defaults) must be shorter than interval (10s, from defaults) for target "a": a poll must end before the next one is due; shorten timeout or lengthen interval',
+      '5:20: defaults.info.enabled: expected true or false, got string "yes please"',
+      '6:19: defaults.evm.chains[0]: "C-Chain" is no alias a node knows (every request to /ext/bc/C-Chain/… would answer 404): the C-Chain is "C" (aliases are case-sensitive), or its blockchain ID',
+      "10:21: targets[0].tls.ca_file: cannot read /nonexistent/ca.pem: no such file: check the path and the exporter's permissions",
+      '11:11: targets[1].name: duplicate name "a" (also targets[0]): names must be unique, they become the node label',
+      '13:12: targets[1]: unknown key "bogus"; known keys here: name, url, interval, timeout, health, index, info, platform, evm, proposervm, admin, limits, headers, tls, basic_auth',
+      '15:10: targets[2].url: "not a url" is not a URL: write the node\'s base URL, e.g. http://10.0.0.5:9650',
+      '20:14: targets[3].timeout: timeout (2s) must be shorter than interval (1s) for target "c": a poll must end before the next one is due; shorten timeout or lengthen interval',
+    ],
+  ],
   ['password-file-device', ['6:22: targets[0].basic_auth.password_file: cannot read /dev/zero: it is a device: give a regular file']],
   // The value (9876543210123) is a secret: never echoed.
   [
@@ -198,10 +213,10 @@ function problemsOf(file: string, env: Record<string, string> = {}): string[] {
     error = err;
   }
   expect(error).toBeInstanceOf(ConfigError);
-  return (error as ConfigError).message
-    .split('\n')
-    .slice(1)
-    .map((l) => l.replace(`  ${file}:`, '').trimStart());
+  const lines = (error as ConfigError).message.split('\n');
+  // The problems; the warnings found in the same pass follow them (warningsOf).
+  const end = lines.indexOf('warnings:');
+  return lines.slice(1, end < 0 ? undefined : end).map((l) => l.replace(`  ${file}:`, '').trimStart());
 }
 
 describe('config: invalid files', () => {
@@ -352,3 +367,61 @@ describe('Prometheus durations', () => {
     expect(parsePromDuration(text)).toBeUndefined();
   });
 });
+
+describe('config: the chains of evm and proposervm', () => {
+  const withChains = (source: string, chains: string) =>
+    `defaults: { ${source}: { chains: ${chains} } }\ntargets:\n  - name: a\n    url: http://127.0.0.1:9650\n`;
+  it.each([
+    ['evm', 'C-Chain', 'C'],
+    ['evm', 'cchain', 'C'],
+    ['evm', 'c', 'C'],
+    ['proposervm', 'P-Chain', 'P'],
+    ['proposervm', 'x_chain', 'X'],
+  ])('%s.chains: [%s] is refused, with the alias a node knows', (source, name, alias) => {
+    expect(() => parseConfigText(withChains(source, `[${name}]`), 'c.yaml', {})).toThrow(
+      `"${name}" is no alias a node knows (every request to /ext/bc/${name}/… would answer 404): the ${alias}-Chain is "${alias}"`,
+    );
+  });
+
+  it.each([['[C]'], ['[evm]'], ['[2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5]'], ['[my-l1-alias]']])(
+    "%s is accepted (an alias, a blockchain ID, or an alias of the node's own)",
+    (chains) => {
+      expect(parseConfigText(withChains('evm', chains), 'c.yaml', {}).targets).toHaveLength(1);
+    },
+  );
+});
+
+describe('config: warnings', () => {
+  const file = (headers: string) => `targets:\n  - name: a\n    url: http://127.0.0.1:9650\n    headers: ${headers}\n`;
+  it('an inline credential in headers loads, with a warning that says where and advises ${VAR}', () => {
+    const config = parseConfigText(file('{ Authorization: "Bearer abc123", X-Api-Key: k3y, X-Trace: on }'), 'c.yaml', {});
+    expect(formatWarnings(config)).toEqual([
+      'c.yaml:4:31: targets[0].headers.Authorization: the credential is written inline: whoever reads this file reads it. Write it as "Bearer ${NODE_TOKEN}" and set NODE_TOKEN in the exporter\'s environment (systemd EnvironmentFile=, a Kubernetes Secret as an environment variable); for a user and password, basic_auth with password_file',
+      expect.stringMatching(/^c\.yaml:4:59: targets\[0\]\.headers\.X-Api-Key: the credential is written inline: .* Write it as "\$\{NODE_TOKEN\}"/),
+    ]);
+    // The secret itself is never in the warning.
+    expect(formatWarnings(config).join()).not.toContain('abc123');
+  });
+
+  it('a credential from the environment (${VAR}) is not warned about', () => {
+    const config = parseConfigText(file('{ Authorization: "Bearer ${TOKEN}" }'), 'c.yaml', { TOKEN: 'abc123' });
+    expect(config.targets[0]?.headers).toEqual({ Authorization: 'Bearer abc123' });
+    expect(formatWarnings(config)).toEqual([]);
+  });
+
+  it('an invalid file lists the warnings after its problems, in the same pass', () => {
+    expect(warningsOf('test/fixtures/config/invalid/many-mistakes.yaml')).toEqual([
+      expect.stringMatching(/^16:31: targets\[2\]\.headers\.Authorization: the credential is written inline/),
+    ]);
+  });
+});
+
+function warningsOf(file: string): string[] {
+  try {
+    loadConfigFile(file, {});
+  } catch (err) {
+    const lines = (err as ConfigError).message.split('\n');
+    return lines.slice(lines.indexOf('warnings:') + 1).map((l) => l.replace(`  ${file}:`, '').trimStart());
+  }
+  throw new Error(`${file} loaded`);
+}

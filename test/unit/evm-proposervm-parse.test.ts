@@ -57,6 +57,31 @@ describe('eth_blockNumber', () => {
     expect(() => parseBlockNumber(reply('eth_blockNumber', '404 page not found\n', 404))).toThrow(HttpStatusError);
   });
 
+  it.each([
+    [
+      'HTTP 404 (no such chain here: a partial-sync node, a proxy that passes only health, info and index)',
+      reply('eth_blockNumber', '404 page not found\n', 404),
+    ],
+    [
+      'a JSON-RPC "chain not found" (a gateway)',
+      reply('eth_blockNumber', '{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"Chain not found"}}'),
+    ],
+  ])('%s: not served here, a state, not a failure', (_name, answer) => {
+    const chain = parseChainReply('C', answer);
+    expect(chain).toEqual({ chain: 'C', state: 'not_served' });
+    expect(evm.failure?.({ chains: [chain] })).toBeUndefined();
+    expect(lines((b) => evm.samples(b, { chains: [chain] }))).toBe('');
+    const shown = evmSections({ chains: [chain] })[0]?.rows[0]?.values[0];
+    expect(shown && 'text' in shown ? shown.text : '').toMatch(/^not served here/);
+  });
+
+  it('another JSON-RPC error, or another HTTP status, stays a failure', () => {
+    expect(() =>
+      parseChainReply('C', reply('eth_blockNumber', '{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"block not found"}}')),
+    ).toThrow(RpcError);
+    expect(() => parseChainReply('C', reply('eth_blockNumber', 'forbidden', 403))).toThrow(HttpStatusError);
+  });
+
   it('lines: one executed height per chain that answered', () => {
     const text = lines((b) =>
       evm.samples(b, {
