@@ -1,0 +1,123 @@
+// End to end on VictoriaMetrics: the simulator's fleet, the exporter polling it, the
+// single-node server scraping the exporter and vmalert evaluating the project's rules against
+// it (test/helpers/victoriametrics.ts, as docs/victoriametrics.md deploys them), their `for:`
+// and range windows shortened 20 times. vmalert loads every rule and evaluates it without
+// error; every rule expression and every dashboard panel query runs through the server's query
+// API as MetricsQL (a panel returning nothing must have a reason, as on Prometheus:
+// test/rules/e2e-fleet.ts); a node taken down pages through vmalert, with the description its
+// template queries, and the alert resolves after the node is back. Everything listens on
+// 127.0.0.1; every process is started here and stopped by its PID.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IN_CI, ROOT, allRules, setSimScenario } from './lib.js';
+import { ProcessGroup } from '../helpers/processes.js';
+import { buildIfStale } from '../helpers/build.js';
+import { missingOf, victoriaMetrics } from '../helpers/monitoring.js';
+import { TestVictoriaMetrics } from '../helpers/victoriametrics.js';
+import { JOB, NODES, SPEEDUP, checkPanelQueries, startFleet } from './e2e-fleet.js';
+
+const vm = victoriaMetrics();
+const MISSING = missingOf(vm.victoriaMetrics, vm.vmalert);
+
+describe(`end to end with ${vm.label}: the single-node server and vmalert`, () => {
+  it('is installed (required under CI=true)', (ctx) => {
+    if (MISSING && !IN_CI) ctx.skip(MISSING);
+    expect(MISSING).toBe('');
+  });
+
+  describe.skipIf(MISSING !== '')(`${vm.victoriaMetrics.version}; ${vm.vmalert.version}`, () => {
+    let group = new ProcessGroup(ROOT);
+    let dir = '';
+    let engine: TestVictoriaMetrics;
+    let simUrl = '';
+
+    beforeAll(async () => {
+      group = new ProcessGroup(ROOT);
+      buildIfStale(ROOT);
+      dir = mkdtempSync(join(tmpdir(), 'avalanchego-e2e-vm-'));
+      const fleet = await startFleet(group, dir);
+      simUrl = fleet.simUrl;
+      engine = await TestVictoriaMetrics.start(group, {
+        victoriaMetrics: vm.victoriaMetrics.path ?? 'victoria-metrics',
+        vmalert: vm.vmalert.path ?? 'vmalert',
+        dir,
+        job: JOB,
+        targets: [fleet.exporter],
+        speedup: SPEEDUP,
+      });
+      await engine.waitFor('every node up in VictoriaMetrics', 30_000, async () =>
+        (await engine.vector(`avalanchego_up{job="${JOB}"} == 1`)).length === NODES.length ? true : undefined,
+      );
+      // A recording rule's result back in the server: vmalert writes it there (-remoteWrite.url).
+      await engine.waitFor('recorded block rates', 30_000, async () =>
+        (await engine.vector('node_chain:avalanchego_chain_last_accepted_height:deriv5m > 0')).length > 0 ? true : undefined,
+      );
+      await engine.waitFor('validator series, if the platform source runs', 30_000, async () =>
+        (await engine.vector(`avalanchego_exporter_poll_success{job="${JOB}", source="platform"}`)).length === 0 ||
+        (await engine.vector(`avalanchego_validator{job="${JOB}"}`)).length === NODES.length
+          ? true
+          : undefined,
+      );
+    }, 120_000);
+
+    afterAll(async () => {
+      await group.stopAll();
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    }, 30_000);
+
+    it('vmalert loaded every rule, and none has an evaluation error', async () => {
+      const rules = (await engine.rules()).flatMap((g) => g.rules);
+      expect(rules.length).toBe(allRules().length);
+      expect(rules.filter((r) => r.lastError).map((r) => `${r.name}: ${r.lastError}`)).toEqual([]);
+    });
+
+    it('every rule expression runs as MetricsQL', async () => {
+      const failures: string[] = [];
+      for (const r of allRules()) {
+        const res = await engine.query(r.expr);
+        if (res.status !== 'success') failures.push(`${r.alert ?? r.record}: ${res.error}`);
+      }
+      expect(failures).toEqual([]);
+    });
+
+    it('every panel query parses as MetricsQL, runs, and returns data where the fleet has data', async () => {
+      const { failures, empty } = await checkPanelQueries(engine);
+      expect(failures).toEqual([]);
+      expect(empty).toEqual([]);
+    }, 60_000);
+
+    it('no alert fires for the healthy fleet', async () => {
+      const active = (await engine.alerts())
+        .filter((a) => a.state === 'firing')
+        .map((a) => `${a.labels['alertname']} ${a.labels['node'] ?? ''} ${a.labels['severity']}`);
+      expect(active).toEqual([]);
+    });
+
+    it('a node that goes down fires AvalancheGoNodeDown in vmalert, which resolves when it is back', async () => {
+      const r = await setSimScenario(simUrl, 'node-1', 'down');
+      expect(r.status, r.text).toBe(200);
+      const a = await engine.waitFor('AvalancheGoNodeDown firing for node-1', 60_000, async () =>
+        (await engine.alerts()).find((x) => x.labels['alertname'] === 'AvalancheGoNodeDown' && x.labels['node'] === 'node-1' && x.state === 'firing'),
+      );
+      // The labels Prometheus sends, and no alertgroup (-disableAlertgroupLabel).
+      expect(a.labels).toEqual({
+        alertname: 'AvalancheGoNodeDown',
+        severity: 'critical',
+        job: JOB,
+        instance: expect.any(String) as string,
+        node: 'node-1',
+      });
+      // The description's template query runs on vmalert too, and names the poll errors' reasons.
+      expect(a.annotations['description']).toMatch(
+        /^The exporter has not read a valid health report from node node-1 .* Poll errors in the last 5 minutes:( [a-z_]+)+\.$/,
+      );
+      const back = await setSimScenario(simUrl, 'node-1', 'healthy');
+      expect(back.status, back.text).toBe(200);
+      await engine.waitFor('AvalancheGoNodeDown to resolve', 60_000, async () =>
+        (await engine.alerts()).some((x) => x.labels['alertname'] === 'AvalancheGoNodeDown') ? undefined : true,
+      );
+    }, 150_000);
+  });
+});
