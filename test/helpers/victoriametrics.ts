@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { RULES_DIR } from '../rules/lib.js';
 import { freePort } from './net.js';
 import type { ProcessGroup } from './processes.js';
-import { RULE_FILES, speedUpRules, waitFor, type Alert, type Sample } from './prometheus.js';
+import { QueryApi, RULE_FILES, speedUpRules, waitFor, type Alert } from './prometheus.js';
 
 /** vmalert's -rule.evalDelay and VictoriaMetrics' -search.latencyOffset, their defaults (docs/victoriametrics.md): production seconds. */
 export const EVAL_DELAY_SECONDS = 30;
@@ -35,14 +35,15 @@ export interface VictoriaMetricsOptions {
 
 const ms = (seconds: number): string => `${Math.max(1, Math.round(seconds * 1000))}ms`;
 
-/** VictoriaMetrics single-node and vmalert with the project's rules, and their HTTP APIs. */
-export class TestVictoriaMetrics {
+/** VictoriaMetrics single-node and vmalert with the project's rules: the server's query API (`url`) and vmalert's. */
+export class TestVictoriaMetrics extends QueryApi {
   private constructor(
-    /** The single-node server: /api/v1/query and the rest of Prometheus' query API. */
-    readonly url: string,
+    url: string,
     readonly vmalertUrl: string,
     private readonly group: ProcessGroup,
-  ) {}
+  ) {
+    super(url);
+  }
 
   static async start(group: ProcessGroup, o: VictoriaMetricsOptions): Promise<TestVictoriaMetrics> {
     const [vmPort, vmalertPort] = [await freePort(), await freePort()];
@@ -91,17 +92,6 @@ export class TestVictoriaMetrics {
     const vm = new TestVictoriaMetrics(url, `http://127.0.0.1:${vmalertPort}`, group);
     await waitFor(group, 'vmalert to be ready', 30_000, async () => ((await fetch(`${vm.vmalertUrl}/health`)).ok ? true : undefined));
     return vm;
-  }
-
-  async query(expr: string): Promise<{ status: string; error?: string; data?: { resultType: string; result: Sample[] | [number, string] } }> {
-    const res = await fetch(`${this.url}/api/v1/query?${new URLSearchParams({ query: expr }).toString()}`);
-    return (await res.json()) as { status: string; error?: string; data?: { resultType: string; result: Sample[] } };
-  }
-
-  async vector(expr: string): Promise<Sample[]> {
-    const r = await this.query(expr);
-    if (r.status !== 'success') throw new Error(`${expr}: ${r.error}`);
-    return r.data?.result as Sample[];
   }
 
   /** vmalert's pending and firing alerts (its Prometheus-compatible /api/v1/alerts). */

@@ -5,10 +5,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CATALOG, GLOBAL_CATALOG } from '../../src/metrics/catalog.js';
-import { ROOT, panelQueries, parsePromQL, recordingRules } from './lib.js';
+import { ROOT, allRules, panelQueries, parsePromQL, recordingRules } from './lib.js';
 import type { ProcessGroup } from '../helpers/processes.js';
 import { freePort } from '../helpers/net.js';
-import { waitFor, type Sample } from '../helpers/prometheus.js';
+import { waitFor, type Alert, type QueryApi } from '../helpers/prometheus.js';
 
 export const NODES = ['node-0', 'node-1', 'node-2', 'node-3', 'node-4'];
 export const JOB = 'avalanchego-exporter';
@@ -94,10 +94,19 @@ const RECORDED_FROM = new Map<string, string[]>(
   ]),
 );
 
-export interface QueryApi {
-  query(expr: string): Promise<{ status: string; error?: string; data?: { resultType: string; result: Sample[] | [number, string] } }>;
-  vector(expr: string): Promise<Sample[]>;
+/** Every rule expression through `api`: the ones the engine refuses, with its error. */
+export async function failingRuleExpressions(api: QueryApi): Promise<string[]> {
+  const failures: string[] = [];
+  for (const r of allRules()) {
+    const res = await api.query(r.expr);
+    if (res.status !== 'success') failures.push(`${r.alert ?? r.record}: ${res.error}`);
+  }
+  return failures;
 }
+
+/** The firing alerts among `alerts`, as "name node severity". */
+export const firingNames = (alerts: Alert[]): string[] =>
+  alerts.filter((a) => a.state === 'firing').map((a) => `${a.labels['alertname']} ${a.labels['node'] ?? ''} ${a.labels['severity']}`);
 
 /** Whether the query reads a metric that this setup rightly does not produce (ABSENT_HERE, or a source not polled here). */
 async function readsAbsentSeries(api: QueryApi, expr: string): Promise<boolean> {

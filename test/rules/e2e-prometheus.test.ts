@@ -14,7 +14,7 @@ import { ProcessGroup } from '../helpers/processes.js';
 import { buildIfStale } from '../helpers/build.js';
 import { prometheusGenerations } from '../helpers/monitoring.js';
 import { TestPrometheus, speedUpRules, waitFor as waitForCondition } from '../helpers/prometheus.js';
-import { JOB, NODES, SPEEDUP, checkPanelQueries, startFleet } from './e2e-fleet.js';
+import { JOB, NODES, SPEEDUP, checkPanelQueries, failingRuleExpressions, firingNames, startFleet } from './e2e-fleet.js';
 
 // ---------------------------------------------------------------------------------------
 // Processes
@@ -25,7 +25,6 @@ const waitFor = <T>(what: string, timeoutMs: number, check: () => Promise<T | un
 
 let prom: TestPrometheus;
 let simUrl = '';
-const query = (expr: string) => prom.query(expr);
 const vector = (expr: string) => prom.vector(expr);
 const alerts = () => prom.alerts();
 const firing = (name: string, node: string, severity?: string) => prom.firing(name, { node, ...(severity ? { severity } : {}) });
@@ -93,12 +92,7 @@ describe('end to end with a real Prometheus', () => {
       });
 
       it('every rule expression runs', async () => {
-        const failures: string[] = [];
-        for (const r of allRules()) {
-          const res = await query(r.expr);
-          if (res.status !== 'success') failures.push(`${r.alert ?? r.record}: ${res.error}`);
-        }
-        expect(failures).toEqual([]);
+        expect(await failingRuleExpressions(prom)).toEqual([]);
       });
 
       it('every panel query runs and returns data where the fleet has data', async () => {
@@ -108,10 +102,7 @@ describe('end to end with a real Prometheus', () => {
       }, 60_000);
 
       it('no alert fires for the healthy fleet', async () => {
-        const active = (await alerts())
-          .filter((a) => a.state === 'firing')
-          .map((a) => `${a.labels['alertname']} ${a.labels['node'] ?? ''} ${a.labels['severity']}`);
-        expect(active).toEqual([]);
+        expect(firingNames(await alerts())).toEqual([]);
       });
 
       it('a node that goes down fires AvalancheGoNodeDown, which resolves when it is back', async () => {

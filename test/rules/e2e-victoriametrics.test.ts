@@ -16,7 +16,7 @@ import { ProcessGroup } from '../helpers/processes.js';
 import { buildIfStale } from '../helpers/build.js';
 import { missingOf, victoriaMetrics } from '../helpers/monitoring.js';
 import { TestVictoriaMetrics } from '../helpers/victoriametrics.js';
-import { JOB, NODES, SPEEDUP, checkPanelQueries, startFleet } from './e2e-fleet.js';
+import { JOB, NODES, SPEEDUP, checkPanelQueries, failingRuleExpressions, firingNames, startFleet } from './e2e-fleet.js';
 
 const vm = victoriaMetrics();
 const MISSING = missingOf(vm.victoriaMetrics, vm.vmalert);
@@ -74,12 +74,7 @@ describe(`end to end with ${vm.label}: the single-node server and vmalert`, () =
     });
 
     it('every rule expression runs as MetricsQL', async () => {
-      const failures: string[] = [];
-      for (const r of allRules()) {
-        const res = await engine.query(r.expr);
-        if (res.status !== 'success') failures.push(`${r.alert ?? r.record}: ${res.error}`);
-      }
-      expect(failures).toEqual([]);
+      expect(await failingRuleExpressions(engine)).toEqual([]);
     });
 
     it('every panel query parses as MetricsQL, runs, and returns data where the fleet has data', async () => {
@@ -89,10 +84,7 @@ describe(`end to end with ${vm.label}: the single-node server and vmalert`, () =
     }, 60_000);
 
     it('no alert fires for the healthy fleet', async () => {
-      const active = (await engine.alerts())
-        .filter((a) => a.state === 'firing')
-        .map((a) => `${a.labels['alertname']} ${a.labels['node'] ?? ''} ${a.labels['severity']}`);
-      expect(active).toEqual([]);
+      expect(firingNames(await engine.alerts())).toEqual([]);
     });
 
     it('a node that goes down fires AvalancheGoNodeDown in vmalert, which resolves when it is back', async () => {

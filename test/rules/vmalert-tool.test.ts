@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IN_CI, ROOT, RULES_DIR, ruleFilePaths, ruleTestPaths } from './lib.js';
+import { IN_CI, ROOT, RULES_DIR, ruleFilePaths, ruleTestPaths, wrongExpectationTest } from './lib.js';
 import { missingOf, victoriaMetrics } from '../helpers/monitoring.js';
 import { VMALERT_TOOL_ARGS, VMALERT_TOOL_EPOCH, VM_DIFFERENCES, shiftValues, toVmalertTool, type VmDifference } from './vmalert-tool.js';
 
@@ -99,32 +99,9 @@ describe(`${vm.label}: vmalert and vmalert-tool`, () => {
     );
 
     it('vmalert-tool fails on a wrong expectation (the harness can fail)', () => {
-      // A node down for 1 minute must not fire AvalancheGoNodeDown (for: 3m): expecting it to
-      // fire has to make vmalert-tool fail, as promtool does (test/rules/promtool.test.ts).
-      const path = join(RULES_DIR, 'tests', 'wrong.test.yml');
+      // As promtool's (test/rules/promtool.test.ts), through the translation.
       const file = join(tmp, 'wrong.test.yml');
-      writeFileSync(
-        file,
-        toVmalertTool(
-          path,
-          [
-            'rule_files:',
-            '  - ../avalanchego-alerts.yml',
-            'evaluation_interval: 1m',
-            'tests:',
-            '  - interval: 1m',
-            '    input_series:',
-            `      - series: 'avalanchego_up{job="j",instance="i",node="v1"}'`,
-            `        values: '1 0 1 1 1'`,
-            '    alert_rule_test:',
-            '      - eval_time: 2m',
-            '        alertname: AvalancheGoNodeDown',
-            '        exp_alerts:',
-            '          - exp_labels: {severity: critical, job: j, instance: i, node: v1}',
-            '',
-          ].join('\n'),
-        ),
-      );
+      writeFileSync(file, toVmalertTool(join(RULES_DIR, 'tests', 'wrong.test.yml'), wrongExpectationTest('../avalanchego-alerts.yml')));
       const r = runVm(tool, [...VMALERT_TOOL_ARGS, `--files=${file}`], tmp);
       expect(r.code, r.output).not.toBe(0);
       expect(r.output).toContain('FAILED');
