@@ -31,6 +31,8 @@ export interface VictoriaMetricsOptions {
   rules?: (text: string) => string;
   /** host:port of an Alertmanager to send the alerts to. */
   alertmanager?: string;
+  /** vmalert's -external.label: added to every alert and every recorded series. */
+  externalLabels?: Record<string, string>;
 }
 
 const ms = (seconds: number): string => `${Math.max(1, Math.round(seconds * 1000))}ms`;
@@ -84,6 +86,7 @@ export class TestVictoriaMetrics extends QueryApi {
       `-remoteWrite.flushInterval=${ms(5 / o.speedup)}`,
       ...(o.alertmanager ? [`-notifier.url=http://${o.alertmanager}`] : ['-notifier.blackhole']),
       `-evaluationInterval=${interval}`,
+      ...Object.entries(o.externalLabels ?? {}).map(([k, v]) => `-external.label=${k}=${v}`),
       `-rule.evalDelay=${delay}`,
       '-disableAlertgroupLabel',
       `-httpListenAddr=127.0.0.1:${vmalertPort}`,

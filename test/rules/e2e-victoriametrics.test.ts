@@ -46,6 +46,8 @@ describe(`end to end with ${vm.label}: the single-node server and vmalert`, () =
         job: JOB,
         targets: [fleet.exporter],
         speedup: SPEEDUP,
+        // As docs/victoriametrics.md shows: vmalert adds it to the alerts and to the series it records.
+        externalLabels: { cluster: 'e2e' },
       });
       await engine.waitFor('every node up in VictoriaMetrics', 30_000, async () =>
         (await engine.vector(`avalanchego_up{job="${JOB}"} == 1`)).length === NODES.length ? true : undefined,
@@ -93,13 +95,14 @@ describe(`end to end with ${vm.label}: the single-node server and vmalert`, () =
       const a = await engine.waitFor('AvalancheGoNodeDown firing for node-1', 60_000, async () =>
         (await engine.alerts()).find((x) => x.labels['alertname'] === 'AvalancheGoNodeDown' && x.labels['node'] === 'node-1' && x.state === 'firing'),
       );
-      // The labels Prometheus sends, and no alertgroup (-disableAlertgroupLabel).
+      // The labels Prometheus sends (with its external label), and no alertgroup (-disableAlertgroupLabel).
       expect(a.labels).toEqual({
         alertname: 'AvalancheGoNodeDown',
         severity: 'critical',
         job: JOB,
         instance: expect.any(String) as string,
         node: 'node-1',
+        cluster: 'e2e',
       });
       // The description's template query runs on vmalert too, and names the poll errors' reasons.
       expect(a.annotations['description']).toMatch(

@@ -9,9 +9,17 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IN_CI, ROOT, RULES_DIR, ruleFilePaths, ruleTestPaths, wrongExpectationTest } from './lib.js';
+import { IN_CI, ROOT, RULES_DIR, allRules, recordingRules, ruleFilePaths, ruleTestPaths, wrongExpectationTest } from './lib.js';
 import { missingOf, victoriaMetrics } from '../helpers/monitoring.js';
-import { VMALERT_TOOL_ARGS, VMALERT_TOOL_EPOCH, VM_DIFFERENCES, shiftValues, toVmalertTool, type VmDifference } from './vmalert-tool.js';
+import {
+  VMALERT_TOOL_ARGS,
+  VMALERT_TOOL_EPOCH,
+  VM_DIFFERENCES,
+  joinsWithoutOn,
+  shiftValues,
+  toVmalertTool,
+  type VmDifference,
+} from './vmalert-tool.js';
 
 const vm = victoriaMetrics();
 
@@ -50,6 +58,16 @@ describe('the translation of promtool tests for vmalert-tool', () => {
     expect(out).toContain('metricsql_expr_test:');
     expect(out).not.toContain('promql_expr_test');
     expect(out).toContain(`value: ${VMALERT_TOOL_EPOCH + 5}`);
+  });
+
+  it('every join of a recorded series with a scraped one names its labels (on), as vmalert labels what it records with -external.label', () => {
+    const recorded = new Set(recordingRules().map((r) => r.record as string));
+    expect(joinsWithoutOn('(a - on (x) b) and min_over_time(c:d:e[10m]) > 100', new Set(['c:d:e']))).toEqual([
+      '(a - on (x) b) and min_over_time(c:d:e[10m]) > 100',
+    ]);
+    expect(joinsWithoutOn('a < on (x) (c:d:e + 0.05) unless on (x) c:d:e == 0', new Set(['c:d:e']))).toEqual([]);
+    const found = allRules().flatMap((r) => joinsWithoutOn(r.expr, recorded).map((j) => `${r.alert ?? r.record}: ${j}`));
+    expect(found).toEqual([]);
   });
 
   it('every listed VictoriaMetrics difference names a case and text of a test file, with its cause', () => {

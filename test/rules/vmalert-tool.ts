@@ -11,6 +11,7 @@
 // An expectation VictoriaMetrics cannot meet is listed in VM_DIFFERENCES with its cause, and
 // vmalert-tool checks VictoriaMetrics' value instead: none is dropped.
 import { basename, dirname, resolve } from 'node:path';
+import { parser } from '@prometheus-io/lezer-promql';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 
 /** vmalert-tool's `time()` at eval_time 0 (2000-01-01T00:00:00Z); promtool's is 0. */
@@ -121,4 +122,57 @@ export function toVmalertTool(path: string, text: string, applied: Set<VmDiffere
     }
   }
   return stringifyYaml(doc, { lineWidth: 0 });
+}
+
+type SyntaxNode = ReturnType<ReturnType<typeof parser.parse>['cursor']>['node'];
+type Kind = 'recorded' | 'scraped';
+
+/**
+ * The binary operations of `expr` between series that carry a recording rule's labels (its
+ * name in `recorded`) and series that carry a scraped one's, matched on all their labels (no
+ * `on (…)`): vmalert adds its -external.label labels to the series it records (Prometheus'
+ * external_labels never reach its own storage), so such a match finds no pair there.
+ */
+export function joinsWithoutOn(expr: string, recorded: ReadonlySet<string>): string[] {
+  const found: string[] = [];
+  const text = (n: SyntaxNode) => expr.slice(n.from, n.to).replaceAll(/\s+/g, ' ');
+  const children = (n: SyntaxNode): SyntaxNode[] => {
+    const out: SyntaxNode[] = [];
+    for (let c = n.firstChild; c; c = c.nextSibling) out.push(c);
+    return out;
+  };
+  /** Whose labels the series of `n` carry: a recording rule's, a scraped series', or none (a number). */
+  const kinds = (n: SyntaxNode): Set<Kind> => {
+    switch (n.name) {
+      case 'VectorSelector': {
+        const id = n.getChild('Identifier');
+        return new Set<Kind>([id && recorded.has(expr.slice(id.from, id.to)) ? 'recorded' : 'scraped']);
+      }
+      case 'AggregateExpr': {
+        // `by (…)` keeps only the labels it names; `without` keeps the rest.
+        const inner = n.getChild('FunctionCallBody');
+        const inside = inner ? kinds(inner) : new Set<Kind>();
+        return n.getChild('AggregateModifier')?.getChild('By') ? new Set() : inside;
+      }
+      case 'BinaryExpr': {
+        const [left, right] = [n.firstChild, n.lastChild];
+        if (!left || !right) return new Set();
+        const [l, r] = [kinds(left), kinds(right)];
+        const modifier = n.getChild('MatchingModifierClause');
+        const mixed = [...l].some((k) => r.size > 0 && ![...r].includes(k)) || [...r].some((k) => l.size > 0 && ![...l].includes(k));
+        if (mixed && !modifier?.getChild('On')) found.push(text(n));
+        // and / unless keep the left side's series; or both; arithmetic the "many" side's, else the left's.
+        if (n.getChild('Or')) return new Set([...l, ...r]);
+        if (l.size === 0 || modifier?.getChild('GroupRight')) return r;
+        return l;
+      }
+      case 'NumberDurationLiteral':
+      case 'StringLiteral':
+        return new Set();
+      default:
+        return new Set(children(n).flatMap((c) => [...kinds(c)]));
+    }
+  };
+  kinds(parser.parse(expr).topNode);
+  return found;
 }
