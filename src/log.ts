@@ -1,6 +1,6 @@
 // pino, as designed: JSON lines, logfmt (as Prometheus-org exporters write) or pretty for people,
 // on stderr, secrets redacted (util/redact.ts).
-import { pino, type DestinationStream, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 import pretty from 'pino-pretty';
 import { LOG_REDACTION } from './util/redact.js';
 
@@ -9,17 +9,72 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export const LOG_FORMATS = ['json', 'logfmt', 'pretty'] as const;
 export type LogFormat = (typeof LOG_FORMATS)[number];
 
+/** pino's level number of `error`: below it, an error is a fault the exporter expects (a node's), not a bug. */
+const ERROR_LEVEL = 50;
+
+/**
+ * An error logged below `error` as pino writes it, without its stack: a node's fault (a refused connection, an
+ * HTTP status, a JSON-RPC error) is said by its type, message (with its causes) and fields, and a JavaScript stack
+ * of the exporter's own frames only repeats it over a dozen lines. A bug is logged at `error`, with its stack.
+ */
+export function stacklessError(err: Error): Record<string, unknown> {
+  const out = { ...(pino.stdSerializers.err(err) as unknown as Record<string, unknown>) };
+  delete out['stack'];
+  delete out['raw'];
+  return out;
+}
+
+/**
+ * The pretty format's message, as a person reads it: `node-7 evm: eth_blockNumber fails … (RequestFailed: request
+ * to … failed: other side closed)`. An error is said by its type and message; a stack (a bug, at `error`) follows.
+ */
+export function prettyMessage(log: Record<string, unknown>, messageKey: string): string {
+  const where = [log['node'], log['source']].filter((v) => typeof v === 'string' && v !== '').join(' ');
+  const msg = log[messageKey];
+  let text = `${where ? `${where}: ` : ''}${typeof msg === 'string' ? msg : JSON.stringify(msg ?? '')}`;
+  const err = log['err'];
+  if (err !== null && typeof err === 'object') {
+    const { type, message, stack } = err as { type?: unknown; message?: unknown; stack?: unknown };
+    text += ` (${typeof type === 'string' ? `${type}: ` : ''}${String(message)})`;
+    if (typeof stack === 'string') text += `\n${stack}`;
+  }
+  return text;
+}
+
 export function createLogger(options: { level: LogLevel; format: LogFormat; destination?: DestinationStream }): Logger {
-  const base = {
+  const base: LoggerOptions = {
     level: options.level,
     base: { app: 'avalanchego-exporter' },
     redact: LOG_REDACTION,
+    hooks: {
+      logMethod(args, method, level) {
+        const first: unknown = args[0];
+        if (level < ERROR_LEVEL && first !== null && typeof first === 'object' && (first as { err?: unknown }).err instanceof Error) {
+          const fields = first as { err: Error };
+          args[0] = { ...fields, err: stacklessError(fields.err) };
+        }
+        method.apply(this, args);
+      },
+    },
+    // pino's own, except that an error already written without its stack (above) is kept as it is.
+    serializers: { err: (err: unknown) => (err instanceof Error ? pino.stdSerializers.err(err) : err) },
   };
   if (options.format === 'pretty') {
-    // Synchronous pretty stream (no worker thread): simple, and fine for humans' volumes.
+    // Synchronous pretty stream (no worker thread): simple, and fine for humans' volumes. One line a record, so
+    // that a terminal shows events, not the fields of a few (the demo's first minutes).
     return pino(
       base,
-      pretty({ destination: options.destination ? undefined : 2, colorize: process.stderr.isTTY, sync: true, ignore: 'app,pid,hostname' }),
+      pretty({
+        destination: options.destination ?? 2,
+        colorize: options.destination ? false : process.stderr.isTTY,
+        sync: true,
+        singleLine: true,
+        messageFormat: prettyMessage,
+        // `err` is in the message (prettyMessage) and ignored below; pino-pretty would write it, and any field named
+        // `error` (the text of a poll's failure), on lines of their own.
+        errorLikeObjectKeys: ['err'],
+        ignore: 'app,pid,hostname,node,source,err',
+      }),
     );
   }
   const destination = options.destination ?? pino.destination({ dest: 2, sync: false });

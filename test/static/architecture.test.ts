@@ -16,11 +16,12 @@ const LAYERS: ReadonlyArray<readonly string[]> = [
   ['scheduler/'],
   ['server/', 'docs/'],
   ['exporter.ts'],
-  ['main.ts', 'demo.ts', 'healthcheck.ts'],
+  ['cli.ts', 'demo.ts', 'healthcheck.ts'],
+  ['main.ts'],
 ];
 /** The simulator stands apart: only the entry points (main.ts, demo.ts) see both worlds. */
 const SIMULATOR = 'simulator/';
-const ENTRY_POINTS = new Set(['main.ts', 'demo.ts']);
+const ENTRY_POINTS = new Set(['main.ts', 'cli.ts', 'demo.ts']);
 const SHARED_WITH_SIMULATOR = new Set(['util/gotime.ts']);
 
 /**

@@ -2,7 +2,8 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { lazyChild, toLogfmt } from '../../src/log.js';
+import { RequestFailed } from '../../src/rpc/errors.js';
+import { LOG_FORMATS, createLogger, lazyChild, toLogfmt, type LogFormat } from '../../src/log.js';
 
 describe('lazyChild', () => {
   function capture(level = 'debug'): { lines: () => Array<Record<string, unknown>>; logger: pino.Logger } {
@@ -101,5 +102,70 @@ describe('toLogfmt (--log.format=logfmt)', () => {
   });
   it('a line that is not JSON passes through', () => {
     expect(toLogfmt('plain\n')).toBe('plain\n');
+  });
+});
+
+describe('an expected fault is one line with no stack, in every format (createLogger)', () => {
+  /** A node's fault as the transport throws it: a typed error with fields and an undici cause. */
+  function nodeFault(): Error {
+    const cause = new Error('other side closed');
+    cause.name = 'SocketError';
+    return new RequestFailed('http://127.0.0.1:9650/ext/bc/C/rpc', 'exchange', false, cause);
+  }
+
+  function logged(format: LogFormat, write: (log: pino.Logger) => void): Promise<string> {
+    const out: string[] = [];
+    const destination = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        out.push(chunk.toString());
+        done();
+      },
+    });
+    const logger = createLogger({ level: 'info', format, destination });
+    write(lazyChild(lazyChild(logger, { node: 'node-7' }), { source: 'evm' }));
+    logger.flush();
+    // The json and logfmt destinations are asynchronous: their lines arrive after a turn of the loop.
+    return new Promise((resolve) => setTimeout(() => resolve(out.join('')), 50));
+  }
+
+  it.each(LOG_FORMATS)('%s: a warning with an error and a poll failure each write one line, with the cause and no stack', async (format) => {
+    const text = await logged(format, (log) => {
+      log.warn({ chain: 'C', err: nodeFault() }, 'eth_blockNumber fails on /ext/bc/C/rpc');
+      log.warn({ reason: 'connect', error: 'cannot reach http://127.0.0.1:9650/ext/health: other side closed' }, 'poll failed');
+    });
+    const lines = text.trimEnd().split('\n');
+    expect(lines, text).toHaveLength(2);
+    expect(text).not.toMatch(/^\s+at /m);
+    expect(text).not.toContain('"stack"');
+    expect(lines[0]).toContain('RequestFailed');
+    expect(lines[0]).toContain('request to http://127.0.0.1:9650/ext/bc/C/rpc failed: other side closed');
+    expect(lines[1]).toContain('cannot reach http://127.0.0.1:9650/ext/health: other side closed');
+    for (const line of lines) expect(line).toContain('node-7');
+  });
+
+  it('pretty: the node and the source lead the line', async () => {
+    const text = await logged('pretty', (log) => log.warn({ reason: 'connect', error: 'cannot reach …' }, 'poll failed'));
+    expect(text).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] WARN: node-7 evm: poll failed \{"reason":"connect","error":"cannot reach …"\}\n$/);
+  });
+
+  it('json: an error logged at level error (a bug) keeps its stack', async () => {
+    const text = await logged('json', (log) =>
+      log.error({ err: new TypeError('x is undefined') }, 'internal error while polling: please report this'),
+    );
+    const record = JSON.parse(text) as { err: { type: string; stack: string } };
+    expect(record.err.type).toBe('TypeError');
+    expect(record.err.stack).toMatch(/\n\s+at /);
+  });
+
+  it('json: the error keeps its fields (url, phase) without the stack', async () => {
+    const text = await logged('json', (log) => log.warn({ err: nodeFault() }, 'fails'));
+    expect((JSON.parse(text) as { err: unknown }).err).toEqual({
+      type: 'RequestFailed',
+      message: 'request to http://127.0.0.1:9650/ext/bc/C/rpc failed: other side closed',
+      name: 'RequestFailed',
+      url: 'http://127.0.0.1:9650/ext/bc/C/rpc',
+      phase: 'exchange',
+      deadlineExceeded: false,
+    });
   });
 });
