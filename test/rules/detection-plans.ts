@@ -424,7 +424,7 @@ export function renderVmSection(r: {
     'The same faults and blips, the same compressed time and the same Alertmanager configuration, with VictoriaMetrics as',
     '[`docs/victoriametrics.md`](victoriametrics.md) deploys it in place of Prometheus: the single-node server scrapes the',
     `exporter every 1s (${k}s here), and vmalert evaluates the same rule files every 1s against it, writes the recording`,
-    "rules' results back to it and alerts the Alertmanager, with `-disableAlertgroupLabel`. vmalert queries each evaluation",
+    "rules' results back to it and alerts the Alertmanager, with `-disableAlertgroupLabel` and an `-external.label`. vmalert queries each evaluation",
     `\`-rule.evalDelay\` back (the default 30s, the server's \`-search.latencyOffset\` default: the server answers for the last`,
     `30s as of 30s ago, while samples still arrive), both divided by ${k}, and aligns the query time down to the evaluation`,
     "interval (the default, `eval_alignment`). So its alerts start from data 30s to 50s old, and a page's target here is",
