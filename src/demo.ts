@@ -1,7 +1,7 @@
 // `avalanchego-exporter demo`: a small simulated fleet in mixed states and the
 // exporter polling it, for a first look. Ctrl-C stops both.
 import { parseArgs } from 'node:util';
-import { configFromValue } from './config/load.js';
+import { configFromValue } from './sources/registry.js';
 import { startExporter } from './exporter.js';
 import { LOG_FORMATS, LOG_LEVELS, createLogger, type LogFormat, type LogLevel } from './log.js';
 import { L1_SUBNET_ID, startSimulator, type ScenarioName } from './simulator/index.js';

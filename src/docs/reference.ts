@@ -6,8 +6,9 @@
 // Every table is built from whatever the catalog, schema and rules hold, so a new metric, key,
 // source or rule group shows up with a fallback text instead of breaking the generator.
 import { CATALOG, GLOBAL_CATALOG, type MetricSpec } from '../metrics/catalog.js';
-import { BUILTIN_DEFAULTS, BUILTIN_SCHEDULER, DERIVED_DEFAULTS, configSchema } from '../config/schema.js';
+import { BUILTIN_SCHEDULER } from '../config/schema.js';
 import { walkSchema } from '../config/walk.js';
+import { CONFIG_FILE } from '../sources/registry.js';
 
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 const ALL_METRICS = (): MetricSpec[] => [...CATALOG, ...GLOBAL_CATALOG];
@@ -115,7 +116,7 @@ export function alertsTable(files: readonly unknown[]): string {
 
 /** A built-in default as the config would write it. */
 function defaultText(settingKey: string, value: unknown): string {
-  const derived = DERIVED_DEFAULTS[settingKey];
+  const derived = CONFIG_FILE.derivedDefaults[settingKey];
   if (derived !== undefined) return `same as \`${derived}\``;
   if (value === undefined || (typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length > 0)) return '';
   if (Array.isArray(value)) return `\`[${value.join(', ')}]\``;
@@ -129,12 +130,12 @@ const lookup = (root: unknown, dotted: string): unknown =>
 /** Every config key once: a target's own keys, and what it may override listed once, under `defaults`. */
 export function configKeys(): Array<{ path: string; typeName: string; fallback: string; description: string }> {
   const out: Array<{ path: string; typeName: string; fallback: string; description: string }> = [];
-  walkSchema(configSchema, (path, node) => {
+  walkSchema(CONFIG_FILE.schema, (path, node) => {
     const m = /^targets\[\]\.(.+)$/.exec(path);
     if (m && m[1] !== 'name' && m[1] !== 'url') return false;
     const setting = /^defaults\.(.+)$/.exec(path)?.[1];
     const fallback =
-      setting !== undefined ? defaultText(setting, lookup(BUILTIN_DEFAULTS, setting))
+      setting !== undefined ? defaultText(setting, lookup(CONFIG_FILE.builtinDefaults, setting))
       : path.startsWith('scheduler.') ? defaultText('', lookup(BUILTIN_SCHEDULER, path.slice('scheduler.'.length)))
       : '';
     out.push({ path, typeName: node.typeName, fallback, description: node.description ?? '' });

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, posix, resolve } from 'node:path';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfigFile } from '../../src/config/load.js';
+import { loadConfigFile } from '../../src/sources/registry.js';
 import { defined } from '../helpers/assert.js';
 import { COMPOSE_DIR, IN_CI, ROOT, findTool, run } from './lib.js';
 

@@ -15,7 +15,7 @@ import {
   publicNames,
   type RuleGroups,
 } from '../../src/docs/reference.js';
-import { loadConfigFile } from '../../src/config/load.js';
+import { loadConfigFile } from '../../src/sources/registry.js';
 import { CATALOG, GLOBAL_CATALOG } from '../../src/metrics/catalog.js';
 import { defined } from '../helpers/assert.js';
 

@@ -3,7 +3,8 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { RequestFailed } from '../../src/rpc/errors.js';
-import { LOG_FORMATS, createLogger, lazyChild, toLogfmt, type LogFormat } from '../../src/log.js';
+import { LOG_FORMATS, createLogger, lazyChild, MAX_LOG_LINE_BYTES, toLogfmt, type LogFormat } from '../../src/log.js';
+import { NodeText } from '../../src/util/node-text.js';
 
 describe('lazyChild', () => {
   function capture(level = 'debug'): { lines: () => Array<Record<string, unknown>>; logger: pino.Logger } {
@@ -167,5 +168,89 @@ describe('an expected fault is one line with no stack, in every format (createLo
       phase: 'exchange',
       deadlineExceeded: false,
     });
+  });
+});
+
+describe('no log line passes MAX_LOG_LINE_BYTES (64 KiB), whatever is logged', () => {
+  function sink(): { destination: Writable & { write: (chunk: string) => boolean }; lines: () => string[] } {
+    const out: string[] = [];
+    const destination = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        out.push(chunk.toString());
+        done();
+      },
+    });
+    return { destination, lines: () => out.join('').split('\n').filter(Boolean) };
+  }
+  const bytes = (line: string) => Buffer.byteLength(line);
+
+  it.each<LogFormat>(['json', 'logfmt'])('%s: a 6 MB text is cut, its line stays readable and says how much was left out', (format) => {
+    const { destination, lines } = sink();
+    const log = createLogger({ level: 'info', format, destination });
+    log.warn({ node: 'n', source: 'evm', err: new Error(`JSON-RPC error -32000 from eth_blockNumber: ${'E'.repeat(6 << 20)}`) }, 'poll failed');
+    log.info({ multibyte: '€"\u0001'.repeat(1 << 18) }, 'escapes grow a line past its length in characters');
+    log.flush();
+    const written = lines();
+    expect(written).toHaveLength(2);
+    for (const line of written) expect(bytes(line)).toBeLessThanOrEqual(MAX_LOG_LINE_BYTES);
+    expect(written[0]).toMatch(/JSON-RPC error -32000 from eth_blockNumber: E+… \(\d+ more characters\)/);
+    if (format === 'json') {
+      const first = JSON.parse(written[0] ?? '') as { msg: string; node: string; err: { type: string } };
+      expect([first.msg, first.node, first.err.type]).toEqual(['poll failed', 'n', 'Error']);
+    } else expect(written[0]).toMatch(/^time=\S+ level=WARN msg="poll failed" node=n source=evm err.type=Error err.message="JSON-RPC error/);
+  });
+
+  it.each<LogFormat>(['json', 'logfmt'])('%s: a line of 20,000 short fields keeps its own fields and says it was cut', (format) => {
+    const { destination, lines } = sink();
+    const log = createLogger({ level: 'info', format, destination });
+    log.warn({ node: 'n', many: Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`k${i}`, `v${i}`])) }, 'wide');
+    log.flush();
+    const [line = ''] = lines();
+    expect(bytes(line)).toBeLessThanOrEqual(MAX_LOG_LINE_BYTES);
+    expect(line).toContain('wide');
+    expect(line).toMatch(/this line was \d+ bytes; its other fields are left out/);
+  });
+
+  it('a line under the cap is written as pino writes it', () => {
+    const { destination, lines } = sink();
+    const log = createLogger({ level: 'info', format: 'json', destination });
+    const text = 'x'.repeat(30_000);
+    log.info({ node: 'n', text }, 'fits');
+    log.flush();
+    expect(JSON.parse(lines()[0] ?? '')).toMatchObject({ msg: 'fits', node: 'n', text });
+  });
+});
+
+describe("a guarded lazy child (a node's sources: util/node-text.ts)", () => {
+  it("masks and bounds every argument of every call, its children's too; an error keeps its class", () => {
+    const out: string[] = [];
+    const logger = pino(
+      { level: 'debug', base: null },
+      new Writable({
+        write(chunk: Buffer, _enc, done) {
+          out.push(chunk.toString());
+          done();
+        },
+      }),
+    );
+    const text = new NodeText({ headers: { 'X-Api-Key': 'k3y-of-the-operator' } });
+    const log = lazyChild(logger, { source: 'evm' }, text.logArgument);
+    class RpcFailure extends Error {
+      constructor(readonly body: string) {
+        super(`echo: k3y-of-the-operator ${'E'.repeat(100_000)}`);
+        this.name = 'RpcFailure';
+      }
+    }
+    log.warn({ chain: 'C', err: new RpcFailure('body with k3y-of-the-operator') }, 'fails with k3y-of-the-operator');
+    log.child({ extra: 1 }).info({ said: 'k3y-of-the-operator' }, 'child');
+    const written = out.join('');
+    expect(written).not.toContain('k3y-of-the-operator');
+    const [first, second] = written
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(first).toMatchObject({ source: 'evm', chain: 'C', msg: 'fails with <secret>', err: { type: 'RpcFailure', body: 'body with <secret>' } });
+    expect((first?.['err'] as { message: string }).message).toMatch(/^echo: <secret> E+… \(\d+ more characters\)$/);
+    expect(second).toMatchObject({ source: 'evm', extra: 1, said: '<secret>', msg: 'child' });
   });
 });
