@@ -16,6 +16,26 @@ export const JOB = 'avalanchego-exporter';
 export const SPEEDUP = 20;
 
 /**
+ * Waits until `api` has what the end-to-end checks read: every node up, a recording rule's
+ * block rate (two samples of its range, written back by the engine) and, where the exporter
+ * polls the platform source, every node's validator series.
+ */
+export async function waitForFleetData(group: ProcessGroup, api: QueryApi, engine: string): Promise<void> {
+  await waitFor(group, `every node up in ${engine}`, 30_000, async () =>
+    (await api.vector(`avalanchego_up{job="${JOB}"} == 1`)).length === NODES.length ? true : undefined,
+  );
+  await waitFor(group, 'recorded block rates', 30_000, async () =>
+    (await api.vector('node_chain:avalanchego_chain_last_accepted_height:deriv5m > 0')).length > 0 ? true : undefined,
+  );
+  await waitFor(group, 'validator series, if the platform source runs', 30_000, async () =>
+    (await api.vector(`avalanchego_exporter_poll_success{job="${JOB}", source="platform"}`)).length === 0 ||
+    (await api.vector(`avalanchego_validator{job="${JOB}"}`)).length === NODES.length
+      ? true
+      : undefined,
+  );
+}
+
+/**
  * The simulator's fleet of NODES (ten times faster than real time) and the exporter polling
  * it every second, started in `group` with the exporter's config in `dir`. Resolves once both
  * answer: the simulator's URL and the exporter's host:port.

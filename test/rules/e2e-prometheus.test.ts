@@ -14,7 +14,7 @@ import { ProcessGroup } from '../helpers/processes.js';
 import { buildIfStale } from '../helpers/build.js';
 import { prometheusGenerations } from '../helpers/monitoring.js';
 import { TestPrometheus, speedUpRules, waitFor as waitForCondition } from '../helpers/prometheus.js';
-import { JOB, NODES, SPEEDUP, checkPanelQueries, failingRuleExpressions, firingNames, startFleet } from './e2e-fleet.js';
+import { JOB, SPEEDUP, checkPanelQueries, failingRuleExpressions, firingNames, startFleet, waitForFleetData } from './e2e-fleet.js';
 
 // ---------------------------------------------------------------------------------------
 // Processes
@@ -25,7 +25,6 @@ const waitFor = <T>(what: string, timeoutMs: number, check: () => Promise<T | un
 
 let prom: TestPrometheus;
 let simUrl = '';
-const vector = (expr: string) => prom.vector(expr);
 const alerts = () => prom.alerts();
 const firing = (name: string, node: string, severity?: string) => prom.firing(name, { node, ...(severity ? { severity } : {}) });
 
@@ -59,20 +58,7 @@ describe('end to end with a real Prometheus', () => {
         const fleet = await startFleet(group, dir);
         simUrl = fleet.simUrl;
         prom = await TestPrometheus.start(group, { binary: prometheus.path, dir, job: JOB, targets: [fleet.exporter], speedup: SPEEDUP });
-        // Data for every node, and the recording rules' rate (needs two samples of a range).
-        await waitFor('every node up in Prometheus', 30_000, async () =>
-          (await vector(`avalanchego_up{job="${JOB}"} == 1`)).length === NODES.length ? true : undefined,
-        );
-        await waitFor('recorded block rates', 30_000, async () =>
-          (await vector('node_chain:avalanchego_chain_last_accepted_height:deriv5m > 0')).length > 0 ? true : undefined,
-        );
-        // The validators' series, where the exporter polls the platform source.
-        await waitFor('validator series, if the platform source runs', 30_000, async () =>
-          (await vector(`avalanchego_exporter_poll_success{job="${JOB}", source="platform"}`)).length === 0 ||
-          (await vector(`avalanchego_validator{job="${JOB}"}`)).length === NODES.length
-            ? true
-            : undefined,
-        );
+        await waitForFleetData(group, prom, 'Prometheus');
       }, 120_000);
 
       afterAll(async () => {

@@ -16,7 +16,7 @@ import { ProcessGroup } from '../helpers/processes.js';
 import { buildIfStale } from '../helpers/build.js';
 import { missingOf, victoriaMetrics } from '../helpers/monitoring.js';
 import { TestVictoriaMetrics } from '../helpers/victoriametrics.js';
-import { JOB, NODES, SPEEDUP, checkPanelQueries, failingRuleExpressions, firingNames, startFleet } from './e2e-fleet.js';
+import { JOB, SPEEDUP, checkPanelQueries, failingRuleExpressions, firingNames, startFleet, waitForFleetData } from './e2e-fleet.js';
 
 const vm = victoriaMetrics();
 const MISSING = missingOf(vm.victoriaMetrics, vm.vmalert);
@@ -49,19 +49,8 @@ describe(`end to end with ${vm.label}: the single-node server and vmalert`, () =
         // As docs/victoriametrics.md shows: vmalert adds it to the alerts and to the series it records.
         externalLabels: { cluster: 'e2e' },
       });
-      await engine.waitFor('every node up in VictoriaMetrics', 30_000, async () =>
-        (await engine.vector(`avalanchego_up{job="${JOB}"} == 1`)).length === NODES.length ? true : undefined,
-      );
-      // A recording rule's result back in the server: vmalert writes it there (-remoteWrite.url).
-      await engine.waitFor('recorded block rates', 30_000, async () =>
-        (await engine.vector('node_chain:avalanchego_chain_last_accepted_height:deriv5m > 0')).length > 0 ? true : undefined,
-      );
-      await engine.waitFor('validator series, if the platform source runs', 30_000, async () =>
-        (await engine.vector(`avalanchego_exporter_poll_success{job="${JOB}", source="platform"}`)).length === 0 ||
-        (await engine.vector(`avalanchego_validator{job="${JOB}"}`)).length === NODES.length
-          ? true
-          : undefined,
-      );
+      // The recorded block rates are vmalert's, written back to the server (-remoteWrite.url).
+      await waitForFleetData(group, engine, 'VictoriaMetrics');
     }, 120_000);
 
     afterAll(async () => {
