@@ -1,18 +1,20 @@
 # Go tools built from the Go module proxy and cached by version, sourced by .ci/run.
 # The cache is the one the AvalancheGo builds use (test/real-node/build.ts):
 #   ${AVALANCHEGO_CACHE_DIR:-${XDG_CACHE_HOME:-~/.cache}/avalanchego-exporter}/go-tools/<name>-<version>/<name>
-# test/helpers/monitoring.ts finds Prometheus, promtool and Alertmanager there.
+# test/helpers/monitoring.ts finds Prometheus, promtool, Alertmanager and VictoriaMetrics there.
 
 go_tools_dir() {
   echo "${AVALANCHEGO_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/avalanchego-exporter}/go-tools"
 }
 
-# build_go_tool NAME PACKAGE VERSION [LDFLAGS]
+# build_go_tool NAME PACKAGE VERSION [LDFLAGS] [GOTOOLCHAIN]
 # Builds PACKAGE@VERSION (go install, -trimpath, the given -ldflags) into the cache unless it
 # is there already, and prints the binary's path. The build goes to a temporary folder and is
 # moved into place only when it succeeded, so a failed or interrupted build leaves no binary.
+# GOTOOLCHAIN (e.g. go1.27.3) builds with that Go release, which `go` fetches from the module
+# proxy (and caches) for this build alone; the default is the machine's Go.
 build_go_tool() {
-  local name=$1 pkg=$2 version=$3 ldflags=${4:-}
+  local name=$1 pkg=$2 version=$3 ldflags=${4:-} toolchain=${5:-${GOTOOLCHAIN:-local}}
   local dir bin tmp start
   dir="$(go_tools_dir)/$name-$version"
   bin="$dir/$name"
@@ -22,7 +24,7 @@ build_go_tool() {
   fi
   tmp=$(mktemp -d)
   start=$SECONDS
-  if ! GOBIN="$tmp" go install -trimpath -ldflags="$ldflags" "$pkg@$version" >&2; then
+  if ! GOBIN="$tmp" GOTOOLCHAIN="$toolchain" go install -trimpath -ldflags="$ldflags" "$pkg@$version" >&2; then
     rm -rf "$tmp"
     echo "go install $pkg@$version failed" >&2
     return 1
@@ -57,4 +59,27 @@ build_monitoring_stack() {
     AVALANCHEGO_ALERTMANAGER_BIN=$(build_go_tool alertmanager github.com/prometheus/alertmanager/cmd/alertmanager "$ALERTMANAGER_MODULE" "$(prometheus_ldflags "$am_version" "$ALERTMANAGER_MODULE")") &&
     AVALANCHEGO_AMTOOL_BIN=$(build_go_tool amtool github.com/prometheus/alertmanager/cmd/amtool "$ALERTMANAGER_MODULE" "$(prometheus_ldflags "$am_version" "$ALERTMANAGER_MODULE")") &&
     export AVALANCHEGO_PROMETHEUS_BIN AVALANCHEGO_PROMTOOL_BIN AVALANCHEGO_ALERTMANAGER_BIN AVALANCHEGO_AMTOOL_BIN
+}
+
+# build_victoriametrics: VictoriaMetrics' single-node server, vmalert and vmalert-tool at the
+# release pinned in tools/monitoring/versions.env (VICTORIAMETRICS_MODULE), with the Go
+# toolchain it needs (VICTORIAMETRICS_GOTOOLCHAIN). The three share most packages: the second
+# and third builds reuse the first one's compiled packages from Go's build cache.
+build_victoriametrics() {
+  local VICTORIAMETRICS_MODULE VICTORIAMETRICS_GOTOOLCHAIN app v ldflags
+  # shellcheck source=../tools/monitoring/versions.env
+  . tools/monitoring/versions.env
+  v=github.com/VictoriaMetrics/VictoriaMetrics
+  for app in victoria-metrics vmalert vmalert-tool; do
+    # What VictoriaMetrics' Makefile sets (APP_NAME-DATE-BUILDINFO_TAG): `-version` and the
+    # vm_app_version metric name the release. The module proxy does not say which commit it is.
+    ldflags="-X $v/lib/buildinfo.Version=$app-$(date -u +%Y%m%d-%H%M%S)-tags-$VICTORIAMETRICS_MODULE-0-gomod"
+    case $app in
+      victoria-metrics) AVALANCHEGO_VICTORIAMETRICS_BIN=$(build_go_tool "$app" "$v/app/$app" "$VICTORIAMETRICS_MODULE" "$ldflags" "$VICTORIAMETRICS_GOTOOLCHAIN") || return 1 ;;
+      vmalert) AVALANCHEGO_VMALERT_BIN=$(build_go_tool "$app" "$v/app/$app" "$VICTORIAMETRICS_MODULE" "$ldflags" "$VICTORIAMETRICS_GOTOOLCHAIN") || return 1 ;;
+      vmalert-tool) AVALANCHEGO_VMALERT_TOOL_BIN=$(build_go_tool "$app" "$v/app/$app" "$VICTORIAMETRICS_MODULE" "$ldflags" "$VICTORIAMETRICS_GOTOOLCHAIN") || return 1 ;;
+    esac
+  done
+  # The tests (test/helpers/monitoring.ts) take the binaries from these variables.
+  export AVALANCHEGO_VICTORIAMETRICS_BIN AVALANCHEGO_VMALERT_BIN AVALANCHEGO_VMALERT_TOOL_BIN
 }

@@ -1,10 +1,14 @@
 // Writes docs/detection.md: every simulator scenario run against a real Prometheus (the
 // shipped rules) and a real Alertmanager (the shipped configuration) in compressed time,
 // with what fired, what Alertmanager held back and what it sent; then a healthy fleet with
-// blips for a compressed hour. Needs `npm run build`, Prometheus 3 and the current Alertmanager
-// (`. .ci/go-tools.sh && build_monitoring_stack`, test/helpers/monitoring.ts). Takes about 17 minutes.
+// blips for a compressed hour. Then the same on VictoriaMetrics (its single-node server and vmalert
+// with the same rules and Alertmanager): the report's section "VictoriaMetrics". Needs
+// `npm run build`, Prometheus 3, the current Alertmanager and VictoriaMetrics (`. .ci/go-tools.sh
+// && build_monitoring_stack && build_victoriametrics`, test/helpers/monitoring.ts). Takes about 17
+// minutes an engine. --engine=prometheus or --engine=victoriametrics runs one, and keeps the
+// other's part of the report.
 //
-//   node scripts/detection.mjs [--speedup=20] [--batch=6] [--out=docs/detection.md] [--only=down,stalled-chain] [--json=raw.json]
+//   node scripts/detection.mjs [--engine=both] [--speedup=20] [--batch=6] [--out=docs/detection.md] [--only=down,stalled-chain] [--json=raw.json]
 //
 // With --real (`npm run detection:real`), the fault drills on real AvalancheGo instead
 // (test/real-node/drills.ts; needs Go and root, run it under `flock /tmp/heavy.lock`): one JSON
@@ -25,6 +29,7 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({
   options: {
     speedup: { type: 'string', default: '20' },
+    engine: { type: 'string', default: 'both' },
     batch: { type: 'string', default: '6' },
     out: { type: 'string', default: 'docs/detection.md' },
     only: { type: 'string' },
@@ -95,67 +100,108 @@ if (drills) {
 
 const only = values.only?.split(',');
 const faults = plans.FAULTS.filter((f) => !only || only.includes(f.scenario));
-const started = new Date();
+/** @type {import('../test/rules/detection-harness.js').Engine[]} */
+const ENGINES = ['prometheus', 'victoriametrics'];
+const engines = ENGINES.filter((e) => values.engine === 'both' || values.engine === e);
+if (engines.length === 0) throw new Error(`--engine=${values.engine}: one of both, prometheus, victoriametrics`);
 
-// The faults run in batches of a few nodes, each batch its own simulator, exporter, Prometheus
-// and Alertmanager: a fleet of all of them at once overloads a small machine at this speed.
-/** @type {import('../test/rules/detection-plans.js').Fault[][]} */
-const batches = [];
-for (let i = 0; i < faults.length; i += Number(values.batch)) batches.push(faults.slice(i, i + Number(values.batch)));
-/** @type {import('../test/rules/detection-harness.js').RunResult[]} */
-const runs = [];
-for (const [i, batch] of batches.entries()) {
-  log(`fault batch ${i + 1}/${batches.length}: ${batch.map((f) => f.scenario).join(', ')}`);
-  runs.push(await harness.runDetection({ speedup, nodes: plans.faultFleet(batch), durationSeconds: plans.faultRunSeconds(batch), log }));
+/**
+ * The faults and the blips on one engine.
+ * @param {import('../test/rules/detection-harness.js').Engine} engine
+ */
+async function runEngine(engine) {
+  // The faults run in batches of a few nodes, each batch its own simulator, exporter, rule engine
+  // and Alertmanager: a fleet of all of them at once overloads a small machine at this speed.
+  /** @type {import('../test/rules/detection-plans.js').Fault[][]} */
+  const batches = [];
+  for (let i = 0; i < faults.length; i += Number(values.batch)) batches.push(faults.slice(i, i + Number(values.batch)));
+  /** @type {import('../test/rules/detection-harness.js').RunResult[]} */
+  const runs = [];
+  for (const [i, batch] of batches.entries()) {
+    log(`${engine}: fault batch ${i + 1}/${batches.length}: ${batch.map((f) => f.scenario).join(', ')}`);
+    runs.push(await harness.runDetection({ speedup, engine, nodes: plans.faultFleet(batch), durationSeconds: plans.faultRunSeconds(batch), log }));
+  }
+  const [firstRun] = runs;
+  if (firstRun === undefined) throw new Error(`no fault scenario to run${only ? ` (--only=${values.only})` : ''}`);
+  /** @type {import('../test/rules/detection-harness.js').RunResult} */
+  const faultRun = {
+    ...firstRun,
+    durationSeconds: Math.max(...runs.map((r) => r.durationSeconds)),
+    // Each batch's spare healthy node last: the faults' nodes in FAULTS order.
+    nodes: runs.flatMap((r) => r.nodes.slice(0, -1)),
+    stats: {
+      scrapes: runs.reduce((t, r) => t + r.stats.scrapes, 0),
+      failedScrapes: runs.reduce((t, r) => t + r.stats.failedScrapes, 0),
+      slowestScrapeSeconds: Math.max(...runs.map((r) => r.stats.slowestScrapeSeconds)),
+      failedPolls: runs.reduce((t, r) => t + r.stats.failedPolls, 0),
+      polls: runs.reduce((t, r) => t + (r.stats.polls ?? 0), 0),
+      skippedPolls: runs.reduce((t, r) => t + (r.stats.skippedPolls ?? 0), 0),
+      worstSkipRatio10m: Math.max(...runs.map((r) => r.stats.worstSkipRatio10m ?? 0)),
+    },
+  };
+  log(`${engine}: blips run: a healthy fleet for a compressed hour`);
+  const blipRun = only
+    ? undefined
+    : await harness.runDetection({
+        speedup,
+        engine,
+        nodes: plans.blipFleet(),
+        durationSeconds: plans.BLIP_RUN_SECONDS,
+        seed: 'avalanchego-detection-blips',
+        log,
+      });
+  return { faultRun, blipRun };
 }
-const [firstRun] = runs;
-if (firstRun === undefined) throw new Error(`no fault scenario to run${only ? ` (--only=${values.only})` : ''}`);
-/** @type {import('../test/rules/detection-harness.js').RunResult} */
-const faultRun = {
-  ...firstRun,
-  durationSeconds: Math.max(...runs.map((r) => r.durationSeconds)),
-  // Each batch's spare healthy node last: the faults' nodes in FAULTS order.
-  nodes: runs.flatMap((r) => r.nodes.slice(0, -1)),
-  stats: {
-    scrapes: runs.reduce((t, r) => t + r.stats.scrapes, 0),
-    failedScrapes: runs.reduce((t, r) => t + r.stats.failedScrapes, 0),
-    slowestScrapeSeconds: Math.max(...runs.map((r) => r.stats.slowestScrapeSeconds)),
-    failedPolls: runs.reduce((t, r) => t + r.stats.failedPolls, 0),
-    polls: runs.reduce((t, r) => t + (r.stats.polls ?? 0), 0),
-    skippedPolls: runs.reduce((t, r) => t + (r.stats.skippedPolls ?? 0), 0),
-    worstSkipRatio10m: Math.max(...runs.map((r) => r.stats.worstSkipRatio10m ?? 0)),
-  },
-};
-log('blips run: a healthy fleet for a compressed hour');
-const blipRun = only
-  ? undefined
-  : await harness.runDetection({
-      speedup,
-      nodes: plans.blipFleet(),
-      durationSeconds: plans.BLIP_RUN_SECONDS,
-      seed: 'avalanchego-detection-blips',
-      log,
-    });
 
-const md = plans.renderReport({
-  faultRun,
-  blipRun,
-  faults,
-  harness,
-  started,
-  command: `node scripts/detection.mjs --speedup=${speedup} --batch=${values.batch}`,
-});
-// The drills on real AvalancheGo are another run (--real): their section is kept as it is.
+const started = new Date();
+/** @type {Partial<Record<import('../test/rules/detection-harness.js').Engine, Awaited<ReturnType<typeof runEngine>>>>} */
+const results = {};
+for (const engine of engines) results[engine] = await runEngine(engine);
+const command = `node scripts/detection.mjs --speedup=${speedup} --batch=${values.batch}`;
+
+// The report: the Prometheus part, the VictoriaMetrics section, then the drills on real
+// AvalancheGo (another run, --real). A part this run did not make is kept from the file as it is.
 const previous = existsSync(out) ? readFileSync(out, 'utf8') : '';
-const kept = previous.indexOf('<!-- real-avalanchego:start -->');
-const end = previous.indexOf('<!-- real-avalanchego:end -->');
-writeFileSync(out, kept >= 0 && end > kept ? `${md.trimEnd()}\n\n${previous.slice(kept, end)}<!-- real-avalanchego:end -->\n` : md);
+/**
+ * @param {string} start
+ * @param {string} end
+ */
+const section = (start, end) => {
+  const a = previous.indexOf(start);
+  const b = previous.indexOf(end);
+  return a >= 0 && b > a ? `${previous.slice(a, b)}${end}\n` : '';
+};
+const firstMarker = Math.min(
+  ...[plans.VM_SECTION.start, '<!-- real-avalanchego:start -->'].map((m) => previous.indexOf(m)).filter((i) => i >= 0),
+  previous.length,
+);
+const promPart = results.prometheus
+  ? plans.renderReport({ ...results.prometheus, faults, harness, started, command })
+  : previous.slice(0, firstMarker);
+const vmPart = results.victoriametrics
+  ? plans.renderVmSection({
+      ...results.victoriametrics,
+      promRun: results.prometheus?.faultRun,
+      faults,
+      harness,
+      started,
+      command: engines.length === 1 ? `${command} --engine=victoriametrics` : command,
+    })
+  : section(plans.VM_SECTION.start, plans.VM_SECTION.end);
+const realPart = section('<!-- real-avalanchego:start -->', '<!-- real-avalanchego:end -->');
+writeFileSync(
+  out,
+  [promPart, vmPart, realPart]
+    .map((p) => p.trim())
+    .filter(Boolean)
+    .join('\n\n') + '\n',
+);
 if (values.json) {
   /**
    * @param {string} _k
    * @param {unknown} v
    */
   const replacer = (_k, v) => (v instanceof Set ? [...v] : v);
-  writeFileSync(resolve(ROOT, values.json), JSON.stringify({ faultRun, blipRun }, replacer, 1));
+  writeFileSync(resolve(ROOT, values.json), JSON.stringify(results, replacer, 1));
 }
 log(`wrote ${values.out}`);

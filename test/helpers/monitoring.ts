@@ -1,5 +1,5 @@
-// The Prometheus and Alertmanager binaries the tests run: the current releases, built from
-// the Go module proxy by .ci/run (.ci/go-tools.sh, versions pinned in
+// The Prometheus, Alertmanager and VictoriaMetrics binaries the tests run: the current
+// releases, built from the Go module proxy by .ci/run (.ci/go-tools.sh, versions pinned in
 // tools/monitoring/versions.env), and Debian's packages (prometheus 2.42, alertmanager
 // 0.25), the oldest versions supported. Under CI=true a missing binary fails the test that
 // needs it; elsewhere that test is skipped with the reason.
@@ -31,15 +31,28 @@ export interface AlertmanagerGeneration {
   amtool: Binary;
 }
 
+/** VictoriaMetrics: the single-node server, vmalert and vmalert-tool of one release. */
+export interface VictoriaMetrics {
+  /** "VictoriaMetrics 1.151.0": for test names. */
+  label: string;
+  victoriaMetrics: Binary;
+  vmalert: Binary;
+  vmalertTool: Binary;
+}
+
 /** KEY=value lines of tools/monitoring/versions.env. */
-function pinned(): { prometheusModule: string; alertmanagerModule: string } {
+function pinned(): { prometheusModule: string; alertmanagerModule: string; victoriaMetricsModule: string } {
   const text = readFileSync(join(ROOT, 'tools', 'monitoring', 'versions.env'), 'utf8');
   const get = (key: string): string => {
     const m = new RegExp(`^${key}=(v\\d+\\.\\d+\\.\\d+)$`, 'm').exec(text);
     if (!m?.[1]) throw new Error(`tools/monitoring/versions.env: no ${key}=vX.Y.Z line`);
     return m[1];
   };
-  return { prometheusModule: get('PROMETHEUS_MODULE'), alertmanagerModule: get('ALERTMANAGER_MODULE') };
+  return {
+    prometheusModule: get('PROMETHEUS_MODULE'),
+    alertmanagerModule: get('ALERTMANAGER_MODULE'),
+    victoriaMetricsModule: get('VICTORIAMETRICS_MODULE'),
+  };
 }
 
 /** Prometheus's Go module version v0.3MM.P is Prometheus 3.MM.P. */
@@ -49,10 +62,14 @@ export function prometheusRelease(moduleVersion: string): string {
   return `3.${Number(m[1])}.${m[2]}`;
 }
 
-/** The current versions the tests run, as `--version` prints them: { prometheus: "3.16.0", alertmanager: "0.31.1" }. */
-export function currentVersions(): { prometheus: string; alertmanager: string } {
-  const { prometheusModule, alertmanagerModule } = pinned();
-  return { prometheus: prometheusRelease(prometheusModule), alertmanager: alertmanagerModule.slice(1) };
+/** The current versions the tests run, as `--version` prints them: { prometheus: "3.16.0", alertmanager: "0.31.1", victoriaMetrics: "1.151.0" }. */
+export function currentVersions(): { prometheus: string; alertmanager: string; victoriaMetrics: string } {
+  const { prometheusModule, alertmanagerModule, victoriaMetricsModule } = pinned();
+  return {
+    prometheus: prometheusRelease(prometheusModule),
+    alertmanager: alertmanagerModule.slice(1),
+    victoriaMetrics: victoriaMetricsModule.slice(1),
+  };
 }
 
 /** Where .ci/go-tools.sh caches a build: <cache root>/go-tools/<name>-<module version>/<name>. */
@@ -67,10 +84,10 @@ function versionLine(path: string): string | undefined {
 }
 
 /** A binary built by .ci/go-tools.sh: $<envVar>, else the cache path of the pinned version. */
-function built(name: string, envVar: string, moduleVersion: string): Binary {
+function built(name: string, envVar: string, moduleVersion: string, builder = 'build_monitoring_stack'): Binary {
   const fromEnv = process.env[envVar];
   const path = fromEnv || goToolPath(name, moduleVersion);
-  const how = `build it with \`. .ci/go-tools.sh && build_monitoring_stack\` (as .ci/run does), or set ${envVar} to a ${name} binary`;
+  const how = `build it with \`. .ci/go-tools.sh && ${builder}\` (as .ci/run does), or set ${envVar} to a ${name} binary`;
   if (!existsSync(path)) return { path: undefined, version: '', missing: `${name} ${moduleVersion} not found at ${path}: ${how}` };
   const version = versionLine(path);
   if (version === undefined) return { path: undefined, version: '', missing: `${path} --version failed: ${how}` };
@@ -84,10 +101,12 @@ function debian(cmd: string, pkg: string): Binary {
   return { path: cmd, version, missing: '' };
 }
 
-let cache: { p3: PrometheusGeneration; pDeb: PrometheusGeneration; am: AlertmanagerGeneration; amDeb: AlertmanagerGeneration } | undefined;
+let cache:
+  | { p3: PrometheusGeneration; pDeb: PrometheusGeneration; am: AlertmanagerGeneration; amDeb: AlertmanagerGeneration; vm: VictoriaMetrics }
+  | undefined;
 function all(): NonNullable<typeof cache> {
   if (cache) return cache;
-  const { prometheusModule, alertmanagerModule } = pinned();
+  const { prometheusModule, alertmanagerModule, victoriaMetricsModule } = pinned();
   cache = {
     p3: {
       label: `Prometheus ${prometheusRelease(prometheusModule)}`,
@@ -105,6 +124,12 @@ function all(): NonNullable<typeof cache> {
       alertmanager: debian('prometheus-alertmanager', 'prometheus-alertmanager'),
       amtool: debian('amtool', 'prometheus-alertmanager'),
     },
+    vm: {
+      label: `VictoriaMetrics ${victoriaMetricsModule.slice(1)}`,
+      victoriaMetrics: built('victoria-metrics', 'AVALANCHEGO_VICTORIAMETRICS_BIN', victoriaMetricsModule, 'build_victoriametrics'),
+      vmalert: built('vmalert', 'AVALANCHEGO_VMALERT_BIN', victoriaMetricsModule, 'build_victoriametrics'),
+      vmalertTool: built('vmalert-tool', 'AVALANCHEGO_VMALERT_TOOL_BIN', victoriaMetricsModule, 'build_victoriametrics'),
+    },
   };
   return cache;
 }
@@ -119,6 +144,9 @@ export const prometheusGenerations = (): PrometheusGeneration[] => [all().p3, al
 export const currentAlertmanager = (): AlertmanagerGeneration => all().am;
 /** Debian's prometheus-alertmanager package (0.25): the oldest version supported. */
 export const debianAlertmanager = (): AlertmanagerGeneration => all().amDeb;
+
+/** VictoriaMetrics (single-node, vmalert, vmalert-tool), built from the Go module proxy. */
+export const victoriaMetrics = (): VictoriaMetrics => all().vm;
 
 /** The reasons the given binaries are missing, joined; empty when all are there. */
 export function missingOf(...binaries: Binary[]): string {

@@ -74,12 +74,30 @@ export interface PrometheusOptions {
   alertmanager?: string;
 }
 
+/** Prometheus' query API (/api/v1/query) at `url`; VictoriaMetrics answers it alike. */
+export class QueryApi {
+  constructor(readonly url: string) {}
+
+  async query(expr: string): Promise<{ status: string; error?: string; data?: { resultType: string; result: Sample[] | [number, string] } }> {
+    const res = await fetch(`${this.url}/api/v1/query?${new URLSearchParams({ query: expr }).toString()}`);
+    return (await res.json()) as { status: string; error?: string; data?: { resultType: string; result: Sample[] } };
+  }
+
+  async vector(expr: string): Promise<Sample[]> {
+    const r = await this.query(expr);
+    if (r.status !== 'success') throw new Error(`${expr}: ${r.error}`);
+    return r.data?.result as Sample[];
+  }
+}
+
 /** A Prometheus process with the project's rules, and its query API. */
-export class TestPrometheus {
+export class TestPrometheus extends QueryApi {
   private constructor(
-    readonly url: string,
+    url: string,
     private readonly group: ProcessGroup,
-  ) {}
+  ) {
+    super(url);
+  }
 
   static async start(group: ProcessGroup, o: PrometheusOptions): Promise<TestPrometheus> {
     const port = await freePort();
@@ -111,17 +129,6 @@ export class TestPrometheus {
     const prom = new TestPrometheus(`http://127.0.0.1:${port}`, group);
     await waitFor(group, 'Prometheus to be ready', 30_000, async () => ((await fetch(`${prom.url}/-/ready`)).ok ? true : undefined));
     return prom;
-  }
-
-  async query(expr: string): Promise<{ status: string; error?: string; data?: { resultType: string; result: Sample[] | [number, string] } }> {
-    const res = await fetch(`${this.url}/api/v1/query?${new URLSearchParams({ query: expr }).toString()}`);
-    return (await res.json()) as { status: string; error?: string; data?: { resultType: string; result: Sample[] } };
-  }
-
-  async vector(expr: string): Promise<Sample[]> {
-    const r = await this.query(expr);
-    if (r.status !== 'success') throw new Error(`${expr}: ${r.error}`);
-    return r.data?.result as Sample[];
   }
 
   async alerts(): Promise<Alert[]> {

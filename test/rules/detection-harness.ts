@@ -6,6 +6,10 @@
 // duration divided by `speedup` (see compressRules, compressAlertmanager). Every figure of
 // a result is in compressed time ("production" seconds: real seconds × speedup).
 //
+// The same run on VictoriaMetrics (engine 'victoriametrics'): the single-node server scrapes the
+// exporter and vmalert evaluates the same compressed rules against it and alerts the same
+// Alertmanager, with the evaluation delay of docs/victoriametrics.md compressed too.
+//
 // Used by test/rules/detection.test.ts (a short run) and scripts/detection.mjs (the report
 // in docs/detection.md). Everything listens on 127.0.0.1; every process is stopped by PID.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,13 +18,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { ROOT, alertRules } from './lib.js';
-import { currentAlertmanager, prometheus3, type Binary } from '../helpers/monitoring.js';
+import { currentAlertmanager, prometheus3, victoriaMetrics, type Binary, type VictoriaMetrics } from '../helpers/monitoring.js';
 import { L1_CHAIN, L1_SUBNET_ID } from '../../src/simulator/index.js';
 import { defined } from '../helpers/assert.js';
 import { ProcessGroup } from '../helpers/processes.js';
 import { freePort } from '../helpers/net.js';
 import { buildIfStale } from '../helpers/build.js';
-import { TestPrometheus, speedUpRules, waitFor as waitForProcs } from '../helpers/prometheus.js';
+import { TestPrometheus, speedUpRules, waitFor as waitForProcs, type Alert, type Sample } from '../helpers/prometheus.js';
+import { EVAL_DELAY_SECONDS, TestVictoriaMetrics } from '../helpers/victoriametrics.js';
 
 export const AM_CONFIG = join(ROOT, 'deploy', 'alertmanager', 'alertmanager.yml');
 export const JOB = 'avalanchego-exporter';
@@ -108,8 +113,20 @@ export interface NodePlan {
   recoveryAt?: number;
 }
 
+/** What evaluates the rules: Prometheus, or VictoriaMetrics' single-node server and vmalert. */
+export type Engine = 'prometheus' | 'victoriametrics';
+
+/** What a run reads its alerts and series from: TestPrometheus, or TestVictoriaMetrics. */
+export interface RuleEngine {
+  alerts(): Promise<Alert[]>;
+  vector(expr: string): Promise<Sample[]>;
+  waitFor<T>(what: string, timeoutMs: number, check: () => Promise<T | undefined>): Promise<T>;
+}
+
 export interface RunOptions {
   speedup: number;
+  /** Default 'prometheus'. */
+  engine?: Engine;
   nodes: NodePlan[];
   /** Length of the run after the start, in compressed seconds. */
   durationSeconds: number;
@@ -117,8 +134,9 @@ export interface RunOptions {
   /** Simulator flags besides the fleet's size, time scale and seed (default: every node validates the primary network and an L1). */
   simulatorArgs?: string[];
   log?: (line: string) => void;
-  /** The Prometheus and Alertmanager binaries (default: the current ones, test/helpers/monitoring.ts). */
+  /** The Prometheus, VictoriaMetrics and Alertmanager binaries (default: the current ones, test/helpers/monitoring.ts). */
   prometheus?: Binary;
+  victoriaMetrics?: VictoriaMetrics;
   alertmanager?: Binary;
 }
 
@@ -154,10 +172,14 @@ export interface NodeResult {
 
 export interface RunResult {
   speedup: number;
+  engine: Engine;
   scrapeSeconds: number;
+  /** How late the rules are evaluated, production seconds: vmalert's -rule.evalDelay (0 for Prometheus). */
+  evalDelaySeconds: number;
   durationSeconds: number;
   nodes: NodeResult[];
-  versions: { prometheus: string; alertmanager: string };
+  /** The rule engine's versions ("prometheus, version 3.16.0 …", or victoria-metrics' and vmalert's) and Alertmanager's. */
+  versions: { engine: string; alertmanager: string };
   /** Scrapes of the exporter in the run, how many failed, the slowest (real seconds); failed polls of the nodes (any source). */
   stats: {
     scrapes: number;
@@ -191,8 +213,8 @@ export interface AlertingStackOptions {
   log: (line: string) => void;
 }
 
-export interface AlertingStack {
-  prom: TestPrometheus;
+export interface AlertingStack<E extends RuleEngine = TestPrometheus> {
+  prom: E;
   amUrl: string;
   /** The webhook receiver: the caller closes it (the processes are `group`'s). */
   hook: Server;
@@ -206,10 +228,58 @@ export interface AlertingStack {
  * in `group`; if a start fails, the receiver is closed here.
  */
 export async function startAlertingStack(group: ProcessGroup, o: AlertingStackOptions): Promise<AlertingStack> {
-  const am = o.alertmanager.path;
-  if (!am) throw new Error(o.alertmanager.missing);
   const promBinary = o.prometheus.path;
   if (!promBinary) throw new Error(o.prometheus.missing);
+  return withAlertmanager(group, o, (amAddress) =>
+    TestPrometheus.start(group, {
+      binary: promBinary,
+      dir: o.dir,
+      job: JOB,
+      targets: [o.exporter],
+      speedup: o.speedup,
+      rules: (text) => compressRules(text, o.speedup),
+      alertmanager: amAddress,
+    }),
+  );
+}
+
+/**
+ * The alerting path of a run on VictoriaMetrics: as startAlertingStack, with the single-node
+ * server scraping `exporter` every second and vmalert evaluating the compressed rules every
+ * second against it (test/helpers/victoriametrics.ts), alerting the same Alertmanager.
+ */
+export async function startVmAlertingStack(
+  group: ProcessGroup,
+  o: Omit<AlertingStackOptions, 'prometheus'> & { victoriaMetrics: VictoriaMetrics },
+): Promise<AlertingStack<TestVictoriaMetrics>> {
+  const { victoriaMetrics: vmBin, vmalert } = o.victoriaMetrics;
+  if (!vmBin.path) throw new Error(vmBin.missing);
+  if (!vmalert.path) throw new Error(vmalert.missing);
+  const [vmPath, vmalertPath] = [vmBin.path, vmalert.path];
+  return withAlertmanager(group, o, (amAddress) =>
+    TestVictoriaMetrics.start(group, {
+      victoriaMetrics: vmPath,
+      vmalert: vmalertPath,
+      dir: o.dir,
+      job: JOB,
+      targets: [o.exporter],
+      speedup: o.speedup,
+      rules: (text) => compressRules(text, o.speedup),
+      alertmanager: amAddress,
+      // As docs/victoriametrics.md shows: the rules must hold with it (it labels the recorded series too).
+      externalLabels: { cluster: 'detection' },
+    }),
+  );
+}
+
+/** The webhook receiver and Alertmanager of a stack, then its rule engine (`start`, given Alertmanager's host:port). */
+async function withAlertmanager<E extends RuleEngine>(
+  group: ProcessGroup,
+  o: Omit<AlertingStackOptions, 'prometheus'>,
+  start: (amAddress: string) => Promise<E>,
+): Promise<AlertingStack<E>> {
+  const am = o.alertmanager.path;
+  if (!am) throw new Error(o.alertmanager.missing);
   const [amPort, hookPort] = [await freePort(), await freePort()];
   const amUrl = `http://127.0.0.1:${amPort}`;
   const hook = await startWebhook(hookPort, o.notifications, o.now, o.log);
@@ -223,16 +293,7 @@ export async function startAlertingStack(group: ProcessGroup, o: AlertingStackOp
       '--log.level=warn',
     ]);
     await waitForProcs(group, 'Alertmanager to be ready', 30_000, async () => ((await fetch(`${amUrl}/-/ready`)).ok ? true : undefined));
-    const prom = await TestPrometheus.start(group, {
-      binary: promBinary,
-      dir: o.dir,
-      job: JOB,
-      targets: [o.exporter],
-      speedup: o.speedup,
-      rules: (text) => compressRules(text, o.speedup),
-      alertmanager: `127.0.0.1:${amPort}`,
-    });
-    return { prom, amUrl, hook };
+    return { prom: await start(`127.0.0.1:${amPort}`), amUrl, hook };
   } catch (err) {
     await new Promise<void>((resolve) => hook.close(() => resolve()));
     throw err;
@@ -242,11 +303,15 @@ export async function startAlertingStack(group: ProcessGroup, o: AlertingStackOp
 /** Runs the plan once and returns what fired and what Alertmanager sent, per node. */
 export async function runDetection(opts: RunOptions): Promise<RunResult> {
   const { speedup } = opts;
+  const engine = opts.engine ?? 'prometheus';
   const log = opts.log ?? (() => {});
   const am = opts.alertmanager ?? currentAlertmanager().alertmanager;
   if (!am.path) throw new Error(am.missing);
   const promTool = opts.prometheus ?? prometheus3().prometheus;
-  if (!promTool.path) throw new Error(promTool.missing);
+  const vm = opts.victoriaMetrics ?? victoriaMetrics();
+  if (engine === 'prometheus' && !promTool.path) throw new Error(promTool.missing);
+  if (engine === 'victoriametrics' && (!vm.victoriaMetrics.path || !vm.vmalert.path))
+    throw new Error(vm.victoriaMetrics.missing || vm.vmalert.missing);
   buildIfStale(ROOT);
 
   const group = new ProcessGroup(ROOT);
@@ -307,20 +372,15 @@ export async function runDetection(opts: RunOptions): Promise<RunResult> {
     ]);
     await waitFor('the exporter', 20_000, async () => (await fetch(`http://127.0.0.1:${expPort}/metrics`)).ok);
 
-    // The webhook receiver (every POST Alertmanager sends, with its arrival time), Alertmanager, Prometheus.
-    const stack = await startAlertingStack(group, {
-      dir,
-      speedup,
-      exporter: `127.0.0.1:${expPort}`,
-      alertmanager: am,
-      prometheus: promTool,
-      notifications,
-      now,
-      log,
-    });
+    // The webhook receiver (every POST Alertmanager sends, with its arrival time), Alertmanager, Prometheus or VictoriaMetrics.
+    const common = { dir, speedup, exporter: `127.0.0.1:${expPort}`, alertmanager: am, notifications, now, log };
+    const stack: AlertingStack<RuleEngine> =
+      engine === 'prometheus'
+        ? await startAlertingStack(group, { ...common, prometheus: promTool })
+        : await startVmAlertingStack(group, { ...common, victoriaMetrics: vm });
     hook = stack.hook;
     const { prom, amUrl } = stack;
-    await waitFor('every node up in Prometheus', 60_000, async () => {
+    await waitFor(`every node up in ${engine === 'prometheus' ? 'Prometheus' : 'VictoriaMetrics'}`, 60_000, async () => {
       return (await prom.vector(`avalanchego_up{job="${JOB}"} == 1`)).length === names.length;
     });
 
@@ -378,9 +438,14 @@ export async function runDetection(opts: RunOptions): Promise<RunResult> {
     const all = [...records.values()];
     return {
       speedup,
+      engine,
       scrapeSeconds: speedup,
+      evalDelaySeconds: engine === 'prometheus' ? 0 : EVAL_DELAY_SECONDS,
       durationSeconds: opts.durationSeconds,
-      versions: { prometheus: promTool.version, alertmanager: am.version },
+      versions: {
+        engine: engine === 'prometheus' ? promTool.version : `${vm.victoriaMetrics.version}; ${vm.vmalert.version}`,
+        alertmanager: am.version,
+      },
       stats,
       nodes: opts.nodes.map((plan, i) => ({
         node: defined(names[i], `the name of node ${i}`),
@@ -445,7 +510,7 @@ export async function startWebhook(port: number, notifications: Notification[], 
  * `at` turns Prometheus's `activeAt` into compressed seconds since the start.
  */
 export async function observeAlerts(
-  prom: TestPrometheus,
+  prom: Pick<RuleEngine, 'alerts'>,
   amUrl: string,
   records: Map<string, AlertRecord>,
   at: (iso: string) => number,
@@ -513,14 +578,14 @@ export interface Summary {
   firstNotificationAt: number | undefined;
   /** From the notified alert becoming pending (condition true) to its first notification. */
   latency: number | undefined;
-  /** That alert's `for:` plus two scrape intervals. */
+  /** That alert's `for:` plus two scrape intervals, plus the engine's evaluation delay (vmalert's -rule.evalDelay). */
   latencyTarget: number | undefined;
   /** From recovery to every alert of the node resolved in Prometheus / to the last resolved notification. */
   resolvedAfter: number | undefined;
   resolvedNotificationAfter: number | undefined;
 }
 
-export function summarize(n: NodeResult, scrapeSeconds: number): Summary {
+export function summarize(n: NodeResult, scrapeSeconds: number, evalDelaySeconds = 0): Summary {
   const firing = n.notifications.filter((x) => x.status === 'firing');
   const first = firing[0];
   const firstAlert = first?.alerts.find((a) => a.node === n.node && a.status === 'firing');
@@ -546,7 +611,7 @@ export function summarize(n: NodeResult, scrapeSeconds: number): Summary {
     ),
     firstNotificationAt: first?.at,
     latency: first && rec ? first.at - rec.activeAt : undefined,
-    latencyTarget: firstAlert ? forSeconds(firstAlert.alertname, firstAlert.severity) + 2 * scrapeSeconds : undefined,
+    latencyTarget: firstAlert ? forSeconds(firstAlert.alertname, firstAlert.severity) + 2 * scrapeSeconds + evalDelaySeconds : undefined,
     resolvedAfter: recovery === undefined || fired.length === 0 ? undefined : Math.max(...resolvedTimes) - recovery,
     resolvedNotificationAfter: recovery !== undefined && resolvedNotes.length ? Math.max(...resolvedNotes) - recovery : undefined,
   };

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { IN_CI, ROOT } from './lib.js';
 import { currentAlertmanager, currentVersions, missingOf, prometheus3 } from '../helpers/monitoring.js';
 import { runDetection, summarize, type RunResult, type Summary } from './detection-harness.js';
-import { FAULTS, faultFleet, meets, unplanned } from './detection-plans.js';
+import { FAULTS, VM_SECTION, faultFleet, meets, unplanned } from './detection-plans.js';
 import { SCENARIOS } from '../../src/simulator/index.js';
 import { defined } from '../helpers/assert.js';
 
@@ -40,6 +40,15 @@ describe('detection', () => {
       .join(' ');
     expect(head).toContain(`(prometheus, version ${p} `);
     expect(head).toContain(`; alertmanager, version ${a} `);
+  });
+
+  it('docs/detection.md has its VictoriaMetrics section, run on the current VictoriaMetrics and Alertmanager', () => {
+    const { victoriaMetrics: v, alertmanager: a } = currentVersions();
+    const text = readFileSync(join(ROOT, 'docs', 'detection.md'), 'utf8');
+    const section = text.slice(text.indexOf(VM_SECTION.start), text.indexOf(VM_SECTION.end));
+    expect(section, 'no VictoriaMetrics section: node scripts/detection.mjs --engine=victoriametrics').toContain('## VictoriaMetrics');
+    expect(section).toMatch(new RegExp(`\\(victoria-metrics-[^;]*-v${v.replaceAll('.', '\\.')}-[^;]*; vmalert-[^;]*-v${v.replaceAll('.', '\\.')}-`));
+    expect(section).toContain(`; alertmanager, version ${a} `);
   });
 
   it('the report plans every simulator scenario, or names the ones it does not', () => {

@@ -5,35 +5,26 @@
 // peers dropping, router overload) through the simulator's control API fires the matching
 // alert in /api/v1/alerts, and the alert resolves after the node recovers. Everything listens on 127.0.0.1; every process is
 // started here and stopped by its PID. Conditions are awaited by polling with deadlines.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CATALOG, GLOBAL_CATALOG } from '../../src/metrics/catalog.js';
-import { IN_CI, ROOT, setSimScenario, allRules, panelQueries, parsePromQL, recordingRules } from './lib.js';
-import { ProcessGroup, type Proc } from '../helpers/processes.js';
-import { freePort } from '../helpers/net.js';
+import { IN_CI, ROOT, setSimScenario, allRules } from './lib.js';
+import { ProcessGroup } from '../helpers/processes.js';
 import { buildIfStale } from '../helpers/build.js';
 import { prometheusGenerations } from '../helpers/monitoring.js';
 import { TestPrometheus, speedUpRules, waitFor as waitForCondition } from '../helpers/prometheus.js';
-
-const NODES = ['node-0', 'node-1', 'node-2', 'node-3', 'node-4'];
-const JOB = 'avalanchego-exporter';
-/** Rules run 20 times faster: for: 3m → 9s, [10m] → 30s. */
-const SPEEDUP = 20;
+import { JOB, SPEEDUP, checkPanelQueries, failingRuleExpressions, firingNames, startFleet, waitForFleetData } from './e2e-fleet.js';
 
 // ---------------------------------------------------------------------------------------
 // Processes
 
 let group = new ProcessGroup(ROOT);
-const start = (name: string, cmd: string, args: string[]): Proc => group.start(name, cmd, args);
 const waitFor = <T>(what: string, timeoutMs: number, check: () => Promise<T | undefined>): Promise<T> =>
   waitForCondition(group, what, timeoutMs, check);
 
 let prom: TestPrometheus;
 let simUrl = '';
-const query = (expr: string) => prom.query(expr);
-const vector = (expr: string) => prom.vector(expr);
 const alerts = () => prom.alerts();
 const firing = (name: string, node: string, severity?: string) => prom.firing(name, { node, ...(severity ? { severity } : {}) });
 
@@ -42,64 +33,7 @@ async function setScenario(node: string, scenario: string): Promise<void> {
   expect(r.status, r.text).toBe(200);
 }
 
-/** Grafana's variables as a user who selects the job and "All" elsewhere would set them. */
-function forPrometheus(expr: string): string {
-  return expr
-    .replaceAll('$__rate_interval', '4s')
-    .replaceAll('$job', JOB)
-    .replaceAll(/\$(instance|node|chain|subnet)\b/g, '.+');
-}
-
-// Panel queries that may rightly return nothing while every simulated node is healthy.
-const MAY_BE_EMPTY = new Map<string, string>([
-  ['Failing since', 'only failing checks have a first-failure time'],
-  ['Unknown network upgrade', 'only a node that sees an unknown upgrade reports it'],
-  ['Poll errors', 'no poll has failed yet (the fault tests run after this one)'],
-]);
-
-// Series this setup does not produce, with the reason. A panel query may be empty when a
-// metric it reads has no series at all in Prometheus and is listed here, or comes from a
-// source (info, platform, admin) that the exporter does not poll here (no poll_success
-// series of that source): once a source runs, the panels that read it must have data.
-const ABSENT_HERE = new Map<string, string>([
-  ['avalanchego_l1_validator_balance_navax', 'the configuration lists no L1 in platform.subnets'],
-  ['avalanchego_l1_validator_active', 'the configuration lists no L1 in platform.subnets'],
-  ['avalanchego_next_upgrade_timestamp_seconds', 'served only while an upgrade is scheduled on the simulated network'],
-  ['avalanchego_exporter_file_descriptor_errors_total', 'no connection fails for lack of file descriptors'],
-  ['avalanchego_exporter_series_dropped', 'served only when a node reports more than the per-node limits allow'],
-  ['avalanchego_exporter_poll_start_delay_seconds_bucket', 'served by the scheduler that measures poll-start delay (issue 10)'],
-]);
-const SOURCE_OF = new Map<string, string>([...CATALOG, ...GLOBAL_CATALOG].map((m) => [m.name, m.source as string]));
-/** The recording rules' inputs, so that a recorded series inherits the reasons of what it reads. */
-const RECORDED_FROM = new Map<string, string[]>(
-  recordingRules().map((r) => [
-    r.record as string,
-    parsePromQL(r.expr)
-      .selectors.map((x) => x.metric)
-      .filter((m): m is string => m !== undefined),
-  ]),
-);
-
 // ---------------------------------------------------------------------------------------
-
-/** Whether the query reads a metric that this setup rightly does not produce (ABSENT_HERE, or a source not polled here). */
-async function readsAbsentSeries(expr: string): Promise<boolean> {
-  const allowed = async (metric: string, depth = 0): Promise<boolean> => {
-    if (depth < 3 && RECORDED_FROM.has(metric)) {
-      for (const m of RECORDED_FROM.get(metric) ?? []) if (await allowed(m, depth + 1)) return true;
-      return false;
-    }
-    if ((await vector(`count({__name__="${metric}"})`)).length > 0) return false;
-    if (ABSENT_HERE.has(metric)) return true;
-    const source = SOURCE_OF.get(metric);
-    return (
-      (source === 'info' || source === 'platform' || source === 'admin') &&
-      (await vector(`avalanchego_exporter_poll_success{job="${JOB}", source="${source}"}`)).length === 0
-    );
-  };
-  for (const s of parsePromQL(expr).selectors) if (s.metric && (await allowed(s.metric))) return true;
-  return false;
-}
 
 describe('end to end with a real Prometheus', () => {
   it('speedUpRules shortens for:, ranges and offsets', () => {
@@ -121,55 +55,10 @@ describe('end to end with a real Prometheus', () => {
         group = new ProcessGroup(ROOT);
         buildIfStale(ROOT);
         dir = mkdtempSync(join(tmpdir(), 'avalanchego-e2e-'));
-        const [simPort, expPort] = [await freePort(), await freePort()];
-        simUrl = `http://127.0.0.1:${simPort}`;
-
-        start('simulator', process.execPath, [
-          join(ROOT, 'dist', 'main.js'),
-          'simulate',
-          `--web.listen-address=127.0.0.1:${simPort}`,
-          `--nodes=${NODES.length}`,
-          '--time-scale=10',
-          '--seed=avalanchego-e2e-rules',
-        ]);
-        await waitFor('the simulator', 20_000, async () => ((await fetch(`${simUrl}/sim/nodes`)).ok ? true : undefined));
-
-        writeFileSync(
-          join(dir, 'exporter.yaml'),
-          [
-            // info and platform every 5 s (not 30 s / 1 m): a first poll lost to load is soon retried.
-            'defaults:',
-            '  interval: 1s',
-            '  timeout: 800ms',
-            '  info: { interval: 5s }',
-            '  platform: { interval: 5s }',
-            'targets:',
-            ...NODES.flatMap((n) => [`  - name: ${n}`, `    url: ${simUrl}/${n}`]),
-            '',
-          ].join('\n'),
-        );
-        start('exporter', process.execPath, [
-          join(ROOT, 'dist', 'main.js'),
-          `--config.file=${join(dir, 'exporter.yaml')}`,
-          `--web.listen-address=127.0.0.1:${expPort}`,
-        ]);
-        await waitFor('the exporter', 20_000, async () => ((await fetch(`http://127.0.0.1:${expPort}/metrics`)).ok ? true : undefined));
-
-        prom = await TestPrometheus.start(group, { binary: prometheus.path, dir, job: JOB, targets: [`127.0.0.1:${expPort}`], speedup: SPEEDUP });
-        // Data for every node, and the recording rules' rate (needs two samples of a range).
-        await waitFor('every node up in Prometheus', 30_000, async () =>
-          (await vector(`avalanchego_up{job="${JOB}"} == 1`)).length === NODES.length ? true : undefined,
-        );
-        await waitFor('recorded block rates', 30_000, async () =>
-          (await vector('node_chain:avalanchego_chain_last_accepted_height:deriv5m > 0')).length > 0 ? true : undefined,
-        );
-        // The validators' series, where the exporter polls the platform source.
-        await waitFor('validator series, if the platform source runs', 30_000, async () =>
-          (await vector(`avalanchego_exporter_poll_success{job="${JOB}", source="platform"}`)).length === 0 ||
-          (await vector(`avalanchego_validator{job="${JOB}"}`)).length === NODES.length
-            ? true
-            : undefined,
-        );
+        const fleet = await startFleet(group, dir);
+        simUrl = fleet.simUrl;
+        prom = await TestPrometheus.start(group, { binary: prometheus.path, dir, job: JOB, targets: [fleet.exporter], speedup: SPEEDUP });
+        await waitForFleetData(group, prom, 'Prometheus');
       }, 120_000);
 
       afterAll(async () => {
@@ -189,36 +78,17 @@ describe('end to end with a real Prometheus', () => {
       });
 
       it('every rule expression runs', async () => {
-        const failures: string[] = [];
-        for (const r of allRules()) {
-          const res = await query(r.expr);
-          if (res.status !== 'success') failures.push(`${r.alert ?? r.record}: ${res.error}`);
-        }
-        expect(failures).toEqual([]);
+        expect(await failingRuleExpressions(prom)).toEqual([]);
       });
 
       it('every panel query runs and returns data where the fleet has data', async () => {
-        const failures: string[] = [];
-        const empty: string[] = [];
-        for (const q of panelQueries()) {
-          const expr = forPrometheus(q.expr);
-          const res = await query(expr);
-          if (res.status !== 'success') {
-            failures.push(`${q.dashboard} / ${q.panel}: ${res.error}\n  ${expr}`);
-            continue;
-          }
-          const n = Array.isArray(res.data?.result) ? res.data.result.length : 1;
-          if (n === 0 && !MAY_BE_EMPTY.has(q.panel) && !(await readsAbsentSeries(expr))) empty.push(`${q.dashboard} / ${q.panel}: ${expr}`);
-        }
+        const { failures, empty } = await checkPanelQueries(prom);
         expect(failures).toEqual([]);
         expect(empty).toEqual([]);
       }, 60_000);
 
       it('no alert fires for the healthy fleet', async () => {
-        const active = (await alerts())
-          .filter((a) => a.state === 'firing')
-          .map((a) => `${a.labels['alertname']} ${a.labels['node'] ?? ''} ${a.labels['severity']}`);
-        expect(active).toEqual([]);
+        expect(firingNames(await alerts())).toEqual([]);
       });
 
       it('a node that goes down fires AvalancheGoNodeDown, which resolves when it is back', async () => {

@@ -54,6 +54,29 @@ export function ruleTestPaths(): string[] {
     .map((f) => join(RULE_TESTS_DIR, f));
 }
 
+/**
+ * A rule test that must fail: a node down for 1 minute must not fire AvalancheGoNodeDown
+ * (for: 3m), and it expects the alert. A rule-test harness that passes it cannot fail.
+ */
+export function wrongExpectationTest(alertsFile: string): string {
+  return [
+    'rule_files:',
+    `  - ${alertsFile}`,
+    'evaluation_interval: 1m',
+    'tests:',
+    '  - interval: 1m',
+    '    input_series:',
+    `      - series: 'avalanchego_up{job="j",instance="i",node="v1"}'`,
+    `        values: '1 0 1 1 1'`,
+    '    alert_rule_test:',
+    '      - eval_time: 2m',
+    '        alertname: AvalancheGoNodeDown',
+    '        exp_alerts:',
+    '          - exp_labels: {severity: critical, job: j, instance: i, node: v1}',
+    '',
+  ].join('\n');
+}
+
 export interface AlertCase {
   file: string;
   evalTime: string;

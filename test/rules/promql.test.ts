@@ -140,6 +140,18 @@ describe('catalog coverage', () => {
     }
   });
 
+  // Recording rules kept for what users built on them (their names are a public contract) that
+  // no shipped alert or panel reads any more, with the reason.
+  const KEPT = new Map([
+    [
+      'node_chain:avalanchego_chain_last_accepted_height:network',
+      'the fleet rules compute it inline since no recording rule may read another one of its group (vmalert)',
+    ],
+    [
+      'job_chain:avalanchego_chain_last_accepted_height:max',
+      'the lag and fleet_max rules compute it inline since no recording rule may read another one of its group (vmalert)',
+    ],
+  ]);
   it('every recording rule is used by an alert or a panel', () => {
     const usedByAlertsOrPanels = new Set(
       [
@@ -148,6 +160,7 @@ describe('catalog coverage', () => {
         ...recordingRules().map((r) => ({ where: '', expr: r.expr })),
       ].flatMap(metricsOf),
     );
-    for (const r of recordingRules()) expect(usedByAlertsOrPanels.has(r.record as string), r.record).toBe(true);
+    for (const r of recordingRules()) expect(usedByAlertsOrPanels.has(r.record as string) || KEPT.has(r.record as string), r.record).toBe(true);
+    for (const name of KEPT.keys()) expect(usedByAlertsOrPanels.has(name), `${name} is used again: take it out of KEPT`).toBe(false);
   });
 });

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { IN_CI, RULES_DIR, alertCases, alertRules, ruleFilePaths, ruleTestPaths, run } from './lib.js';
+import { IN_CI, RULES_DIR, alertCases, alertRules, ruleFilePaths, ruleTestPaths, run, wrongExpectationTest } from './lib.js';
 import { prometheusGenerations } from '../helpers/monitoring.js';
 
 describe.each(prometheusGenerations().map((g) => [g.label, g.promtool] as const))('promtool (%s)', (_label, promtool) => {
@@ -36,28 +36,8 @@ describe.each(prometheusGenerations().map((g) => [g.label, g.promtool] as const)
     it('test rules fails on a wrong expectation (the harness can fail)', () => {
       const dir = mkdtempSync(join(tmpdir(), 'avalanchego-rules-'));
       try {
-        // A node down for 1 minute must not fire AvalancheGoNodeDown (for: 3m): expecting it
-        // to fire has to make promtool fail.
         const file = join(dir, 'wrong.test.yml');
-        writeFileSync(
-          file,
-          [
-            'rule_files:',
-            `  - ${join(RULES_DIR, 'avalanchego-alerts.yml')}`,
-            'evaluation_interval: 1m',
-            'tests:',
-            '  - interval: 1m',
-            '    input_series:',
-            `      - series: 'avalanchego_up{job="j",instance="i",node="v1"}'`,
-            `        values: '1 0 1 1 1'`,
-            '    alert_rule_test:',
-            '      - eval_time: 2m',
-            '        alertname: AvalancheGoNodeDown',
-            '        exp_alerts:',
-            '          - exp_labels: {severity: critical, job: j, instance: i, node: v1}',
-            '',
-          ].join('\n'),
-        );
+        writeFileSync(file, wrongExpectationTest(join(RULES_DIR, 'avalanchego-alerts.yml')));
         const r = run(bin, ['test', 'rules', file]);
         expect(r.code, r.output).not.toBe(0);
         expect(r.output).toContain('FAILED');
