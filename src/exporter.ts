@@ -33,6 +33,8 @@ export interface ExporterOptions {
   maxScrapes?: number;
   /** Where the metrics are served (--web.telemetry-path; default /metrics). */
   telemetryPath?: string;
+  /** Serve GET /-/debug/state (--web.enable-debug-state; off by default). */
+  debugState?: boolean;
 }
 
 export interface RunningExporter {
@@ -152,6 +154,7 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
     onScrapeRefused: () => instruments.scrapesRefused.inc(),
     onDebugProbeRefused: () => instruments.debugProbesRefused.inc(),
     ...(options.telemetryPath ? { telemetryPath: options.telemetryPath } : {}),
+    ...(options.debugState ? { debugState: true } : {}),
   });
   const web = new WebServer({ handler, web: webConfig, logger, ...(options.maxConnections ? { maxConnections: options.maxConnections } : {}) });
   // Rejects with a ListenError (one line for the operator) before any poll has started.

@@ -87,6 +87,14 @@ const FAMILY_SLOTS = 2 ** Math.ceil(Math.log2(FAMILIES + 1));
 const UNCACHED = 0xffffffff;
 const MAX_LABEL_SETS = 100_000;
 
+/** What one exporter's label table holds (the debug state endpoint). */
+export interface LabelTableSize {
+  sets: number;
+  trieNodes: number;
+  /** Bytes of the sets' texts (UTF-8). */
+  textBytes: number;
+}
+
 interface LabelTrie {
   id: number;
   next?: Map<string, LabelTrie>;
@@ -108,6 +116,13 @@ export class LabelTable {
   readonly text: string[] = ['} '];
   /** Its length in bytes, by id. */
   readonly bytes: number[] = [2];
+
+  /** The sets held (the root's empty one not counted), trie nodes, and bytes of the sets' texts (the debug state endpoint). */
+  get size(): LabelTableSize {
+    let textBytes = 0;
+    for (let i = 1; i < this.bytes.length; i++) textBytes += this.bytes[i] as number;
+    return { sets: this.text.length - 1, trieNodes: this.trieNodes - 1, textBytes };
+  }
 
   /** The id of a label set none of whose values the limit cuts, or UNCACHED (a cut value, or the table is full). */
   id(labels: Record<string, string>, maxLength: number | undefined): number {

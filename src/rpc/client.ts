@@ -117,6 +117,11 @@ export class Dispatchers {
     return this.open;
   }
 
+  /** What the dispatchers keep, by key (the debug state endpoint). */
+  get sizes(): { agents: number; origins: number; originLimiters: number; originQueued: number } {
+    return { agents: this.agents.size, origins: this.perOrigin.size, originLimiters: this.originLimiters.size, originQueued: this.queuedForOrigins };
+  }
+
   /**
    * The fleet's layout: how many targets share each origin, and the cap on
    * requests in flight (no origin needs more connections than that). Call
@@ -254,6 +259,10 @@ export class RequestBodies {
   private readonly bodies = new Map<string, { id: number; body: Buffer }>();
   private nextId = 1;
 
+  get size(): number {
+    return this.bodies.size;
+  }
+
   /** The body for `key` (path, method and params), made on its first use. */
   get(key: string, method: string, paramsJson: string): { id: number; body: Buffer } {
     let shared = this.bodies.get(key);
@@ -328,6 +337,11 @@ export class NodeClient {
     if (this.hanging) return 0;
     const process = this.limiter.expectedWaitMs(now, targetMs);
     return this.dispatchers.shared(this.origin) ? Math.max(this.originSlots.expectedWaitMs(now, targetMs), process) : process;
+  }
+
+  /** Requests kept as sent (the debug state endpoint). */
+  get preparedCalls(): number {
+    return this.calls.size;
   }
 
   /** A JSON-RPC 2.0 request; decode the reply with rpc/jsonrpc.ts. */

@@ -13,7 +13,7 @@ import { SOURCES } from '../sources/registry.js';
 import type { Source } from '../sources/source.js';
 import { debugPoll } from './debug-poll.js';
 import { DueQueue } from './due.js';
-import type { DebugStep, FleetReader } from './fleet.js';
+import type { DebugStep, FleetReader, StateSizes } from './fleet.js';
 import type { NodeDetail, NodeSummary } from './node-state.js';
 import { NodePoller } from './poller.js';
 
@@ -117,6 +117,34 @@ export class Scheduler implements FleetView, FleetReader {
     await Promise.all([...this.pollers.values()].map((p) => p.stop()));
   }
 
+  /** What the exporter keeps, by kind and key: counts, and bytes where they are kept apart (the debug state endpoint). */
+  stateSizes(): StateSizes {
+    const nodes = { sources: 0, recentPolls: 0, errorReasons: 0, remembered: 0, lineBlocks: 0, lineBytes: 0, preparedCalls: 0 };
+    for (const p of this.pollers.values()) {
+      nodes.preparedCalls += p.client.preparedCalls;
+      for (const s of p.state.sources) {
+        nodes.sources++;
+        nodes.recentPolls += s.recent.length;
+        nodes.errorReasons += s.stats?.errors.size ?? 0;
+        nodes.remembered += entriesOf(s.memory);
+        if (s.lines) {
+          nodes.lineBlocks++;
+          nodes.lineBytes += s.lines.bytes.length;
+        }
+      }
+    }
+    return {
+      targets: this.pollers.size,
+      timetable: this.timetable.size,
+      labelTable: this.labels.size,
+      nodes,
+      requestBodies: this.bodies.size,
+      limiter: { inFlight: this.limiter.inFlight, queued: this.limiter.queued },
+      dispatchers: { ...this.deps.dispatchers.sizes, openConnections: this.deps.dispatchers.openConnections },
+      debugPolls: this.debugPolls.size,
+    };
+  }
+
   get targetCount(): number {
     return this.pollers.size;
   }
@@ -176,4 +204,18 @@ export class Scheduler implements FleetView, FleetReader {
     }
     return running;
   }
+}
+
+/** The entries a source's memory holds: the items of its lists, maps and sets, and each other value it has set. */
+function entriesOf(memory: unknown): number {
+  if (memory === undefined || memory === null) return 0;
+  if (Array.isArray(memory)) return memory.length;
+  if (memory instanceof Map || memory instanceof Set) return memory.size;
+  if (typeof memory !== 'object') return 1;
+  let n = 0;
+  for (const value of Object.values(memory)) {
+    if (value === undefined) continue;
+    n += Array.isArray(value) || value instanceof Map || value instanceof Set ? entriesOf(value) : 1;
+  }
+  return n;
 }

@@ -14,6 +14,7 @@ import type { ShardSpec } from '../shard.js';
 import type { WebGuard } from '../web/guard.js';
 import { shorten } from '../util/text.js';
 import { PAGE_HEADERS } from './page-headers.js';
+import { debugStateHandler } from './debug-state.js';
 
 /**
  * Liveness and readiness say nothing but "up" and a count: they stay open to
@@ -47,6 +48,8 @@ export interface AppOptions {
   onDebugProbeRefused?: () => void;
   /** Where the metrics are served (--web.telemetry-path; default /metrics). */
   telemetryPath?: string;
+  /** Serve GET /-/debug/state (--web.enable-debug-state): a full collection, then the heap and the state sizes. */
+  debugState?: boolean;
 }
 
 /** Debug polls running at once in the process at most (past it: 429). */
@@ -62,7 +65,7 @@ export const DEBUG_FLOOR_MS = 5_000;
  */
 class DebugGate {
   private running = 0;
-  private readonly traces = new Map<string, { atMs: number; done: boolean; text: Promise<string> }>();
+  private readonly traces = new Map<string, { atMs: number; done: boolean; text: Promise<string>; chars: number }>();
 
   constructor(
     private readonly poll: (target: string) => ReturnType<FleetReader['debugPoll']>,
@@ -82,11 +85,15 @@ class DebugGate {
     if (!steps) return undefined;
     this.running++;
     const text = steps
-      .then((list) => list.map((s) => `${s.atMs.toFixed(1).padStart(8)} ms  [${s.source}] ${s.text}`).join('\n'))
+      .then((list) => {
+        const full = list.map((s) => `${s.atMs.toFixed(1).padStart(8)} ms  [${s.source}] ${s.text}`).join('\n');
+        entry.chars = full.length;
+        return full;
+      })
       .finally(() => {
         this.running--;
       });
-    const entry = { atMs: now, done: false, text };
+    const entry = { atMs: now, done: false, text, chars: 0 };
     this.traces.set(target, entry);
     // A failed debug poll is not kept as the last trace; a finished one is, until the floor passes.
     text.then(
@@ -99,6 +106,13 @@ class DebugGate {
       },
     );
     return text.then((t) => ({ text: t, ageMs: 0 }));
+  }
+
+  /** The traces kept, and their characters as UTF-16 bytes (the debug state endpoint). */
+  get size(): { entries: number; bytes: number } {
+    let chars = 0;
+    for (const entry of this.traces.values()) chars += entry.chars;
+    return { entries: this.traces.size, bytes: chars * 2 };
   }
 }
 
@@ -287,6 +301,14 @@ export function createApp(options: AppOptions): express.Express {
     }
     serveProbe(options, req, res, target);
   });
+
+  if (options.debugState) {
+    app.all(
+      '/-/debug/state',
+      only(['GET']),
+      debugStateHandler(options.fleet, () => ({ debugTraces: debug.size, scrapes: scrapes.held })),
+    );
+  }
 
   app.all('/-/healthy', only(['GET']), (_req, res) => {
     res.type('text/plain').send('avalanchego-exporter is healthy.\n');

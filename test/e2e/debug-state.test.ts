@@ -1,0 +1,77 @@
+// GET /-/debug/state (--web.enable-debug-state): off by default; when on, a full
+// collection, then the heap used after it, the process's handles and timers, and
+// the exporter's keyed state by kind. The exporter runs in-process: the collection
+// it asks for is this process's, so garbage the test makes shows it ran.
+import { getHeapStatistics } from 'node:v8';
+import { describe, expect, it } from 'vitest';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import type { DebugState } from '../../src/server/debug-state.js';
+import { closeAfterEach, startTestExporter, waitForPolls, type TestExporter } from '../helpers/exporter.js';
+
+let exporter: TestExporter | undefined;
+let sim: RunningSimulator | undefined;
+closeAfterEach(
+  () => [exporter, sim],
+  () => (exporter = sim = undefined),
+);
+
+const config = (s: RunningSimulator) => `
+defaults: { interval: 1s, timeout: 800ms, info: { interval: 2s }, platform: { interval: 2s }, admin: { enabled: true, interval: 2s }, proposervm: { enabled: false } }
+targets:
+${s.nodes.map((n, i) => `  - { name: n${i}, url: ${n.baseUrl} }\n`).join('')}`;
+
+async function debugState(ex: TestExporter): Promise<DebugState> {
+  const res = await fetch(`${ex.url}/-/debug/state`);
+  expect(res.status).toBe(200);
+  expect(res.headers.get('cache-control')).toBe('no-store');
+  return (await res.json()) as DebugState;
+}
+
+describe('GET /-/debug/state', () => {
+  it('is not served by default', async () => {
+    sim = await startSimulator({ nodes: 1 });
+    exporter = await startTestExporter(config(sim));
+    const res = await fetch(`${exporter.url}/-/debug/state`);
+    expect(res.status).toBe(404);
+  });
+
+  it('collects first, then reports the heap used after it, handles and timers, and the keyed state by kind', async () => {
+    sim = await startSimulator({ nodes: 3, timeScale: 60, checkFrequencyMs: 200 });
+    exporter = await startTestExporter(config(sim), { exporter: { debugState: true } });
+    await waitForPolls(exporter, 2, 15_000);
+
+    // Garbage only a full collection frees, unreachable once the function returns.
+    const withGarbage = (() => {
+      const garbage = Array.from({ length: 200 }, () => Array.from({ length: 20_000 }, (_, i) => i));
+      return garbage.length > 0 ? getHeapStatistics().used_heap_size : 0;
+    })();
+    const state = await debugState(exporter);
+    expect(state.heapUsedAfterGcBytes).toBeGreaterThan(0);
+    expect(withGarbage - state.heapUsedAfterGcBytes).toBeGreaterThan(20 * 1024 * 1024);
+    expect(state.gcMs).toBeGreaterThan(0);
+
+    expect(state.resources.timers).toBeGreaterThanOrEqual(1);
+    expect(state.resources.handles).toBeGreaterThanOrEqual(1);
+    expect(state.state.targets).toBe(3);
+    // health, index, info, platform, evm and admin for each of the three nodes.
+    expect(state.state.nodes.sources).toBe(18);
+    // Each source loop is on the timetable while it waits for its next poll, and off it while a poll runs.
+    expect(state.state.timetable).toBeLessThanOrEqual(18);
+    expect(state.state.nodes.lineBlocks).toBe(18);
+    expect(state.state.labelTable.sets).toBeGreaterThan(10);
+    expect(state.state.labelTable.textBytes).toBeGreaterThan(state.state.labelTable.sets * 4);
+    expect(state.state.nodes.preparedCalls).toBeGreaterThan(3 * 10);
+    expect(state.state.requestBodies).toBeGreaterThan(10);
+    // node-0 validates the primary network (every third node does): its answered uptime and its validator set are
+    // remembered (until 7 days after it leaves).
+    expect(state.state.nodes.remembered).toBe(2);
+    expect(state.state.dispatchers).toMatchObject({ agents: 1, origins: 1, originLimiters: 1 });
+    expect(state.server.debugTraces).toEqual({ entries: 0, bytes: 0 });
+
+    // A debug probe's trace is kept for its floor, and counted.
+    expect((await fetch(`${exporter.url}/probe?target=n1&debug=true`)).status).toBe(200);
+    const after = await debugState(exporter);
+    expect(after.server.debugTraces.entries).toBe(1);
+    expect(after.server.debugTraces.bytes).toBeGreaterThan(1000);
+  }, 30_000);
+});
