@@ -24,8 +24,8 @@ export interface DebugStep {
 export interface StateSizes {
   /** Targets polled (one poller each). */
   targets: number;
-  /** Entries on the poll timetable: one a source of a node. */
-  timetable: number;
+  /** Entries on the poll timetable (one a source of a node waiting for its next poll), and those of no current target. */
+  timetable: { entries: number; orphaned: number };
   labelTable: LabelTableSize;
   /** Summed over the targets. */
   nodes: {

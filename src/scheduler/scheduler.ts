@@ -133,9 +133,15 @@ export class Scheduler implements FleetView, FleetReader {
         }
       }
     }
+    // An entry on the timetable that is no loop of a current target's source (a poller's loop holds its source's
+    // state, poller.ts): the loop of a target a reload removed that was not taken off.
+    const live = new Set<unknown>();
+    for (const p of this.pollers.values()) for (const s of p.state.sources) live.add(s);
+    let orphaned = 0;
+    for (const item of this.timetable.items()) if (!live.has((item as { state?: unknown }).state)) orphaned++;
     return {
       targets: this.pollers.size,
-      timetable: this.timetable.size,
+      timetable: { entries: this.timetable.size, orphaned },
       labelTable: this.labels.size,
       nodes,
       requestBodies: this.bodies.size,

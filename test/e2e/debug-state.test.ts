@@ -56,7 +56,8 @@ describe('GET /-/debug/state', () => {
     // health, index, info, platform, evm and admin for each of the three nodes.
     expect(state.state.nodes.sources).toBe(18);
     // Each source loop is on the timetable while it waits for its next poll, and off it while a poll runs.
-    expect(state.state.timetable).toBeLessThanOrEqual(18);
+    expect(state.state.timetable.entries).toBeLessThanOrEqual(18);
+    expect(state.state.timetable.orphaned).toBe(0);
     expect(state.state.nodes.lineBlocks).toBe(18);
     expect(state.state.labelTable.sets).toBeGreaterThan(10);
     expect(state.state.labelTable.textBytes).toBeGreaterThan(state.state.labelTable.sets * 4);
