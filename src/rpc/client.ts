@@ -8,6 +8,7 @@ import type { TargetConfig, TlsSettings } from '../config/schema.js';
 import { Limiter } from './limiter.js';
 import { isNodeDeadline, type SendWatcher } from './deadline.js';
 import { InvalidResponseError, RequestFailed } from './errors.js';
+import { AgingMap } from '../util/aging-map.js';
 
 /** Bodies larger than this are refused: a health report of a node with many L1s is a few hundred KiB. */
 export const MAX_BODY_BYTES = 16 * 1024 * 1024;
@@ -123,6 +124,25 @@ export class Dispatchers {
   }
 
   /**
+   * Lets go of what no target uses any more: the admission of an origin no target has, once nothing of it is in
+   * flight (setLayout keeps one still draining), and the pool of a TLS setting no target has (a certificate rotated
+   * by a reload). `tls`: every target's setting. Called after a reload's removed targets have stopped.
+   */
+  prune(tls: Iterable<TlsSettings | undefined>): void {
+    for (const [origin, limiter] of this.originLimiters) {
+      if (!this.perOrigin.has(origin) && limiter.inFlight === 0 && limiter.queued === 0) this.originLimiters.delete(origin);
+    }
+    const used = new Set(Array.from(tls, tlsKey));
+    for (const [key, agent] of this.agents) {
+      if (used.has(key)) continue;
+      this.agents.delete(key);
+      agent.close().catch(() => {
+        /* its sockets are closed either way */
+      });
+    }
+  }
+
+  /**
    * The fleet's layout: how many targets share each origin, and the cap on
    * requests in flight (no origin needs more connections than that). Call
    * before the targets' first requests and on reload; pools made afterwards use it.
@@ -177,7 +197,7 @@ export class Dispatchers {
   }
 
   for(tls: TlsSettings | undefined): Dispatcher {
-    const key = tls ? JSON.stringify([tls.ca, tls.cert, tls.key, tls.serverName, tls.insecureSkipVerify]) : '';
+    const key = tlsKey(tls);
     let agent = this.agents.get(key);
     if (!agent) {
       const connect = this.connector(
@@ -247,6 +267,11 @@ export class Dispatchers {
   }
 }
 
+/** One Agent per distinct TLS setting: its key. */
+function tlsKey(tls: TlsSettings | undefined): string {
+  return tls ? JSON.stringify([tls.ca, tls.cert, tls.key, tls.serverName, tls.insecureSkipVerify]) : '';
+}
+
 const MAX_SHARED_BODIES = 10_000;
 
 /**
@@ -256,11 +281,22 @@ const MAX_SHARED_BODIES = 10_000;
  * node. One per exporter (its Scheduler's), so two exporters in a process share none.
  */
 export class RequestBodies {
-  private readonly bodies = new Map<string, { id: number; body: Buffer }>();
+  /** Params name a node ID (platform.getCurrentValidators): a body no node sent for a whole turn goes (turn()). */
+  private readonly bodies = new AgingMap<string, { id: number; body: Buffer }>();
   private nextId = 1;
 
   get size(): number {
     return this.bodies.size;
+  }
+
+  /** Drops the bodies no request used since the last turn (the Scheduler's sweep). */
+  turn(): void {
+    this.bodies.turn();
+  }
+
+  /** A node sent its request for `key` again: the shared body stays (or is shared again) while some node sends it. */
+  keep(key: string, shared: { id: number; body: Buffer }): void {
+    if (this.bodies.get(key) === undefined && this.bodies.size < MAX_SHARED_BODIES) this.bodies.set(key, shared);
   }
 
   /** The body for `key` (path, method and params), made on its first use. */
@@ -281,6 +317,8 @@ export class RequestBodies {
  */
 interface PreparedCall {
   readonly id: number;
+  /** The body as the exporter's RequestBodies share it. */
+  readonly shared: { readonly id: number; readonly body: Buffer };
   readonly method: string;
   readonly url: string;
   readonly options: Readonly<Dispatcher.DispatchOptions>;
@@ -296,7 +334,8 @@ export class NodeClient {
   private readonly headers: Record<string, string>;
   private readonly origin: string;
   private readonly basePath: string;
-  private readonly calls = new Map<string, PreparedCall>();
+  /** The node's requests as sent; one whose params named an old node ID goes after a turn unused (turnCalls). */
+  private readonly calls = new AgingMap<string, PreparedCall>();
   /**
    * The node's last request was sent and got no answer before its deadline:
    * its requests take slots from the hanging nodes' share (rpc/limiter.ts)
@@ -344,6 +383,11 @@ export class NodeClient {
     return this.calls.size;
   }
 
+  /** Drops the requests not sent since the last turn (the Scheduler's sweep). */
+  turnCalls(): void {
+    this.calls.turn();
+  }
+
   /** A JSON-RPC 2.0 request; decode the reply with rpc/jsonrpc.ts. */
   rpc(path: string, method: string, params: object, signal: AbortSignal, watcher?: SendWatcher): Promise<RpcReply> {
     let call: PreparedCall;
@@ -362,16 +406,21 @@ export class NodeClient {
     const key = `${path} ${method} ${paramsJson}`;
     let call = this.calls.get(key);
     if (!call) {
-      const { id, body } = this.bodies.get(key, method, paramsJson);
-      call = this.call(path, method, id, body);
+      call = this.call(path, method, this.bodies.get(key, method, paramsJson));
       this.calls.set(key, call);
-    }
+    } else this.bodies.keep(key, call.shared);
     return call;
   }
 
-  private call(path: string, method: string, id: number, body: Buffer): PreparedCall {
-    const options = Object.freeze({ origin: this.origin, path: `${this.basePath}${path}`, method: 'POST' as const, headers: this.headers, body });
-    return Object.freeze({ id, method, url: `${this.target.url}${path}`, options });
+  private call(path: string, method: string, shared: { id: number; body: Buffer }): PreparedCall {
+    const options = Object.freeze({
+      origin: this.origin,
+      path: `${this.basePath}${path}`,
+      method: 'POST' as const,
+      headers: this.headers,
+      body: shared.body,
+    });
+    return Object.freeze({ id: shared.id, shared, method, url: `${this.target.url}${path}`, options });
   }
 
   private send(call: PreparedCall, signal: AbortSignal, watcher: SendWatcher | undefined): Promise<RpcReply> {

@@ -24,7 +24,7 @@ export interface DebugStep {
 export interface StateSizes {
   /** Targets polled (one poller each). */
   targets: number;
-  /** Entries on the poll timetable (one a source of a node waiting for its next poll), and those of no current target. */
+  /** Entries on the poll timetable (one a source of a node waiting for its next poll, and the sweep), and those of no current target. */
   timetable: { entries: number; orphaned: number };
   labelTable: LabelTableSize;
   /** Summed over the targets. */

@@ -1,4 +1,5 @@
 // The fleet: one NodePoller per configured target, reconciled on reload.
+import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../clock.js';
 import { lazyChild } from '../log.js';
@@ -12,9 +13,9 @@ import type { FleetView } from '../metrics/self.js';
 import { SOURCES } from '../sources/registry.js';
 import type { Source } from '../sources/source.js';
 import { debugPoll } from './debug-poll.js';
-import { DueQueue } from './due.js';
+import { DueQueue, type Due } from './due.js';
 import type { DebugStep, FleetReader, StateSizes } from './fleet.js';
-import type { NodeDetail, NodeSummary } from './node-state.js';
+import type { NodeDetail, NodeSummary, SourceState } from './node-state.js';
 import { NodePoller } from './poller.js';
 
 export interface SchedulerDeps {
@@ -28,6 +29,11 @@ export interface SchedulerDeps {
   /** Called when a poll is skipped because the exporter is saturated (avalanchego_exporter_polls_skipped_total). */
   onPollSkipped?: (reason: 'saturated') => void;
 }
+
+/** How often the sweep looks whether a round of polls has ended, when no target is polled. */
+const IDLE_SWEEP_CHECK_MS = 60_000;
+/** The sweep runs at the latest this many of the longest interval after the last, every poll ended or not. */
+const SWEEP_LATEST = 8;
 
 /** A stable fraction in [0,1) from a name, so a fleet's first polls spread over the interval. */
 export function spreadFraction(name: string): number {
@@ -47,6 +53,21 @@ export class Scheduler implements FleetView, FleetReader {
   private readonly timetable = new DueQueue();
   private readonly bodies = new RequestBodies();
   private readonly labels = new LabelTable();
+  /**
+   * The sweep of what is keyed by values that churn (label sets, request bodies and a node's requests naming a node
+   * ID, the admission and pools of origins and TLS settings no target has). It runs once every source of every target
+   * has ended a poll since the last sweep (a round): an entry in use was used in that round, so what was not used
+   * goes, and nothing in use does, however late the polls run. A round that does not end (polls skipped as
+   * saturated) is cut after SWEEP_LATEST times the longest interval. It is one entry of the poll timetable, looking
+   * every half of the longest interval.
+   */
+  private readonly sweeper: Due = { due: 0, slot: -1, fire: () => this.sweepWhenRoundEnds() };
+  private sweepCheckMs = IDLE_SWEEP_CHECK_MS;
+  private latestSweepMs = SWEEP_LATEST * IDLE_SWEEP_CHECK_MS;
+  private lastSweep = performance.now();
+  /** Each source's polls at the last sweep: a round has ended when every source has polled more since. */
+  private polledAtSweep = new WeakMap<SourceState, number>();
+  private stopped = false;
 
   constructor(
     private readonly deps: SchedulerDeps,
@@ -63,6 +84,29 @@ export class Scheduler implements FleetView, FleetReader {
     if (this.started) return;
     this.started = true;
     await this.reconcile(this.config);
+  }
+
+  private sweepWhenRoundEnds(): void {
+    if (this.roundEnded() || performance.now() - this.lastSweep >= this.latestSweepMs) this.sweep();
+    if (!this.stopped) this.timetable.add(this.sweeper, this.sweepCheckMs);
+  }
+
+  private roundEnded(): boolean {
+    for (const p of this.pollers.values()) for (const s of p.state.sources) if (s.polls <= (this.polledAtSweep.get(s) ?? 0)) return false;
+    return true;
+  }
+
+  private sweep(): void {
+    this.lastSweep = performance.now();
+    this.labels.sweep();
+    this.bodies.turn();
+    const polled = new WeakMap<SourceState, number>();
+    for (const p of this.pollers.values()) {
+      p.client.turnCalls();
+      for (const s of p.state.sources) polled.set(s, s.polls);
+    }
+    this.polledAtSweep = polled;
+    this.deps.dispatchers.prune(this.config.targets.map((t) => t.tls));
   }
 
   /** Applies a (re)loaded config: new targets start, removed ones stop, changed ones restart with fresh state. */
@@ -110,10 +154,22 @@ export class Scheduler implements FleetView, FleetReader {
       this.pollers.set(target.name, poller);
       poller.start(Math.floor(spreadFraction(target.name) * target.intervalMs));
     }
+    let longest = 0;
+    for (const p of this.pollers.values()) for (const s of p.state.sources) longest = Math.max(longest, s.intervalMs);
+    this.sweepCheckMs = longest > 0 ? Math.max(1, longest / 2) : IDLE_SWEEP_CHECK_MS;
+    this.latestSweepMs = SWEEP_LATEST * (longest > 0 ? longest : IDLE_SWEEP_CHECK_MS);
+    // A shorter period takes effect now; a longer one at the next look (reloads more often than the period must not
+    // put the sweep off for ever).
+    if (!this.stopped && (this.sweeper.slot < 0 || this.sweeper.due > performance.now() + this.sweepCheckMs))
+      this.timetable.add(this.sweeper, this.sweepCheckMs);
     await Promise.all(stopping);
+    // The pools of TLS settings the removed or changed targets alone had: closed now, not at the next sweep.
+    this.deps.dispatchers.prune(config.targets.map((t) => t.tls));
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
+    this.timetable.remove(this.sweeper);
     await Promise.all([...this.pollers.values()].map((p) => p.stop()));
   }
 
@@ -133,12 +189,12 @@ export class Scheduler implements FleetView, FleetReader {
         }
       }
     }
-    // An entry on the timetable that is no loop of a current target's source (a poller's loop holds its source's
-    // state, poller.ts): the loop of a target a reload removed that was not taken off.
+    // An entry on the timetable that is neither the sweep nor a loop of a current target's source (a poller's loop
+    // holds its source's state, poller.ts): the loop of a target a reload removed that was not taken off.
     const live = new Set<unknown>();
     for (const p of this.pollers.values()) for (const s of p.state.sources) live.add(s);
     let orphaned = 0;
-    for (const item of this.timetable.items()) if (!live.has((item as { state?: unknown }).state)) orphaned++;
+    for (const item of this.timetable.items()) if (item !== this.sweeper && !live.has((item as { state?: unknown }).state)) orphaned++;
     return {
       targets: this.pollers.size,
       timetable: { entries: this.timetable.size, orphaned },
