@@ -56,12 +56,21 @@ export interface AppOptions {
 export const MAX_DEBUG_POLLS = 4;
 /** A target is polled for a debug probe at most once in this time (or its interval, if shorter); requests in between get the last trace. */
 export const DEBUG_FLOOR_MS = 5_000;
+/** Traces kept at once at most (each for DEBUG_FLOOR_MS): a probe of yet another target past it is answered 429. */
+export const MAX_DEBUG_TRACES = 64;
+/** The longest trace kept (UTF-16 code units; a trace is ASCII but for the node's text): a longer one is cut. */
+export const MAX_DEBUG_TRACE_CHARS = 64 * 1024;
 
 /**
  * Debug probes without amplification: back-to-back `/probe?debug=true` made
  * 41,436 requests in 10 s to a node polled every 15 s. Now a target has one
  * debug poll at a time (others wait for it), at most one per DEBUG_FLOOR_MS
  * (the last trace in between), and the process at most MAX_DEBUG_POLLS.
+ *
+ * The traces kept for that are bounded: a trace goes once its floor has passed (a target that a reload removed
+ * leaves nothing behind), at most MAX_DEBUG_TRACES are kept, each at most MAX_DEBUG_TRACE_CHARS: 64 × 64 Ki
+ * characters, 8 MiB at most. Past the count, a probe of another target is refused (429) rather than a kept trace
+ * dropped, which would let that target's node be polled again before its floor.
  */
 class DebugGate {
   private running = 0;
@@ -80,15 +89,18 @@ class DebugGate {
       const ageMs = last.done ? now - last.atMs : 0;
       return last.text.then((text) => ({ text, ageMs }));
     }
-    if (this.running >= MAX_DEBUG_POLLS) return 'busy';
+    this.prune(now);
+    if (this.running >= MAX_DEBUG_POLLS || this.traces.size >= MAX_DEBUG_TRACES) return 'busy';
     const steps = this.poll(target);
     if (!steps) return undefined;
     this.running++;
     const text = steps
       .then((list) => {
         const full = list.map((s) => `${s.atMs.toFixed(1).padStart(8)} ms  [${s.source}] ${s.text}`).join('\n');
-        entry.chars = full.length;
-        return full;
+        entry.chars = Math.min(full.length, MAX_DEBUG_TRACE_CHARS);
+        return full.length > MAX_DEBUG_TRACE_CHARS
+          ? `${full.slice(0, MAX_DEBUG_TRACE_CHARS)}\n… (the trace is cut at ${MAX_DEBUG_TRACE_CHARS} characters)`
+          : full;
       })
       .finally(() => {
         this.running--;
@@ -108,8 +120,16 @@ class DebugGate {
     return text.then((t) => ({ text: t, ageMs: 0 }));
   }
 
-  /** The traces kept, and their characters as UTF-16 bytes (the debug state endpoint). */
+  /** Drops the finished traces whose floor has passed: they are never sent again. */
+  private prune(now: number): void {
+    for (const [target, entry] of this.traces) {
+      if (entry.done && now - entry.atMs >= Math.min(DEBUG_FLOOR_MS, this.intervalMs(target) ?? DEBUG_FLOOR_MS)) this.traces.delete(target);
+    }
+  }
+
+  /** The traces kept, and their characters (the debug state endpoint). */
   get size(): { entries: number; bytes: number } {
+    this.prune(performance.now());
     let chars = 0;
     for (const entry of this.traces.values()) chars += entry.chars;
     return { entries: this.traces.size, bytes: chars * 2 };
@@ -274,7 +294,9 @@ export function createApp(options: AppOptions): express.Express {
           .status(429)
           .set('Retry-After', '1')
           .type('text/plain')
-          .send(`too many debug probes at once (${MAX_DEBUG_POLLS} are running): retry in a second\n`);
+          .send(
+            `too many debug probes at once (at most ${MAX_DEBUG_POLLS} at a time, and ${MAX_DEBUG_TRACES} targets within ${DEBUG_FLOOR_MS / 1000} s): retry in a second\n`,
+          );
         return;
       }
       if (trace) {

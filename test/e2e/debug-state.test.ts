@@ -6,13 +6,16 @@ import { getHeapStatistics } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import type { DebugState } from '../../src/server/debug-state.js';
+import { MAX_DEBUG_TRACE_CHARS, MAX_DEBUG_TRACES } from '../../src/server/app.js';
+import { startFakeNode, waitFor, type FakeNode } from '../helpers/fake-node.js';
 import { closeAfterEach, startTestExporter, waitForPolls, type TestExporter } from '../helpers/exporter.js';
 
 let exporter: TestExporter | undefined;
 let sim: RunningSimulator | undefined;
+let node: FakeNode | undefined;
 closeAfterEach(
-  () => [exporter, sim],
-  () => (exporter = sim = undefined),
+  () => [exporter, sim, node],
+  () => (exporter = sim = node = undefined),
 );
 
 const config = (s: RunningSimulator) => `
@@ -74,5 +77,41 @@ describe('GET /-/debug/state', () => {
     const after = await debugState(exporter);
     expect(after.server.debugTraces.entries).toBe(1);
     expect(after.server.debugTraces.bytes).toBeGreaterThan(1000);
+  }, 30_000);
+
+  it(`keeps at most ${MAX_DEBUG_TRACES} debug traces, each for its floor and at most ${MAX_DEBUG_TRACE_CHARS} characters: past the count a probe of another target is refused (429)`, async () => {
+    node = await startFakeNode({ '/ext/health': { fixture: 'health/healthy-v1.14.2.json' } });
+    const url = node.url;
+    // One target with 600 EVM chains: its trace (a request and an answer a chain) is longer than the cut.
+    const chains = Array.from({ length: 600 }, (_, i) => `c${i}`).join(', ');
+    const targets = Array.from({ length: MAX_DEBUG_TRACES + 1 }, (_, i) => `  - { name: t${i}, url: '${url}' }\n`).join('');
+    exporter = await startTestExporter(
+      `defaults: { interval: 2s, timeout: 1s, index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false }, evm: { enabled: false }, proposervm: { enabled: false } }
+targets:
+${targets}  - { name: long, url: '${url}', evm: { enabled: true, chains: [${chains}] } }
+`,
+      { level: 'warn', exporter: { debugState: true } },
+    );
+    const ex = exporter;
+    const probe = (name: string) => fetch(`${ex.url}/probe?target=${name}&debug=true`);
+    const long = await probe('long');
+    expect(long.status).toBe(200);
+    expect(await long.text()).toContain(`… (the trace is cut at ${MAX_DEBUG_TRACE_CHARS} characters)`);
+    let state = await debugState(ex);
+    expect(state.server.debugTraces.entries).toBe(1);
+    expect(state.server.debugTraces.bytes).toBe(2 * MAX_DEBUG_TRACE_CHARS);
+    // Fill past the count: the traces of `long` and t0 … t62 are kept; t63 and t64 are refused until a floor passes.
+    for (let i = 0; i < MAX_DEBUG_TRACES - 1; i++) expect((await probe(`t${i}`)).status).toBe(200);
+    state = await debugState(ex);
+    expect(state.server.debugTraces.entries).toBe(MAX_DEBUG_TRACES);
+    const refused = await probe(`t${MAX_DEBUG_TRACES - 1}`);
+    expect(refused.status).toBe(429);
+    expect(await refused.text()).toContain(`${MAX_DEBUG_TRACES} targets within`);
+    // A target whose trace is kept still gets it (no new poll of its node).
+    expect((await probe('t0')).status).toBe(200);
+    // Once their floor has passed (the interval, 2 s, shorter than DEBUG_FLOOR_MS) the traces go, and another target
+    // is polled.
+    await waitFor(async () => (await debugState(ex)).server.debugTraces.entries === 0, 'every kept trace gone after its floor', 10_000);
+    expect((await probe(`t${MAX_DEBUG_TRACES}`)).status).toBe(200);
   }, 30_000);
 });
