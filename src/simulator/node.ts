@@ -50,6 +50,8 @@ export interface NodeOptions {
   validator: boolean;
   /** The node validates the L1 (an ACP-77 L1 validator with a balance); needs trackL1. */
   l1Validator: boolean;
+  /** Peers when connected to all (default: 1,500 to 1,899, by seed). */
+  peers?: number;
 }
 
 const APP_CHECKS: Record<NodeVersion, string[]> = {
@@ -140,8 +142,10 @@ export class SimNode {
     this.staking.scenarioChanged('healthy', opts.scenario, opts.clock.simMs());
     this.seedNum = sha256(`${opts.seed}:${opts.name}`).readUInt32BE(0);
     const r = prng(this.seedNum);
+    // Drawn even when given, so that the other figures are the seed's as always.
+    const drawnPeers = 1500 + Math.floor(r() * 400);
     this.base = {
-      peers: 1500 + Math.floor(r() * 400),
+      peers: opts.peers ?? drawnPeers,
       percentConnected: 0.995 + r() * 0.0049,
       diskTotal: 2 ** 40 * (2 + Math.floor(r() * 3)),
       diskFraction: 0.3 + r() * 0.15,
