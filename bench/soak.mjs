@@ -17,8 +17,8 @@
 //
 //   npm run soak                          1,000 nodes for 60 minutes (about 75 minutes in all): run it ALONE
 //   npm run soak -- --minutes=5           a short check
-//   node bench/soak.mjs --nodes=100 --minutes=1 --interval=1s --slow-interval=2s --reload-every=5s \
-//     --sample-every=10s --restore-every=30s --warmup=25s      the CI size
+//   node bench/soak.mjs --nodes=100 --minutes=1 --interval=3s --slow-interval=6s --index=C/block --peers=50 \
+//     --reload-every=5s --sample-every=20s --restore-every=30s --warmup=25s      the CI size (test/soak/soak.test.ts)
 // Every process runs on loopback and is stopped by PID; the config lives in a temporary folder.
 import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -42,6 +42,7 @@ const { values: opts } = parseArgs({
     'flip-share': { type: 'string', default: '0.05' },
     scrapers: { type: 'string', default: '2' },
     index: { type: 'string', default: 'C/block,P/block,X/block,X/tx' },
+    peers: { type: 'string' },
     seed: { type: 'string', default: 'soak' },
   },
 });
@@ -57,10 +58,11 @@ const SAMPLE_MS = parseDuration(opts['sample-every'], 'sample-every', 's');
 const RESTORE_MS = parseDuration(opts['restore-every'], 'restore-every', 'm');
 const WARMUP_MS = Math.min(parseDuration(opts.warmup, 'warmup', 'm'), RUN_MS / 2);
 const TIMEOUT_MS = Math.min(5_000, Math.floor(INTERVAL_MS / 2));
-/** What the exporter sweeps within (Scheduler: twice the longest interval, a swept entry gone at the second sweep). */
-const SWEEP_MS = 2 * Math.max(INTERVAL_MS, SLOW_MS);
-/** A restore waits this long at most: five polls of the slow sources (the node page's ring), two sweeps, a margin. */
-const SETTLE_MS = 5 * SLOW_MS + 2 * SWEEP_MS + 30_000;
+/**
+ * A restore waits this long at most: the exporter sweeps what churned after each round of polls (every source of
+ * every target polled once, about the slow interval), and an entry goes at the second sweep after its last use.
+ */
+const SETTLE_MS = 6 * SLOW_MS + 30_000;
 const SPARE = Math.max(2, Math.round(NODES * 0.15));
 const POOL = NODES + SPARE;
 const CHURN = Math.max(1, Math.round(NODES * 0.1));
@@ -171,8 +173,9 @@ function configText(targets, tlsGeneration) {
   ];
   for (const [name, i] of targets) lines.push(`  - { name: ${name}, url: '${baseUrls[i] ?? ''}' }`);
   // A node behind TLS whose certificate is rotated at every reload (here: its server name changes; the handshake
-  // with the simulator's plain HTTP fails, a failing target all along). Each setting has its own connection pool.
-  const port = new URL(baseUrls[0] ?? 'http://127.0.0.1:1').port;
+  // with the simulator's plain HTTP fails, a failing target all along). Each setting has its own connection pool. It
+  // asks the simulator's last node, which no other target has.
+  const port = new URL(baseUrls[POOL] ?? 'http://127.0.0.1:1').port;
   lines.push(`  - { name: ${TLS_TARGET}, url: 'https://127.0.0.1:${port}', tls: { server_name: rotation-${tlsGeneration}.example } }`);
   return `${lines.join('\n')}\n`;
 }
@@ -614,11 +617,12 @@ try {
     'dist/main.js',
     'simulate',
     '--web.listen-address=127.0.0.1:0',
-    `--nodes=${POOL}`,
+    `--nodes=${POOL + 1}`,
     '--port-per-node',
     '--track-l1',
     `--time-scale=${opts['time-scale']}`,
     `--seed=${opts.seed}`,
+    ...(opts.peers !== undefined ? [`--peers=${opts.peers}`] : []),
   ]);
   simUrl = await waitFor(() => Promise.resolve(/control API at (http:\/\/\S+)\/sim\/nodes/.exec(sim.tail)?.[1]), 'the simulator', 120_000, sim);
   const simPort = Number(new URL(simUrl).port);
@@ -644,17 +648,7 @@ try {
     '--log.level=warn',
   ]);
   const ex = exporter;
-  await waitFor(async () => (await http(`${exporterUrl}/-/ready`)).status === 200, 'the first poll of every target', 300_000, ex);
-  // Every ring of recent polls full (five polls of each source): the node page's memory at its steady size.
-  await waitFor(
-    async () => {
-      const d = await debugState();
-      return d.state.nodes.recentPolls === 5 * d.state.nodes.sources;
-    },
-    'five polls of every source',
-    10 * SLOW_MS + 60_000,
-    ex,
-  );
+  await waitFor(async () => (await http(`${exporterUrl}/-/ready`)).status === 200, 'the first poll of every target', 10 * SLOW_MS + 120_000, ex);
   const base = await settle(undefined);
   marks.exact = base.exact;
   marks.baseline = outside(base.x);
