@@ -1,11 +1,12 @@
 // avalanchego-exporter: flags, wiring and signals (main.ts takes SIGHUP before this module loads).
 import { hostname } from 'node:os';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { ConfigError, closest, defaultConfig, loadConfigFile } from './config/load.js';
+import { ConfigError, closest } from './config/load.js';
+import { defaultConfig, loadConfigFile } from './sources/registry.js';
 import type { Config } from './config/schema.js';
 import { DEFAULT_LISTEN_ADDRESS, startExporter } from './exporter.js';
 import { SHARD_COUNT_ENV, ShardFlagError, resolveShard, type ShardSpec } from './shard.js';
-import { DEFAULT_MAX_CONNECTIONS } from './server/http.js';
+import { DEFAULT_MAX_CONNECTIONS } from './web/server.js';
 import { DEFAULT_MAX_SCRAPES } from './server/app.js';
 import { loadWebConfigFile, type WebConfig } from './web/config.js';
 import { LOG_FORMATS, LOG_LEVELS, createLogger, type LogFormat, type LogLevel } from './log.js';

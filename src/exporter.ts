@@ -3,11 +3,11 @@
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config/schema.js';
-import { Dispatchers } from './rpc/client.js';
+import { Dispatchers } from './rpc/sockets.js';
 import { Scheduler } from './scheduler/scheduler.js';
 import { createInstruments, createSelfRegistry, type ReloadState } from './metrics/self.js';
 import { createHandler } from './server/app.js';
-import { WebServer } from './server/http.js';
+import { WebServer } from './web/server.js';
 import { openWebConfig, type WebConfig } from './web/config.js';
 import { WebGuard } from './web/guard.js';
 import { VERSION, REVISION } from './version.js';

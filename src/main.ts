@@ -6,30 +6,33 @@
 // start-up as soon as the exporter runs. SIGTERM and SIGINT keep their default action until then (stop at once).
 import type { EarlySignals } from './cli.js';
 
-let asked = false;
-let onHup: (() => void) | undefined;
-const hup = (): void => {
-  if (onHup) onHup();
-  else asked = true;
-};
-process.on('SIGHUP', hup);
+/** Handles SIGHUP now, holding the ones that come until the CLI takes it over (or gives it back). */
+function takeSighup(): EarlySignals {
+  let asked = false;
+  let onHup: (() => void) | undefined;
+  const hup = (): void => {
+    if (onHup) onHup();
+    else asked = true;
+  };
+  process.on('SIGHUP', hup);
+  return {
+    get reloadAsked() {
+      return asked;
+    },
+    handOver(handler) {
+      onHup = handler;
+      if (asked) {
+        asked = false;
+        handler();
+      }
+    },
+    release() {
+      process.off('SIGHUP', hup);
+    },
+  };
+}
 
-const early: EarlySignals = {
-  get reloadAsked() {
-    return asked;
-  },
-  handOver(handler) {
-    onHup = handler;
-    if (asked) {
-      asked = false;
-      handler();
-    }
-  },
-  release() {
-    process.off('SIGHUP', hup);
-  },
-};
-
+const early = takeSighup();
 const { main } = await import('./cli.js');
 main(process.argv.slice(2), early).then(
   (code) => {

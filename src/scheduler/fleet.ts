@@ -45,10 +45,10 @@ export interface StateSizes {
   };
   /** Request bodies shared by the nodes. */
   requestBodies: number;
-  /** The process's request limiter. */
+  /** The process's request slots: held, and waited for. */
   limiter: { inFlight: number; queued: number };
-  /** undici agents (one a TLS setting), origins of the targets, their admissions and the requests queued there, sockets. */
-  dispatchers: { agents: number; origins: number; originLimiters: number; originQueued: number; openConnections: number };
+  /** undici agents (one a TLS setting), the origins admitted (rpc/admission.ts) and the requests queued for their slots, sockets. */
+  dispatchers: { agents: number; origins: number; originQueued: number; openConnections: number };
   /** Debug polls under way. */
   debugPolls: number;
 }

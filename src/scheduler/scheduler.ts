@@ -5,8 +5,9 @@ import { systemClock, type Clock } from '../clock.js';
 import { lazyChild } from '../log.js';
 import { nameHash } from '../util/hash.js';
 import type { Config, TargetConfig } from '../config/schema.js';
-import { RequestBodies, type Dispatchers } from '../rpc/client.js';
-import { Limiter } from '../rpc/limiter.js';
+import { Admission } from '../rpc/admission.js';
+import { RequestBodies } from '../rpc/client.js';
+import type { Dispatchers } from '../rpc/sockets.js';
 import { LabelTable } from '../metrics/render.js';
 import { renderChunks, renderNodes } from '../metrics/scrape.js';
 import type { FleetView } from '../metrics/self.js';
@@ -42,15 +43,16 @@ export function spreadFraction(name: string): number {
 
 export class Scheduler implements FleetView, FleetReader {
   private pollers = new Map<string, NodePoller>();
-  private readonly limiter: Limiter;
   private readonly clock: Clock;
   private readonly sources: ReadonlyArray<Source<unknown>>;
   private config: Config;
   private started = false;
   private readonly debugPolls = new Map<string, Promise<DebugStep[]>>();
   // What this exporter's nodes share, and no other exporter in the process: the poll timetable
-  // (due.ts), the request bodies (rpc/client.ts) and the label table (metrics/render.ts).
+  // (due.ts), the admission (rpc/admission.ts), the request bodies (rpc/client.ts) and the label
+  // table (metrics/render.ts).
   private readonly timetable = new DueQueue();
+  private readonly admission: Admission;
   private readonly bodies = new RequestBodies();
   private readonly labels = new LabelTable();
   /**
@@ -75,7 +77,9 @@ export class Scheduler implements FleetView, FleetReader {
   ) {
     this.clock = deps.clock ?? systemClock;
     this.sources = deps.sources ?? SOURCES;
-    this.limiter = new Limiter(config.maxConcurrentRequests);
+    this.admission = new Admission(config.maxConcurrentRequests, deps.dispatchers.maxConnections);
+    // The pools to each origin are as large as this exporter's origin layout says.
+    deps.dispatchers.sizePoolsBy(this.admission);
     this.config = config;
   }
 
@@ -107,17 +111,17 @@ export class Scheduler implements FleetView, FleetReader {
     }
     this.polledAtSweep = polled;
     this.deps.dispatchers.prune(this.config.targets.map((t) => t.tls));
+    this.admission.prune();
   }
 
   /** Applies a (re)loaded config: new targets start, removed ones stop, changed ones restart with fresh state. */
   async apply(config: Config): Promise<void> {
     this.config = config;
-    this.limiter.setMax(config.maxConcurrentRequests);
     if (this.started) await this.reconcile(config);
   }
 
   private async reconcile(config: Config): Promise<void> {
-    this.deps.dispatchers.setLayout(
+    this.admission.setLayout(
       config.targets.map((t) => t.url),
       config.maxConcurrentRequests,
       config.maxConnectionsPerOrigin,
@@ -138,7 +142,7 @@ export class Scheduler implements FleetView, FleetReader {
         target,
         {
           dispatchers: this.deps.dispatchers,
-          limiter: this.limiter,
+          admission: this.admission,
           clock: this.clock,
           sources: this.sources,
           timetable: this.timetable,
@@ -165,6 +169,7 @@ export class Scheduler implements FleetView, FleetReader {
     await Promise.all(stopping);
     // The pools of TLS settings the removed or changed targets alone had: closed now, not at the next sweep.
     this.deps.dispatchers.prune(config.targets.map((t) => t.tls));
+    this.admission.prune();
   }
 
   async stop(): Promise<void> {
@@ -193,6 +198,7 @@ export class Scheduler implements FleetView, FleetReader {
     // holds its source's state, poller.ts): the loop of a target a reload removed that was not taken off.
     const live = new Set<unknown>();
     for (const p of this.pollers.values()) for (const s of p.state.sources) live.add(s);
+    const admission = this.admission.sizes;
     let orphaned = 0;
     for (const item of this.timetable.items()) if (item !== this.sweeper && !live.has((item as { state?: unknown }).state)) orphaned++;
     return {
@@ -201,8 +207,13 @@ export class Scheduler implements FleetView, FleetReader {
       labelTable: this.labels.size,
       nodes,
       requestBodies: this.bodies.size,
-      limiter: { inFlight: this.limiter.inFlight, queued: this.limiter.queued },
-      dispatchers: { ...this.deps.dispatchers.sizes, openConnections: this.deps.dispatchers.openConnections },
+      limiter: { inFlight: this.admission.inFlight, queued: admission.processQueued },
+      dispatchers: {
+        agents: this.deps.dispatchers.agentCount,
+        origins: admission.origins,
+        originQueued: admission.originQueued,
+        openConnections: this.deps.dispatchers.openConnections,
+      },
       debugPolls: this.debugPolls.size,
     };
   }
@@ -212,12 +223,12 @@ export class Scheduler implements FleetView, FleetReader {
   }
 
   get requestsInFlight(): number {
-    return this.limiter.inFlight;
+    return this.admission.inFlight;
   }
 
   /** Requests waiting for a slot: of the process's limiter, and of their origin's (where a saturated fleet queues first). */
   get requestsQueued(): number {
-    return this.limiter.queued + this.deps.dispatchers.queuedForOrigins;
+    return this.admission.queued;
   }
 
   /**
@@ -261,7 +272,7 @@ export class Scheduler implements FleetView, FleetReader {
     if (!poller) return undefined;
     let running = this.debugPolls.get(name);
     if (!running) {
-      running = debugPoll(poller.target, poller.state, poller.client, this.clock).finally(() => this.debugPolls.delete(name));
+      running = debugPoll(poller, this.clock).finally(() => this.debugPolls.delete(name));
       this.debugPolls.set(name, running);
     }
     return running;

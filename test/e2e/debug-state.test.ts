@@ -6,7 +6,7 @@ import { getHeapStatistics } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import type { DebugState } from '../../src/server/debug-state.js';
-import { MAX_DEBUG_TRACE_CHARS, MAX_DEBUG_TRACES } from '../../src/server/app.js';
+import { DEBUG_FLOOR_MS, MAX_DEBUG_POLLS, MAX_DEBUG_TRACE_CHARS, MAX_DEBUG_TRACES } from '../../src/server/app.js';
 import { startFakeNode, waitFor, type FakeNode } from '../helpers/fake-node.js';
 import { closeAfterEach, startTestExporter, waitForPolls, type TestExporter } from '../helpers/exporter.js';
 
@@ -69,7 +69,7 @@ describe('GET /-/debug/state', () => {
     // node-0 validates the primary network (every third node does): its answered uptime and its validator set are
     // remembered (until 7 days after it leaves).
     expect(state.state.nodes.remembered).toBe(2);
-    expect(state.state.dispatchers).toMatchObject({ agents: 1, origins: 1, originLimiters: 1 });
+    expect(state.state.dispatchers).toMatchObject({ agents: 1, origins: 1 });
     expect(state.server.debugTraces).toEqual({ entries: 0, bytes: 0 });
 
     // A debug probe's trace is kept for its floor, and counted.
@@ -86,7 +86,7 @@ describe('GET /-/debug/state', () => {
     const chains = Array.from({ length: 600 }, (_, i) => `c${i}`).join(', ');
     const targets = Array.from({ length: MAX_DEBUG_TRACES + 1 }, (_, i) => `  - { name: t${i}, url: '${url}' }\n`).join('');
     exporter = await startTestExporter(
-      `defaults: { interval: 2s, timeout: 1s, index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false }, evm: { enabled: false }, proposervm: { enabled: false } }
+      `defaults: { interval: 60s, timeout: 1s, index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false }, evm: { enabled: false }, proposervm: { enabled: false } }
 targets:
 ${targets}  - { name: long, url: '${url}', evm: { enabled: true, chains: [${chains}] } }
 `,
@@ -101,7 +101,13 @@ ${targets}  - { name: long, url: '${url}', evm: { enabled: true, chains: [${chai
     expect(state.server.debugTraces.entries).toBe(1);
     expect(state.server.debugTraces.bytes).toBe(2 * MAX_DEBUG_TRACE_CHARS);
     // Fill past the count: the traces of `long` and t0 … t62 are kept; t63 and t64 are refused until a floor passes.
-    for (let i = 0; i < MAX_DEBUG_TRACES - 1; i++) expect((await probe(`t${i}`)).status).toBe(200);
+    // MAX_DEBUG_POLLS at a time, so that the whole fill takes well under the floor (DEBUG_FLOOR_MS) on a busy machine.
+    const started = performance.now();
+    for (let i = 0; i < MAX_DEBUG_TRACES - 1; i += MAX_DEBUG_POLLS) {
+      const batch = Array.from({ length: Math.min(MAX_DEBUG_POLLS, MAX_DEBUG_TRACES - 1 - i) }, (_, k) => probe(`t${i + k}`));
+      for (const r of await Promise.all(batch)) expect(r.status).toBe(200);
+    }
+    expect(performance.now() - started, 'the fill within the floor').toBeLessThan(DEBUG_FLOOR_MS);
     state = await debugState(ex);
     expect(state.server.debugTraces.entries).toBe(MAX_DEBUG_TRACES);
     const refused = await probe(`t${MAX_DEBUG_TRACES - 1}`);
@@ -109,9 +115,9 @@ ${targets}  - { name: long, url: '${url}', evm: { enabled: true, chains: [${chai
     expect(await refused.text()).toContain(`${MAX_DEBUG_TRACES} targets within`);
     // A target whose trace is kept still gets it (no new poll of its node).
     expect((await probe('t0')).status).toBe(200);
-    // Once their floor has passed (the interval, 2 s, shorter than DEBUG_FLOOR_MS) the traces go, and another target
-    // is polled.
-    await waitFor(async () => (await debugState(ex)).server.debugTraces.entries === 0, 'every kept trace gone after its floor', 10_000);
+    // Once their floor has passed (DEBUG_FLOOR_MS, shorter than the interval) the traces go, and another target is
+    // polled.
+    await waitFor(async () => (await debugState(ex)).server.debugTraces.entries === 0, 'every kept trace gone after its floor', 3 * DEBUG_FLOOR_MS);
     expect((await probe(`t${MAX_DEBUG_TRACES}`)).status).toBe(200);
   }, 30_000);
 });

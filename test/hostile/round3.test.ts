@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import bcrypt from 'bcryptjs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseConfigText } from '../../src/config/load.js';
+import { parseConfigText } from '../../src/sources/registry.js';
 import { MAX_BCRYPT_COST, parseWebConfigText, type WebConfig } from '../../src/web/config.js';
 import { WebGuard } from '../../src/web/guard.js';
 import { MAIN, ROOT } from '../deploy/lib.js';
