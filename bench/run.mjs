@@ -15,7 +15,7 @@
 //   npm run bench -- --quick           1,000 nodes at a 5 s interval (< 60 s)
 //   npm run bench -- --sizes=10000 --cpu-prof=10000   write a CPU profile of the exporter to bench/profiles/
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
