@@ -91,22 +91,8 @@ const log = (message) => process.stderr.write(`[soak ${((performance.now() - T0)
 /** @param {unknown} line */
 const emit = (line) => process.stdout.write(`${JSON.stringify(line)}\n`);
 
-/**
- * A seeded PRNG (mulberry32), so a seed gives the same churn.
- * @param {string} seedText
- */
-function prng(seedText) {
-  let a = 2166136261;
-  for (let i = 0; i < seedText.length; i++) a = Math.imul(a ^ seedText.charCodeAt(i), 16777619) >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const random = prng(opts.seed);
+/** The churn's random numbers: the simulator's seeded PRNG (dist/, once built), so a seed gives the same churn. */
+let random = Math.random;
 /**
  * `k` items of `list`, chosen at random.
  * @template T
@@ -606,6 +592,8 @@ let churnStart = 0;
 const scrapers = [];
 try {
   ensureBuilt(log);
+  const [{ prng }, { nameHash }] = await Promise.all([import('../dist/simulator/ids.js'), import('../dist/util/hash.js')]);
+  random = prng(nameHash(opts.seed)[0]);
   log(
     `soak: ${NODES} nodes (${POOL} simulated), ${MINUTES} minutes of churn; intervals ${INTERVAL_MS / 1000} s and ${SLOW_MS / 1000} s; a reload every ${RELOAD_MS / 1000} s (${CHURN} out, ${CHURN} in, ${RENAMES} renamed); ${FLIPS} scenario flips a reload; a restore every ${RESTORE_MS / 60_000} minutes and at the end`,
   );
