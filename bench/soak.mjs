@@ -17,7 +17,7 @@
 //
 //   npm run soak                          1,000 nodes for 60 minutes (about 75 minutes in all): run it ALONE
 //   npm run soak -- --minutes=5           a short check
-//   node bench/soak.mjs --nodes=100 --minutes=1 --interval=3s --slow-interval=6s --index=C/block --peers=50 \
+//   node bench/soak.mjs --nodes=100 --minutes=1 --interval=5s --slow-interval=10s --index=C/block --peers=50 \
 //     --reload-every=5s --sample-every=20s --restore-every=30s --warmup=25s      the CI size (test/soak/soak.test.ts)
 // Every process runs on loopback and is stopped by PID; the config lives in a temporary folder.
 import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -187,6 +187,7 @@ function writeConfig(text) {
  *     limiter: { inFlight: number, queued: number },
  *     dispatchers: { agents: number, origins: number, originQueued: number, openConnections: number },
  *     debugPolls: number,
+ *     pollsUnderWay: number,
  *   },
  *   server: { debugTraces: { entries: number, bytes: number }, scrapes: { serving: number, heldBytes: number } },
  * }} DebugState
@@ -325,6 +326,8 @@ function outside(x) {
     handles: x.d.resources.handles,
     handles_other: x.d.resources.handles - tcp,
     timers: x.d.resources.timers,
+    // Less the deadline timer of each poll under way (they come and go with the polls).
+    timers_other: x.d.resources.timers - x.d.state.pollsUnderWay,
     series: x.s.nodeSeries + x.s.selfSeries,
     node_series: x.s.nodeSeries,
     error_series: x.s.errorSeries,
@@ -521,7 +524,7 @@ const restores = [];
 /**
  * What the run compares with: the baseline's exact counts, and the samples of the baseline, the warm restore and the
  * last restore.
- * @type {{ exact?: Record<string, number | boolean>, baseline?: Outside, warm?: Outside, last?: Outside }}
+ * @type {{ exact?: Record<string, number | boolean>, steady?: boolean, baseline?: Outside, warm?: Outside, last?: Outside }}
  */
 const marks = {};
 const minutesNow = () => (performance.now() - T0) / 60_000;
@@ -535,16 +538,22 @@ async function settle(target) {
   const started = performance.now();
   /** @type {Record<string, number | boolean> | undefined} */
   let previous;
+  let skippedBefore = -1;
   for (;;) {
     const x = await sample();
     const exact = exactOf(x.d, x.s);
     const goal = target ?? previous;
     const diff = goal ? Object.keys(exact).filter((k) => exact[k] !== goal[k]) : ['first sample'];
+    // The baseline is of an exporter that keeps up: every source of every target has polled, and no poll was skipped
+    // as saturated since the last sample (a saturated exporter's counts move with the polls it skips).
+    if (target === undefined && exact.line_blocks !== exact.sources) diff.push('a source not polled yet');
+    if (target === undefined && x.s.skipped !== skippedBefore) diff.push('polls skipped as saturated');
+    skippedBefore = x.s.skipped;
     if (diff.length === 0) return { x, exact, matched: true, diff: {}, seconds: (performance.now() - started) / 1000 };
-    if (performance.now() - started > SETTLE_MS) {
+    if (performance.now() - started > (target === undefined ? 2 * SETTLE_MS : SETTLE_MS)) {
       /** @type {Record<string, [unknown, unknown]>} */
       const d = {};
-      for (const k of diff) d[k] = [goal?.[k], exact[k]];
+      for (const k of diff) d[k] = k in exact ? [goal?.[k], exact[k]] : [true, false];
       return { x, exact, matched: false, diff: d, seconds: (performance.now() - started) / 1000 };
     }
     previous = exact;
@@ -638,7 +647,16 @@ try {
   const base = await settle(undefined);
   marks.exact = base.exact;
   marks.baseline = outside(base.x);
-  emit({ phase: 'baseline', minute: round(minutesNow()), settled_s: round(base.seconds), ...marks.baseline, exact: marks.exact });
+  marks.steady = base.matched;
+  emit({
+    phase: 'baseline',
+    minute: round(minutesNow()),
+    settled_s: round(base.seconds),
+    steady: base.matched,
+    ...(base.matched ? {} : { why_not: base.diff }),
+    ...marks.baseline,
+    exact: marks.exact,
+  });
 
   for (let i = 0; i < Number(opts.scrapers); i++) scrapers.push(scraper(i % 2 === 0));
   churnStart = performance.now();
@@ -705,7 +723,8 @@ try {
   const seriesRestored =
     restores.length > 0 &&
     restores.every((r) => !('node_series' in /** @type {object} */ (r.diff)) && !('nodes_served' in /** @type {object} */ (r.diff)));
-  const stateRestored = restores.every((r) => r.matched === true);
+  // A baseline never steady (every source polled, no poll skipped) is no baseline: nothing is said restored to it.
+  const stateRestored = marks.steady && restores.every((r) => r.matched === true);
   const summary = {
     summary: true,
     minutes: MINUTES,
@@ -730,8 +749,10 @@ try {
     handle_delta: last.handles - base0.handles,
     handle_other_delta: last.handles_other - base0.handles_other,
     timer_delta: last.timers - base0.timers,
+    timer_other_delta: last.timers_other - base0.timers_other,
     socket_delta: last.sockets_sim - base0.sockets_sim,
-    series_baseline_restored: seriesRestored,
+    baseline_steady: marks.steady,
+    series_baseline_restored: marks.steady && seriesRestored,
     state_baseline_restored: stateRestored,
     baseline: base0,
     warm,

@@ -51,6 +51,8 @@ export interface StateSizes {
   dispatchers: { agents: number; origins: number; originQueued: number; openConnections: number };
   /** Debug polls under way. */
   debugPolls: number;
+  /** Polls under way (scheduled and debug), each holding its deadline's timer: the timers that come and go with polls. */
+  pollsUnderWay: number;
 }
 
 export interface FleetReader {

@@ -98,6 +98,8 @@ export class NodePoller {
   private readonly door: NodeAdmission;
   readonly state: NodeState;
   private stopped = false;
+  /** Polls under way through the boundary (scheduled and debug): each holds one deadline timer until it ends. */
+  private armed = 0;
   /** Aborted by stop(): polls under way end at once (one waiting for a slot may otherwise wait out its interval). */
   private readonly stopping = new AbortController();
   /** The context of a scheduled poll, made once a node (not a closure a poll). */
@@ -174,7 +176,15 @@ export class NodePoller {
    */
   bounded(s: SourceState, context: (poll: PollHandle) => PollContext, into: PollOutcome, overdue = false): Promise<void> {
     const deadline = new PollDeadline(this.target.timeoutMs, s.intervalMs, this.stopping.signal, this.door, overdue);
-    return pollBounded(s.source, this.target, context, into, deadline);
+    this.armed++;
+    return pollBounded(s.source, this.target, context, into, deadline).finally(() => {
+      this.armed--;
+    });
+  }
+
+  /** Polls under way, each with its deadline's timer (the debug state endpoint tells these timers from others). */
+  get pollsUnderWay(): number {
+    return this.armed;
   }
 
   /** Schedules the loop's next poll, due `delayMs` from now; its start is compared with that due time. */

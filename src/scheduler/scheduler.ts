@@ -181,8 +181,10 @@ export class Scheduler implements FleetView, FleetReader {
   /** What the exporter keeps, by kind and key: counts, and bytes where they are kept apart (the debug state endpoint). */
   stateSizes(): StateSizes {
     const nodes = { sources: 0, recentPolls: 0, errorReasons: 0, remembered: 0, lineBlocks: 0, lineBytes: 0, preparedCalls: 0 };
+    let pollsUnderWay = 0;
     for (const p of this.pollers.values()) {
       nodes.preparedCalls += p.client.preparedCalls;
+      pollsUnderWay += p.pollsUnderWay;
       for (const s of p.state.sources) {
         nodes.sources++;
         nodes.recentPolls += s.recent.length;
@@ -215,6 +217,7 @@ export class Scheduler implements FleetView, FleetReader {
         openConnections: this.deps.dispatchers.openConnections,
       },
       debugPolls: this.debugPolls.size,
+      pollsUnderWay,
     };
   }
 

@@ -12,8 +12,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 const ARGS = [
   '--nodes=100',
   '--minutes=1',
-  '--interval=3s',
-  '--slow-interval=6s',
+  // Long enough that 100 nodes with every source do not saturate a busy 2-core machine (at 3 s and 6 s one did: a
+  // baseline of polls skipped is no baseline).
+  '--interval=5s',
+  '--slow-interval=10s',
   '--index=C/block',
   '--peers=50',
   '--reload-every=5s',
@@ -43,7 +45,7 @@ interface Restore {
   diff: Record<string, [unknown, unknown]>;
   heap_after_gc_mb: number;
   fds_other: number;
-  timers: number;
+  timers_other: number;
 }
 
 interface Summary {
@@ -51,11 +53,12 @@ interface Summary {
   reloads: number;
   scenario_flips: number;
   restores: number;
+  baseline_steady: boolean;
   series_baseline_restored: boolean;
   state_baseline_restored: boolean;
   heap_restore_vs_warm_pct: number;
   fd_other_delta: number;
-  timer_delta: number;
+  timer_other_delta: number;
   scrape_errors: number;
 }
 
@@ -79,18 +82,20 @@ describe('the soak at CI size (bench/soak.mjs)', () => {
       const summary = lines.at(-1) as Summary | undefined;
       expect(summary?.summary, out.slice(-2000)).toBe(true);
       if (!summary) return;
-      expect(summary.reloads).toBeGreaterThanOrEqual(8);
-      expect(summary.scenario_flips).toBeGreaterThanOrEqual(30);
+      // Churn before each return (a reload waits for the exporter to serve it: fewer than 12 on a busy machine).
+      expect(summary.reloads, out).toBeGreaterThanOrEqual(4);
+      expect(summary.scenario_flips, out).toBeGreaterThanOrEqual(20);
       expect(summary.restores).toBe(2);
+      expect(summary.baseline_steady, `the baseline: every source polled, no poll skipped\n${out}`).toBe(true);
       // Each return to the original config: every count back, else what was not (the baseline's and the value).
       for (const r of restores) expect({ why: r.why, diff: r.diff }).toEqual({ why: r.why, diff: {} });
       expect(summary.series_baseline_restored).toBe(true);
       expect(summary.state_baseline_restored).toBe(true);
       expect(Math.abs(summary.heap_restore_vs_warm_pct), 'the heap after collection against its warm value (%)').toBeLessThanOrEqual(5);
       expect(summary.fd_other_delta, 'descriptors other than sockets to the nodes').toBe(0);
-      expect(summary.timer_delta, 'timers').toBe(0);
+      expect(summary.timer_other_delta, 'timers other than the deadlines of polls under way').toBe(0);
       expect(summary.scrape_errors).toBe(0);
     },
-    360_000,
+    600_000,
   );
 });
