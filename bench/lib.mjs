@@ -1,13 +1,46 @@
 // Helpers of the fleet benchmark: child processes stopped by PID, CPU and RSS
-// read from /proc, waiting with deadlines, Prometheus text parsing.
+// read from /proc, waiting with deadlines, Prometheus text parsing; for the soak, descriptors and sockets
+// from /proc, a line fit and duration flags.
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync, readlinkSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export { sleep };
 
 export const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+
+/**
+ * Builds dist/ when a file under src/ is newer than dist/main.js (the benchmarks run the built exporter).
+ * @param {(message: string) => void} log
+ */
+export function ensureBuilt(log) {
+  /**
+   * The newest modification time under a directory.
+   * @param {string} d
+   * @returns {number}
+   */
+  const newest = (d) => {
+    let t = 0;
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      t = Math.max(t, e.isDirectory() ? newest(p) : statSync(p).mtimeMs);
+    }
+    return t;
+  };
+  let built = 0;
+  try {
+    built = statSync('dist/main.js').mtimeMs;
+  } catch {
+    // not built
+  }
+  if (newest('src') > built) {
+    log('building dist/ (a source file is newer) …');
+    const r = spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
+    if (r.status !== 0) throw new Error('npm run build failed');
+  }
+}
 
 /**
  * An ephemeral loopback port (closed again before it is handed out).
@@ -282,4 +315,85 @@ export function jsonNumbers(line, what) {
     if (typeof x !== 'number') throw new Error(`${what} printed no number ${key}: ${line}`);
     return x;
   };
+}
+
+/**
+ * Open file descriptors of a process, from /proc/<pid>/fd.
+ * @param {number} pid
+ */
+export function fdCount(pid) {
+  return readdirSync(`/proc/${pid}/fd`).length;
+}
+
+/**
+ * The process's TCP sockets (IPv4 and IPv6) connected to one of `ports` on loopback, from the socket inodes of
+ * /proc/<pid>/fd and the connection table of /proc/<pid>/net/tcp{,6}.
+ * @param {number} pid
+ * @param {ReadonlySet<number>} ports remote ports
+ */
+export function socketsTo(pid, ports) {
+  /** @type {Set<string>} */
+  const inodes = new Set();
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+      if (m?.[1]) inodes.add(m[1]);
+    } catch {
+      // closed between the listing and the read
+    }
+  }
+  let n = 0;
+  for (const table of ['tcp', 'tcp6']) {
+    /** @type {string[]} */
+    let lines;
+    try {
+      lines = readFileSync(`/proc/${pid}/net/${table}`, 'utf8').split('\n').slice(1);
+    } catch {
+      continue;
+    }
+    for (const line of lines) {
+      const f = line.trim().split(/\s+/);
+      const remote = f[2];
+      const inode = f[9];
+      if (remote === undefined || inode === undefined || !inodes.has(inode)) continue;
+      if (ports.has(parseInt(remote.slice(remote.lastIndexOf(':') + 1), 16))) n++;
+    }
+  }
+  return n;
+}
+
+/**
+ * Least-squares line through points: its slope, its value at the points' mean x, and the residuals' standard deviation.
+ * @param {ReadonlyArray<readonly [number, number]>} points [x, y]
+ * @returns {{ slope: number, mean: number, residualStd: number, n: number }}
+ */
+export function linearFit(points) {
+  const n = points.length;
+  if (n < 2) return { slope: NaN, mean: n === 1 ? (points[0]?.[1] ?? NaN) : NaN, residualStd: NaN, n };
+  const mx = points.reduce((a, [x]) => a + x, 0) / n;
+  const my = points.reduce((a, [, y]) => a + y, 0) / n;
+  let sxy = 0;
+  let sxx = 0;
+  for (const [x, y] of points) {
+    sxy += (x - mx) * (y - my);
+    sxx += (x - mx) ** 2;
+  }
+  const slope = sxx > 0 ? sxy / sxx : NaN;
+  let ss = 0;
+  for (const [x, y] of points) ss += (y - (my + slope * (x - mx))) ** 2;
+  return { slope, mean: my, residualStd: Math.sqrt(ss / Math.max(1, n - 2)), n };
+}
+
+/**
+ * A duration flag: `90s`, `2m`, `1.5m`, `500ms`, or a bare number of `unit`.
+ * @param {string} text
+ * @param {string} flag the flag's name, in errors
+ * @param {'s' | 'm'} unit what a bare number means
+ * @returns {number} milliseconds
+ */
+export function parseDuration(text, flag, unit) {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
+  if (!m) throw new Error(`--${flag}=${text} is not a duration (e.g. 90s, 2m, 500ms)`);
+  const scale = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+  return Number(m[1]) * scale[/** @type {'ms' | 's' | 'm' | 'h'} */ (m[2] ?? unit)];
 }

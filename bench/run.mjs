@@ -16,13 +16,14 @@
 //   npm run bench -- --sizes=10000 --cpu-prof=10000   write a CPU profile of the exporter to bench/profiles/
 //   npm run bench -- --no-node-metrics  without the node_metrics row (bench/node-metrics.mjs, ~2 min)
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Agent, request } from 'undici';
 import {
   Procs,
+  ensureBuilt,
   bucketDelta,
   cpuSeconds,
   freePort,
@@ -183,33 +184,6 @@ for (const sig of ['SIGINT', 'SIGTERM']) {
 }
 
 /** Builds dist/ when a source file is newer than it (so `npm run bench` measures the tree as it is). */
-function ensureBuilt() {
-  /**
-   * The newest modification time under a directory.
-   * @param {string} d
-   * @returns {number}
-   */
-  const newest = (d) => {
-    let t = 0;
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const p = join(d, e.name);
-      t = Math.max(t, e.isDirectory() ? newest(p) : statSync(p).mtimeMs);
-    }
-    return t;
-  };
-  let built = 0;
-  try {
-    built = statSync('dist/main.js').mtimeMs;
-  } catch {
-    // not built
-  }
-  if (newest('src') > built) {
-    log('building dist/ (a source file is newer) …');
-    const r = spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
-    if (r.status !== 0) throw new Error('npm run build failed');
-  }
-}
-
 /**
  * @param {string} url
  * @param {Record<string, string>} [headers]
@@ -262,7 +236,7 @@ function startNode(name, args, nodeFlags = []) {
 }
 
 // ---------------------------------------------------------------------------
-ensureBuilt();
+ensureBuilt(log);
 const t0 = performance.now();
 const maxNodes = Math.max(...SIZES);
 log(

@@ -31,6 +31,7 @@ const FLAGS = {
   'web.enable-lifecycle': { type: 'boolean', default: false },
   'web.allowed-hosts': { type: 'string' },
   'runtime.heap-growing-percent': { type: 'string', default: String(DEFAULT_HEAP_GROWING_PERCENT) },
+  'web.enable-debug-state': { type: 'boolean' },
   'log.level': { type: 'string', default: 'info' },
   'log.format': { type: 'string', default: 'json' },
   version: { type: 'boolean', short: 'v' },
@@ -72,6 +73,10 @@ Flags:
                                before a full garbage collection; 0 (the default) leaves it to V8,
                                which lets a large fleet's heap grow to several times its live
                                size. A value such as 40 trades CPU for memory (docs/performance.md).
+  --web.enable-debug-state     Serve GET /-/debug/state: a full garbage collection, then the heap
+                               used after it and the sizes of the exporter's own tables and queues,
+                               as JSON (for soak tests; each request stops the process for the
+                               collection). Off by default.
   --log.level=LEVEL            ${LOG_LEVELS.join(', ')} (default info).
   --log.format=FORMAT          ${LOG_FORMATS.join(', ')} (default json); logfmt as Prometheus' own exporters.
   -v, --version                Print the version and exit.
@@ -252,6 +257,7 @@ export async function main(argv: string[], early?: EarlySignals): Promise<number
       telemetryPath,
       enableLifecycle: values['web.enable-lifecycle'],
       ...(allowedHosts.length > 0 ? { allowedHosts } : {}),
+      ...(values['web.enable-debug-state'] ? { debugState: true } : {}),
       ...(file ? { loadConfig: load } : {}),
       ...(webConfig ? { webConfig, loadWebConfig: loadWeb } : {}),
     });

@@ -37,6 +37,8 @@ export interface ExporterOptions {
   enableLifecycle?: boolean;
   /** The host names the exporter answers to (--web.allowed-hosts; default any). */
   allowedHosts?: readonly string[];
+  /** Serve GET /-/debug/state (--web.enable-debug-state; off by default). */
+  debugState?: boolean;
 }
 
 export interface RunningExporter {
@@ -159,6 +161,7 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
     onDebugProbeRefused: () => instruments.debugProbesRefused.inc(),
     ...(options.telemetryPath ? { telemetryPath: options.telemetryPath } : {}),
     logger,
+    ...(options.debugState ? { debugState: true } : {}),
   });
   const web = new WebServer({ handler, web: webConfig, logger, ...(options.maxConnections ? { maxConnections: options.maxConnections } : {}) });
   // Rejects with a ListenError (one line for the operator) before any poll has started.

@@ -40,8 +40,9 @@ interface Block extends LineBlock {
    * length), and the series at this position in the block (block order: by family, then add order).
    */
   readonly ints: Uint32Array;
-  /** The label table its keys are ids of: a builder with another table rebuilds the block rather than update it. */
+  /** The label table its keys are ids of, and its generation: a builder with another rebuilds the block rather than update it. */
   table: LabelTable;
+  generation: number;
 }
 
 /**
@@ -82,32 +83,67 @@ export class NodeLabel {
   }
 }
 
-// A series' key is its label set's id × FAMILY_SLOTS + its family (an exact integer: ids stay under MAX_LABEL_SETS).
+// A series' key is its label set's id × FAMILY_SLOTS + its family (an exact integer: ids stay under MAX_LABEL_ID).
 const FAMILY_SLOTS = 2 ** Math.ceil(Math.log2(FAMILIES + 1));
 const UNCACHED = 0xffffffff;
-const MAX_LABEL_SETS = 100_000;
+/** Label sets held at once at most (past it a new set's text is built at every poll, as a cut one's). */
+export const MAX_LABEL_SETS = 100_000;
+/** Trie nodes at most: a label set of n labels takes up to 2n. */
+const MAX_TRIE_NODES = 4 * MAX_LABEL_SETS;
+/** The highest id a key can hold; a table that has given nearly all starts again at a sweep (LabelTable.generation). */
+export const MAX_LABEL_ID = Math.floor(UNCACHED / FAMILY_SLOTS) - 1;
 
 interface LabelTrie {
+  /** The id of the label set that ends here, or -1 (0: the root, no label but the node's). */
   id: number;
+  /** The table's epoch in which that set was last looked up (LabelTable.sweep). */
+  used: number;
   next?: Map<string, LabelTrie>;
 }
 
+/** A label set's text after the node label (`,check="network"} `) and its length in bytes. */
+interface LabelSetText {
+  readonly text: string;
+  readonly bytes: number;
+}
+
+/** What one exporter's label table holds (the debug state endpoint). */
+export interface LabelTableSize {
+  sets: number;
+  trieNodes: number;
+  /** Bytes of the sets' texts (UTF-8). */
+  textBytes: number;
+}
+
+const NO_LABELS: LabelSetText = { text: '} ', bytes: 2 };
+
 /**
- * The label sets one exporter has seen. The text after the node label, up to the value
+ * The label sets one exporter's nodes serve. The text after the node label, up to the value
  * (`,check="network"} ` or `} `), is the same for every node that reports that label set: each
  * distinct set gets an id and its escaped text once, found again through a trie of label names and
- * values (no string is built to look it up). Label values come from the nodes (check and chain
- * names), so the table is capped: past the cap a label set's text is built at every poll, as for a
- * value the series limits cut. One per exporter (its Scheduler's): the ids in a node's blocks are
- * this table's.
+ * values (no string is built to look it up). One per exporter (its Scheduler's): the ids in a node's
+ * blocks are this table's.
+ *
+ * Label values come from the nodes (check and chain names, node IDs), and they churn: a node whose ID
+ * changes, a chain that goes, a release that renames its checks. A set no node has served for a
+ * whole epoch goes at the next sweep (the Scheduler sweeps once per two of its longest poll interval),
+ * so the table holds the sets served now, not every set ever seen. Ids are never given twice within
+ * a generation: a block that still holds the id of a swept set (a node whose polls were skipped)
+ * finds its key changed at its next poll and is rebuilt, never updated under another set's text.
+ * The table is capped at MAX_LABEL_SETS sets at once: past the cap a set's text is built at every
+ * poll, as for a value the series limits cut.
  */
 export class LabelTable {
-  private readonly root: LabelTrie = { id: 0 };
+  private root: LabelTrie = { id: 0, used: 0 };
   private trieNodes = 1;
-  /** The text of each label set, by id (id 0: no label but the node's). */
-  readonly text: string[] = ['} '];
-  /** Its length in bytes, by id. */
-  readonly bytes: number[] = [2];
+  private readonly texts = new Map<number, LabelSetText>([[0, NO_LABELS]]);
+  private textBytes = NO_LABELS.bytes;
+  private epoch = 0;
+  /** Bumped when the ids start again (all given): a block of another generation is rebuilt. */
+  generation = 0;
+
+  /** @param nextId the first id to give (a test starts near the last one) */
+  constructor(private nextId = 1) {}
 
   /** The id of a label set none of whose values the limit cuts, or UNCACHED (a cut value, or the table is full). */
   id(labels: Record<string, string>, maxLength: number | undefined): number {
@@ -123,21 +159,77 @@ export class LabelTable {
       node = byValue;
     }
     if (node.id < 0) {
-      if (this.text.length >= MAX_LABEL_SETS) return UNCACHED;
+      // Full, or every id given (the next sweep starts a new generation; not now: a poll's builder may hold ids).
+      if (this.texts.size > MAX_LABEL_SETS || this.nextId > MAX_LABEL_ID) return UNCACHED;
       const text = labelText(labels, undefined).text;
-      node.id = this.text.length;
-      this.text.push(text);
-      this.bytes.push(Buffer.byteLength(text));
+      node.id = this.nextId++;
+      const entry = { text, bytes: Buffer.byteLength(text) };
+      this.texts.set(node.id, entry);
+      this.textBytes += entry.bytes;
     }
+    node.used = this.epoch;
     return node.id;
+  }
+
+  /** The text of a set by id (an id this table gave and still holds). */
+  text(id: number): LabelSetText {
+    const entry = this.texts.get(id);
+    if (!entry) throw new Error(`label set ${id} is not in the table`);
+    return entry;
+  }
+
+  /**
+   * Drops the sets not looked up since the last sweep (no poll has served them for a whole epoch),
+   * and the trie nodes that led only to them; starts the next epoch. Returns the sets dropped.
+   */
+  sweep(): number {
+    const before = this.texts.size;
+    // Nearly every id given (about 30 million sets in the process's life): ids start again, in a new generation.
+    if (this.nextId > MAX_LABEL_ID * 0.9) this.restart();
+    else this.prune(this.root);
+    this.epoch++;
+    return before - this.texts.size;
+  }
+
+  get size(): LabelTableSize {
+    // The root's empty set is always there: it is not counted.
+    return { sets: this.texts.size - 1, trieNodes: this.trieNodes - 1, textBytes: this.textBytes - NO_LABELS.bytes };
+  }
+
+  /** Prunes `node`'s subtree; whether `node` is still needed. */
+  private prune(node: LabelTrie): boolean {
+    if (node.next) {
+      for (const [part, child] of node.next) {
+        if (this.prune(child)) continue;
+        node.next.delete(part);
+        this.trieNodes--;
+      }
+      if (node.next.size === 0) delete node.next;
+    }
+    if (node.id > 0 && node.used < this.epoch) {
+      this.textBytes -= this.texts.get(node.id)?.bytes ?? 0;
+      this.texts.delete(node.id);
+      node.id = -1;
+    }
+    return node.id >= 0 || node.next !== undefined;
+  }
+
+  private restart(): void {
+    this.root = { id: 0, used: this.epoch };
+    this.trieNodes = 1;
+    this.texts.clear();
+    this.texts.set(0, NO_LABELS);
+    this.textBytes = NO_LABELS.bytes;
+    this.nextId = 1;
+    this.generation++;
   }
 
   private step(node: LabelTrie, part: string): LabelTrie | undefined {
     let next = node.next?.get(part);
     if (!next) {
-      if (this.trieNodes >= 4 * MAX_LABEL_SETS) return undefined;
+      if (this.trieNodes >= MAX_TRIE_NODES) return undefined;
       this.trieNodes++;
-      next = { id: -1 };
+      next = { id: -1, used: this.epoch };
       (node.next ??= new Map()).set(part, next);
     }
     return next;
@@ -264,7 +356,7 @@ export class LinesBuilder {
     this.s = undefined;
     try {
       const old = reuse as Block | undefined;
-      if (old && old.table === this.labels && sameSeries(old, s) && update(old, s)) return old;
+      if (old && old.table === this.labels && old.generation === this.labels.generation && sameSeries(old, s) && update(old, s)) return old;
       return rebuild(old, s, this.label, this.labels);
     } finally {
       s.n = 0;
@@ -400,6 +492,7 @@ function newBlock(series: number, capacity: number, table: LabelTable): Block {
     bytes: Buffer.from(memory, meta, capacity),
     count: 0,
     table,
+    generation: table.generation,
   };
 }
 
@@ -415,7 +508,7 @@ function rebuild(reuse: Block | undefined, s: Scratch, label: NodeLabel, table: 
     const family = families[k] as number;
     const text = formatValue(s.values[k] as number);
     formatted[k] = text;
-    const labelBytes = key === UNCACHED ? Buffer.byteLength(texts[k] as string) : (table.bytes[Math.floor(key / FAMILY_SLOTS)] as number);
+    const labelBytes = key === UNCACHED ? Buffer.byteLength(texts[k] as string) : table.text(Math.floor(key / FAMILY_SLOTS)).bytes;
     perFamily[family + 1] = (perFamily[family + 1] as number) + 1;
     size += (OPENS[family] as string).length + label.bytes + labelBytes + text.length + 1;
   }
@@ -423,6 +516,7 @@ function rebuild(reuse: Block | undefined, s: Scratch, label: NodeLabel, table: 
   const fits = reuse !== undefined && reuse.bytes.length >= size && reuse.values.length >= n;
   const block: Block = fits ? reuse : newBlock(n + (n >>> 3), size + (size >>> 4), table);
   block.table = table;
+  block.generation = table.generation;
   const { bytes, ends, values, ints } = block;
   // Positions in block order: perFamily[f] is the next free slot of family f.
   for (let k = 0; k < n; k++) {
@@ -440,7 +534,7 @@ function rebuild(reuse: Block | undefined, s: Scratch, label: NodeLabel, table: 
       const key = keys[k] as number;
       at += bytes.write(OPENS[family] as string, at, 'latin1');
       at += bytes.write(label.text, at, 'utf8');
-      at += bytes.write(key === UNCACHED ? (texts[k] as string) : (table.text[Math.floor(key / FAMILY_SLOTS)] as string), at, 'utf8');
+      at += bytes.write(key === UNCACHED ? (texts[k] as string) : table.text(Math.floor(key / FAMILY_SLOTS)).text, at, 'utf8');
       const text = formatted[k] as string;
       ints[k * 3] = key;
       ints[k * 3 + 1] = packValue(at, text.length);

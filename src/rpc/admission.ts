@@ -155,6 +155,23 @@ export class Admission {
     return n;
   }
 
+  /** What the admission keeps (the debug state endpoint): its origins, the requests waiting for the process's slots and for their origins'. */
+  get sizes(): { origins: number; processQueued: number; originQueued: number } {
+    let originQueued = 0;
+    for (const origin of this.origins.values()) originQueued += origin.slots.queued;
+    return { origins: this.origins.size, processQueued: this.process.queued, originQueued };
+  }
+
+  /**
+   * Lets go of the origins no target has, once nothing of theirs is in flight or queued: setLayout keeps an origin
+   * whose requests were still draining when a reload removed its last target, and nothing else would drop it.
+   */
+  prune(): void {
+    for (const [key, origin] of this.origins) {
+      if (origin.targets === 0 && origin.slots.inFlight === 0 && origin.slots.queued === 0) this.origins.delete(key);
+    }
+  }
+
   private origin(key: string): Origin {
     let origin = this.origins.get(key);
     if (!origin) {

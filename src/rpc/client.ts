@@ -9,6 +9,8 @@ import { Ticket, type NodeAdmission } from './admission.js';
 import type { PollHandle } from './deadline.js';
 import { InvalidResponseError, RequestFailed } from './errors.js';
 import type { Dispatchers } from './sockets.js';
+import type { RequestBodies } from './bodies.js';
+import { AgingMap } from '../util/aging-map.js';
 
 /** Bodies larger than this are refused: a health report of a node with many L1s is a few hundred KiB. */
 export const MAX_BODY_BYTES = 16 * 1024 * 1024;
@@ -39,36 +41,14 @@ export interface RpcReply extends HttpReply {
   id: number;
 }
 
-const MAX_SHARED_BODIES = 10_000;
-
-/**
- * The bodies of JSON-RPC requests, one per path, method and params, shared by every node of one exporter
- * sent that request (its id is echoed by each node; nothing needs it unique across nodes): a fleet of
- * thousands holds a handful of bodies, not one a node and method. Bounded: past the cap a body is made per
- * node. One per exporter (its Scheduler's), so two exporters in a process share none.
- */
-export class RequestBodies {
-  private readonly bodies = new Map<string, { id: number; body: Buffer }>();
-  private nextId = 1;
-
-  /** The body for `key` (path, method and params), made on its first use. */
-  get(key: string, method: string, paramsJson: string): { id: number; body: Buffer } {
-    let shared = this.bodies.get(key);
-    if (!shared) {
-      const id = this.nextId++;
-      shared = { id, body: Buffer.from(`{"jsonrpc":"2.0","id":${id},"method":${JSON.stringify(method)},"params":${paramsJson}}`) };
-      if (this.bodies.size < MAX_SHARED_BODIES) this.bodies.set(key, shared);
-    }
-    return shared;
-  }
-}
-
 /**
  * A request as sent, made once per node, path, method and params and kept: its body, URL and undici options
  * are the same bytes and objects at every poll (frozen: undici reads them, nothing may change them).
  */
 interface PreparedCall {
   readonly id: number;
+  /** The body as the exporter's RequestBodies share it. */
+  readonly shared?: { readonly id: number; readonly body: Buffer };
   readonly method: string;
   readonly url: string;
   readonly options: Readonly<Dispatcher.DispatchOptions>;
@@ -85,7 +65,8 @@ export class NodeClient {
   private readonly getHeaders: Record<string, string>;
   private readonly origin: string;
   private readonly basePath: string;
-  private readonly calls = new Map<string, PreparedCall>();
+  /** The node's requests as sent; one whose params named an old node ID goes after a turn unused (turnCalls). */
+  private readonly calls = new AgingMap<string, PreparedCall>();
   private readonly dispatcher: Dispatcher;
 
   constructor(
@@ -118,9 +99,19 @@ export class NodeClient {
    */
   stream(path: string, sink: BodySink, poll: PollHandle): Promise<HttpReply> {
     const key = `GET ${path}`;
-    const call = this.calls.get(key) ?? this.call(path, key, 0);
+    const call = this.calls.get(key) ?? this.call(path, key);
     this.calls.set(key, call);
     return new Promise((resolve, reject) => new Exchange(this.door, poll, call, this.dispatcher, resolve, reject, sink).start());
+  }
+
+  /** Requests kept as sent (the debug state endpoint). */
+  get preparedCalls(): number {
+    return this.calls.size;
+  }
+
+  /** Drops the requests not sent since the last turn (the Scheduler's sweep). */
+  turnCalls(): void {
+    this.calls.turn();
   }
 
   /** A JSON-RPC 2.0 request under `poll` (a PollDeadline, or `{ signal }`); decode the reply with rpc/jsonrpc.ts. */
@@ -141,17 +132,23 @@ export class NodeClient {
     const key = `${path} ${method} ${paramsJson}`;
     let call = this.calls.get(key);
     if (!call) {
-      const { id, body } = this.bodies.get(key, method, paramsJson);
-      call = this.call(path, method, id, body);
+      call = this.call(path, method, this.bodies.get(key, method, paramsJson));
       this.calls.set(key, call);
-    }
+    } else if (call.shared) this.bodies.keep(key, call.shared);
     return call;
   }
 
-  private call(path: string, method: string, id: number, body?: Buffer): PreparedCall {
-    const [verb, headers] = body ? (['POST', this.headers] as const) : (['GET', this.getHeaders] as const);
-    const options = Object.freeze({ origin: this.origin, path: `${this.basePath}${path}`, method: verb, headers, ...(body ? { body } : {}) });
-    return Object.freeze({ id, method, url: `${this.target.url}${path}`, options });
+  /** A JSON-RPC POST with its shared body, or a streamed GET (NodeClient.stream) without one. */
+  private call(path: string, method: string, shared?: { id: number; body: Buffer }): PreparedCall {
+    const [verb, headers] = shared ? (['POST', this.headers] as const) : (['GET', this.getHeaders] as const);
+    const options = Object.freeze({
+      origin: this.origin,
+      path: `${this.basePath}${path}`,
+      method: verb,
+      headers,
+      ...(shared ? { body: shared.body } : {}),
+    });
+    return Object.freeze({ id: shared?.id ?? 0, ...(shared ? { shared } : {}), method, url: `${this.target.url}${path}`, options });
   }
 }
 

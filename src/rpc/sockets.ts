@@ -74,13 +74,33 @@ export class Dispatchers {
     return this.open;
   }
 
+  /** undici Agents kept (one a TLS setting in use; the debug state endpoint). */
+  get agentCount(): number {
+    return this.agents.size;
+  }
+
+  /**
+   * Closes the pool of each TLS setting no target has (a certificate rotated by a reload): `tls`, every target's
+   * setting. Called after a reload's removed targets have stopped, and at the Scheduler's sweep.
+   */
+  prune(tls: Iterable<TlsSettings | undefined>): void {
+    const used = new Set(Array.from(tls, tlsKey));
+    for (const [key, agent] of this.agents) {
+      if (used.has(key)) continue;
+      this.agents.delete(key);
+      agent.close().catch(() => {
+        /* its sockets are closed either way */
+      });
+    }
+  }
+
   /** The origin layout that sizes the pools made from now on (the exporter's Admission). */
   sizePoolsBy(sizes: PoolSizes): void {
     this.sizes = sizes;
   }
 
   for(tls: TlsSettings | undefined): Dispatcher {
-    const key = tls ? JSON.stringify([tls.ca, tls.cert, tls.key, tls.serverName, tls.insecureSkipVerify]) : '';
+    const key = tlsKey(tls);
     let agent = this.agents.get(key);
     if (!agent) {
       const connect = this.connector(
@@ -148,4 +168,9 @@ export class Dispatchers {
     await Promise.all([...this.agents.values()].map((a) => a.close()));
     this.agents.clear();
   }
+}
+
+/** One Agent per distinct TLS setting: its key. */
+function tlsKey(tls: TlsSettings | undefined): string {
+  return tls ? JSON.stringify([tls.ca, tls.cert, tls.key, tls.serverName, tls.insecureSkipVerify]) : '';
 }

@@ -42,6 +42,11 @@ export class DueQueue {
     return this.heap.length;
   }
 
+  /** What is queued, in no order (the debug state endpoint counts entries of targets that are gone). */
+  items(): Iterable<Due> {
+    return this.heap;
+  }
+
   /** Queues `item` to fire `delayMs` from now (moved, if it was queued already). */
   add(item: Due, delayMs: number): void {
     if (item.slot >= 0) this.remove(item);

@@ -3,6 +3,7 @@
 // server takes this interface, never the Scheduler (it cannot start, stop or
 // reconfigure polls), and test/static/architecture.test.ts keeps it so.
 // Every read is of the last snapshots and lines: no I/O, except debugPoll.
+import type { LabelTableSize } from '../metrics/render.js';
 import type { NodeDetail, NodeSummary } from './node-state.js';
 
 export type { NodeDetail, NodeSummary };
@@ -13,6 +14,45 @@ export interface DebugStep {
   atMs: number;
   source: string;
   text: string;
+}
+
+/**
+ * What one exporter keeps, by kind (the debug state endpoint, --web.enable-debug-state): each keyed table and
+ * queue the exporter fills, summed over its nodes. When the config and the nodes are back where they were, every
+ * count is back where it was (bench/soak.mjs); `lineBytes` varies with the values' text lengths.
+ */
+export interface StateSizes {
+  /** Targets polled (one poller each). */
+  targets: number;
+  /** Entries on the poll timetable (one a source of a node waiting for its next poll, and the sweep), and those of no current target. */
+  timetable: { entries: number; orphaned: number };
+  labelTable: LabelTableSize;
+  /** Summed over the targets. */
+  nodes: {
+    /** Enabled sources. */
+    sources: number;
+    /** Polls kept for the node page (at most RECENT_POLLS a source). */
+    recentPolls: number;
+    /** Reasons counted by avalanchego_exporter_poll_errors_total (a counter: kept while the target is). */
+    errorReasons: number;
+    /** Entries the sources remember across polls (the platform source's validator sets). */
+    remembered: number;
+    /** Line blocks (one a source that has polled) and their buffers' bytes. */
+    lineBlocks: number;
+    lineBytes: number;
+    /** Requests kept as sent. */
+    preparedCalls: number;
+  };
+  /** Request bodies shared by the nodes. */
+  requestBodies: number;
+  /** The process's request slots: held, and waited for. */
+  limiter: { inFlight: number; queued: number };
+  /** undici agents (one a TLS setting), the origins admitted (rpc/admission.ts) and the requests queued for their slots, sockets. */
+  dispatchers: { agents: number; origins: number; originQueued: number; openConnections: number };
+  /** Debug polls under way. */
+  debugPolls: number;
+  /** Polls under way (scheduled and debug), each holding its deadline's timer: the timers that come and go with polls. */
+  pollsUnderWay: number;
 }
 
 export interface FleetReader {
@@ -40,4 +80,7 @@ export interface FleetReader {
    * target has that name. Concurrent requests for one node share one poll.
    */
   debugPoll(name: string): Promise<DebugStep[]> | undefined;
+
+  /** What the exporter keeps, by kind and key (the debug state endpoint). */
+  stateSizes(): StateSizes;
 }

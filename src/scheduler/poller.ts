@@ -12,7 +12,8 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { TargetConfig } from '../config/schema.js';
 import { isOverdue, type Admission, type NodeAdmission } from '../rpc/admission.js';
-import { NodeClient, type RequestBodies } from '../rpc/client.js';
+import type { RequestBodies } from '../rpc/bodies.js';
+import { NodeClient } from '../rpc/client.js';
 import { PollDeadline, type PollHandle } from '../rpc/deadline.js';
 import type { Dispatchers } from '../rpc/sockets.js';
 import { classifyError, type PollError } from '../rpc/errors.js';
@@ -98,6 +99,8 @@ export class NodePoller {
   private readonly door: NodeAdmission;
   readonly state: NodeState;
   private stopped = false;
+  /** Polls under way through the boundary (scheduled and debug): each holds one deadline timer until it ends. */
+  private armed = 0;
   /** Aborted by stop(): polls under way end at once (one waiting for a slot may otherwise wait out its interval). */
   private readonly stopping = new AbortController();
   /** The context of a scheduled poll, made once a node (not a closure a poll). */
@@ -175,7 +178,15 @@ export class NodePoller {
    */
   bounded(s: SourceState, context: (poll: PollHandle) => PollContext, into: PollOutcome, overdue = false): Promise<void> {
     const deadline = new PollDeadline(this.target.timeoutMs, s.intervalMs, this.stopping.signal, this.door, overdue);
-    return pollBounded(s.source, this.target, context, into, deadline);
+    this.armed++;
+    return pollBounded(s.source, this.target, context, into, deadline).finally(() => {
+      this.armed--;
+    });
+  }
+
+  /** Polls under way, each with its deadline's timer (the debug state endpoint tells these timers from others). */
+  get pollsUnderWay(): number {
+    return this.armed;
   }
 
   /** Schedules the loop's next poll, due `delayMs` from now; its start is compared with that due time. */

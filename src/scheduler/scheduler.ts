@@ -1,11 +1,12 @@
 // The fleet: one NodePoller per configured target, reconciled on reload.
+import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../clock.js';
 import { lazyChild } from '../log.js';
 import { nameHash } from '../util/hash.js';
 import type { Config, TargetConfig } from '../config/schema.js';
 import { Admission } from '../rpc/admission.js';
-import { RequestBodies } from '../rpc/client.js';
+import { RequestBodies } from '../rpc/bodies.js';
 import type { Dispatchers } from '../rpc/sockets.js';
 import { LabelTable } from '../metrics/render.js';
 import { renderChunks, renderNodes } from '../metrics/scrape.js';
@@ -13,9 +14,9 @@ import type { FleetView } from '../metrics/self.js';
 import { SOURCES } from '../sources/registry.js';
 import type { Source } from '../sources/source.js';
 import { debugPoll } from './debug-poll.js';
-import { DueQueue } from './due.js';
-import type { DebugStep, FleetReader } from './fleet.js';
-import type { NodeDetail, NodeSummary } from './node-state.js';
+import { DueQueue, type Due } from './due.js';
+import type { DebugStep, FleetReader, StateSizes } from './fleet.js';
+import type { NodeDetail, NodeSummary, SourceState } from './node-state.js';
 import { NodePoller } from './poller.js';
 
 export interface SchedulerDeps {
@@ -29,6 +30,11 @@ export interface SchedulerDeps {
   /** Called when a poll is skipped because the exporter is saturated (avalanchego_exporter_polls_skipped_total). */
   onPollSkipped?: (reason: 'saturated') => void;
 }
+
+/** How often the sweep looks whether a round of polls has ended, when no target is polled. */
+const IDLE_SWEEP_CHECK_MS = 60_000;
+/** The sweep runs at the latest this many of the longest interval after the last, every poll ended or not. */
+const SWEEP_LATEST = 8;
 
 /** A stable fraction in [0,1) from a name, so a fleet's first polls spread over the interval. */
 export function spreadFraction(name: string): number {
@@ -49,6 +55,21 @@ export class Scheduler implements FleetView, FleetReader {
   private readonly admission: Admission;
   private readonly bodies = new RequestBodies();
   private readonly labels = new LabelTable();
+  /**
+   * The sweep of what is keyed by values that churn (label sets, request bodies and a node's requests naming a node
+   * ID, the admission and pools of origins and TLS settings no target has). It runs once every source of every target
+   * has ended a poll since the last sweep (a round): an entry in use was used in that round, so what was not used
+   * goes, and nothing in use does, however late the polls run. A round that does not end (polls skipped as
+   * saturated) is cut after SWEEP_LATEST times the longest interval. It is one entry of the poll timetable, looking
+   * every half of the longest interval.
+   */
+  private readonly sweeper: Due = { due: 0, slot: -1, fire: () => this.sweepWhenRoundEnds() };
+  private sweepCheckMs = IDLE_SWEEP_CHECK_MS;
+  private latestSweepMs = SWEEP_LATEST * IDLE_SWEEP_CHECK_MS;
+  private lastSweep = performance.now();
+  /** Each source's polls at the last sweep: a round has ended when every source has polled more since. */
+  private polledAtSweep = new WeakMap<SourceState, number>();
+  private stopped = false;
 
   constructor(
     private readonly deps: SchedulerDeps,
@@ -67,6 +88,30 @@ export class Scheduler implements FleetView, FleetReader {
     if (this.started) return;
     this.started = true;
     await this.reconcile(this.config);
+  }
+
+  private sweepWhenRoundEnds(): void {
+    if (this.roundEnded() || performance.now() - this.lastSweep >= this.latestSweepMs) this.sweep();
+    if (!this.stopped) this.timetable.add(this.sweeper, this.sweepCheckMs);
+  }
+
+  private roundEnded(): boolean {
+    for (const p of this.pollers.values()) for (const s of p.state.sources) if (s.polls <= (this.polledAtSweep.get(s) ?? 0)) return false;
+    return true;
+  }
+
+  private sweep(): void {
+    this.lastSweep = performance.now();
+    this.labels.sweep();
+    this.bodies.turn();
+    const polled = new WeakMap<SourceState, number>();
+    for (const p of this.pollers.values()) {
+      p.client.turnCalls();
+      for (const s of p.state.sources) polled.set(s, s.polls);
+    }
+    this.polledAtSweep = polled;
+    this.deps.dispatchers.prune(this.config.targets.map((t) => t.tls));
+    this.admission.prune();
   }
 
   /** Applies a (re)loaded config: new targets start, removed ones stop, changed ones restart with fresh state. */
@@ -114,11 +159,67 @@ export class Scheduler implements FleetView, FleetReader {
       this.pollers.set(target.name, poller);
       poller.start(Math.floor(spreadFraction(target.name) * target.intervalMs));
     }
+    let longest = 0;
+    for (const p of this.pollers.values()) for (const s of p.state.sources) longest = Math.max(longest, s.intervalMs);
+    this.sweepCheckMs = longest > 0 ? Math.max(1, longest / 2) : IDLE_SWEEP_CHECK_MS;
+    this.latestSweepMs = SWEEP_LATEST * (longest > 0 ? longest : IDLE_SWEEP_CHECK_MS);
+    // A shorter period takes effect now; a longer one at the next look (reloads more often than the period must not
+    // put the sweep off for ever).
+    if (!this.stopped && (this.sweeper.slot < 0 || this.sweeper.due > performance.now() + this.sweepCheckMs))
+      this.timetable.add(this.sweeper, this.sweepCheckMs);
     await Promise.all(stopping);
+    // The pools of TLS settings the removed or changed targets alone had: closed now, not at the next sweep.
+    this.deps.dispatchers.prune(config.targets.map((t) => t.tls));
+    this.admission.prune();
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
+    this.timetable.remove(this.sweeper);
     await Promise.all([...this.pollers.values()].map((p) => p.stop()));
+  }
+
+  /** What the exporter keeps, by kind and key: counts, and bytes where they are kept apart (the debug state endpoint). */
+  stateSizes(): StateSizes {
+    const nodes = { sources: 0, recentPolls: 0, errorReasons: 0, remembered: 0, lineBlocks: 0, lineBytes: 0, preparedCalls: 0 };
+    let pollsUnderWay = 0;
+    for (const p of this.pollers.values()) {
+      nodes.preparedCalls += p.client.preparedCalls;
+      pollsUnderWay += p.pollsUnderWay;
+      for (const s of p.state.sources) {
+        nodes.sources++;
+        nodes.recentPolls += s.recent.length;
+        nodes.errorReasons += s.stats?.errors.size ?? 0;
+        nodes.remembered += entriesOf(s.memory);
+        if (s.lines) {
+          nodes.lineBlocks++;
+          nodes.lineBytes += s.lines.bytes.length;
+        }
+      }
+    }
+    // An entry on the timetable that is neither the sweep nor a loop of a current target's source (a poller's loop
+    // holds its source's state, poller.ts): the loop of a target a reload removed that was not taken off.
+    const live = new Set<unknown>();
+    for (const p of this.pollers.values()) for (const s of p.state.sources) live.add(s);
+    const admission = this.admission.sizes;
+    let orphaned = 0;
+    for (const item of this.timetable.items()) if (item !== this.sweeper && !live.has((item as { state?: unknown }).state)) orphaned++;
+    return {
+      targets: this.pollers.size,
+      timetable: { entries: this.timetable.size, orphaned },
+      labelTable: this.labels.size,
+      nodes,
+      requestBodies: this.bodies.size,
+      limiter: { inFlight: this.admission.inFlight, queued: admission.processQueued },
+      dispatchers: {
+        agents: this.deps.dispatchers.agentCount,
+        origins: admission.origins,
+        originQueued: admission.originQueued,
+        openConnections: this.deps.dispatchers.openConnections,
+      },
+      debugPolls: this.debugPolls.size,
+      pollsUnderWay,
+    };
   }
 
   get targetCount(): number {
@@ -189,4 +290,18 @@ export class Scheduler implements FleetView, FleetReader {
     }
     return running;
   }
+}
+
+/** The entries a source's memory holds: the items of its lists, maps and sets, and each other value it has set. */
+function entriesOf(memory: unknown): number {
+  if (memory === undefined || memory === null) return 0;
+  if (Array.isArray(memory)) return memory.length;
+  if (memory instanceof Map || memory instanceof Set) return memory.size;
+  if (typeof memory !== 'object') return 1;
+  let n = 0;
+  for (const value of Object.values(memory)) {
+    if (value === undefined) continue;
+    n += Array.isArray(value) || value instanceof Map || value instanceof Set ? entriesOf(value) : 1;
+  }
+  return n;
 }

@@ -10,14 +10,15 @@ import { lifecycleRoutes, OPEN_PATHS } from './lifecycle.js';
 import { metricsRoutes } from './metrics-endpoint.js';
 import { metricsPathOf, type AppOptions } from './options.js';
 import { PAGE_HEADERS } from './page-headers.js';
+import { debugStateHandler, type ServerSizes } from './debug-state.js';
 import { pageRoutes } from './pages.js';
 import { crossOriginProblem, hostProblem } from './origin.js';
 import { isProbe, probeHandler } from './probe.js';
-import { plain } from './respond.js';
+import { only, plain } from './respond.js';
 
 export type { AppOptions } from './options.js';
 export { DEFAULT_MAX_SCRAPES } from './metrics-endpoint.js';
-export { DEBUG_FLOOR_MS, MAX_DEBUG_POLLS } from './probe.js';
+export { DEBUG_FLOOR_MS, MAX_DEBUG_POLLS, MAX_DEBUG_TRACES, MAX_DEBUG_TRACE_CHARS } from './probe.js';
 
 /**
  * The exporter's request handler. /probe, in any form, is answered by probe.ts with Node's own API,
@@ -25,8 +26,8 @@ export { DEBUG_FLOOR_MS, MAX_DEBUG_POLLS } from './probe.js';
  * no framework. Everything else goes to the express app.
  */
 export function createHandler(options: AppOptions): RequestListener {
-  const app = createApp(options);
   const probe = probeHandler(options);
+  const app = createApp(options, () => probe.debugTraces());
   const { guard } = options;
   const allowedHosts = new Set(options.allowedHosts ?? []);
   return (req, res) => {
@@ -64,8 +65,11 @@ export function createHandler(options: AppOptions): RequestListener {
   };
 }
 
-/** Every endpoint but /probe (createHandler answers it). */
-export function createApp(options: AppOptions): express.Express {
+/**
+ * Every endpoint but /probe (createHandler answers it). `debugTraces`: what the /probe handler keeps, for
+ * /-/debug/state.
+ */
+export function createApp(options: AppOptions, debugTraces?: () => ServerSizes['debugTraces']): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -80,7 +84,14 @@ export function createApp(options: AppOptions): express.Express {
       guard.middleware(req, res, next, !OPEN_PATHS.has(req.path));
     });
   }
-  metricsRoutes(app, options);
+  const scrapes = metricsRoutes(app, options);
+  if (options.debugState) {
+    app.all(
+      '/-/debug/state',
+      only(['GET']),
+      debugStateHandler(options.fleet, () => ({ debugTraces: debugTraces?.() ?? { entries: 0, bytes: 0 }, scrapes: scrapes.held })),
+    );
+  }
   lifecycleRoutes(app, options);
   pageRoutes(app, options);
 

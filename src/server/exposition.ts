@@ -233,6 +233,11 @@ export class ScrapeGate {
   leave(): void {
     this.serving--;
   }
+
+  /** Scrapes being served, and the bytes the current render holds for them (the debug state endpoint). */
+  get held(): { serving: number; heldBytes: number } {
+    return { serving: this.serving, heldBytes: this.current?.heldBytes ?? 0 };
+  }
 }
 
 /** Sends a shared render's chunks as a 200 (gzipped when accepted): sendChunked's answer, from a SharedRender. */

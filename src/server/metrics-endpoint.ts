@@ -10,7 +10,8 @@ import { only } from './respond.js';
 /** Scrapes of /metrics served at once by default, as node_exporter's --web.max-requests. */
 export const DEFAULT_MAX_SCRAPES = 40;
 
-export function metricsRoutes(app: express.Router, options: AppOptions): void {
+/** Serves the telemetry path; returns its gate (what the scrapes being served hold: the debug state endpoint). */
+export function metricsRoutes(app: express.Router, options: AppOptions): ScrapeGate {
   const scrapes = new ScrapeGate(
     options.maxScrapes ?? DEFAULT_MAX_SCRAPES,
     () =>
@@ -36,4 +37,5 @@ export function metricsRoutes(app: express.Router, options: AppOptions): void {
       scrapes.leave();
     }
   });
+  return scrapes;
 }

@@ -37,6 +37,8 @@ export interface AppOptions {
   telemetryPath?: string;
   /** For what an answer cannot show: a 500 (with its error) and a time on a page no date holds. */
   logger?: Logger;
+  /** Serve GET /-/debug/state (--web.enable-debug-state): a full collection, then the heap and the state sizes. */
+  debugState?: boolean;
 }
 
 /** Where the metrics are served. */

@@ -14,16 +14,25 @@ import { allows, notAllowedText, plain } from './respond.js';
 export const MAX_DEBUG_POLLS = 4;
 /** A target is polled for a debug probe at most once in this time (or its interval, if shorter); requests in between get the last trace. */
 export const DEBUG_FLOOR_MS = 5_000;
+/** Traces kept at once at most (each for DEBUG_FLOOR_MS): a probe of yet another target past it is answered 429. */
+export const MAX_DEBUG_TRACES = 64;
+/** The longest trace kept (UTF-16 code units; a trace is ASCII but for the node's text): a longer one is cut. */
+export const MAX_DEBUG_TRACE_CHARS = 64 * 1024;
 
 /**
  * Debug probes without amplification: back-to-back `/probe?debug=true` made
  * 41,436 requests in 10 s to a node polled every 15 s. Now a target has one
  * debug poll at a time (others wait for it), at most one per DEBUG_FLOOR_MS
  * (the last trace in between), and the process at most MAX_DEBUG_POLLS.
+ *
+ * The traces kept for that are bounded: a trace goes once its floor has passed (a target that a reload removed
+ * leaves nothing behind), at most MAX_DEBUG_TRACES are kept, each at most MAX_DEBUG_TRACE_CHARS: 64 × 64 Ki
+ * characters, 8 MiB at most. Past the count, a probe of another target is refused (429) rather than a kept trace
+ * dropped, which would let that target's node be polled again before its floor.
  */
 class DebugGate {
   private running = 0;
-  private readonly traces = new Map<string, { atMs: number; done: boolean; text: Promise<string> }>();
+  private readonly traces = new Map<string, { atMs: number; done: boolean; text: Promise<string>; chars: number }>();
 
   constructor(
     private readonly poll: (target: string) => ReturnType<FleetReader['debugPoll']>,
@@ -38,16 +47,23 @@ class DebugGate {
       const ageMs = last.done ? now - last.atMs : 0;
       return last.text.then((text) => ({ text, ageMs }));
     }
-    if (this.running >= MAX_DEBUG_POLLS) return 'busy';
+    this.prune(now);
+    if (this.running >= MAX_DEBUG_POLLS || this.traces.size >= MAX_DEBUG_TRACES) return 'busy';
     const steps = this.poll(target);
     if (!steps) return undefined;
     this.running++;
     const text = steps
-      .then((list) => list.map((s) => `${s.atMs.toFixed(1).padStart(8)} ms  [${s.source}] ${s.text}`).join('\n'))
+      .then((list) => {
+        const full = list.map((s) => `${s.atMs.toFixed(1).padStart(8)} ms  [${s.source}] ${s.text}`).join('\n');
+        entry.chars = Math.min(full.length, MAX_DEBUG_TRACE_CHARS);
+        return full.length > MAX_DEBUG_TRACE_CHARS
+          ? `${full.slice(0, MAX_DEBUG_TRACE_CHARS)}\n… (the trace is cut at ${MAX_DEBUG_TRACE_CHARS} characters)`
+          : full;
+      })
       .finally(() => {
         this.running--;
       });
-    const entry = { atMs: now, done: false, text };
+    const entry = { atMs: now, done: false, text, chars: 0 };
     this.traces.set(target, entry);
     // A failed debug poll is not kept as the last trace; a finished one is, until the floor passes.
     text.then(
@@ -60,6 +76,21 @@ class DebugGate {
       },
     );
     return text.then((t) => ({ text: t, ageMs: 0 }));
+  }
+
+  /** Drops the finished traces whose floor has passed: they are never sent again. */
+  private prune(now: number): void {
+    for (const [target, entry] of this.traces) {
+      if (entry.done && now - entry.atMs >= Math.min(DEBUG_FLOOR_MS, this.intervalMs(target) ?? DEBUG_FLOOR_MS)) this.traces.delete(target);
+    }
+  }
+
+  /** The traces kept, and their characters (the debug state endpoint). */
+  get size(): { entries: number; bytes: number } {
+    this.prune(performance.now());
+    let chars = 0;
+    for (const entry of this.traces.values()) chars += entry.chars;
+    return { entries: this.traces.size, bytes: chars * 2 };
   }
 }
 
@@ -77,8 +108,14 @@ export function isProbe(url: string): boolean {
 
 const ALLOWED = ['GET'];
 
+/** The /probe handler, and what its debug gate keeps (the debug state endpoint). */
+export interface ProbeHandler {
+  (req: IncomingMessage, res: ServerResponse): void;
+  debugTraces(): { entries: number; bytes: number };
+}
+
 /** The handler of every /probe request (after the web config's guard). */
-export function probeHandler(options: AppOptions): (req: IncomingMessage, res: ServerResponse) => void {
+export function probeHandler(options: AppOptions): ProbeHandler {
   const { fleet } = options;
   const debug = new DebugGate(
     (target) => fleet.debugPoll(target),
@@ -135,7 +172,7 @@ export function probeHandler(options: AppOptions): (req: IncomingMessage, res: S
     );
   };
 
-  return (req, res) => {
+  const handler = (req: IncomingMessage, res: ServerResponse): void => {
     const { path, query } = splitUrl(req.url ?? '');
     if (!allows(ALLOWED, req.method)) {
       plain(res, 405, notAllowedText(req.method, path, ALLOWED), { Allow: ALLOWED.join(', ') });
@@ -159,7 +196,12 @@ export function probeHandler(options: AppOptions): (req: IncomingMessage, res: S
       const trace = debug.trace(target);
       if (trace === 'busy') {
         options.onDebugProbeRefused?.();
-        plain(res, 429, `too many debug probes at once (${MAX_DEBUG_POLLS} are running): retry in a second\n`, { 'Retry-After': '1' });
+        plain(
+          res,
+          429,
+          `too many debug probes at once (at most ${MAX_DEBUG_POLLS} at a time, and ${MAX_DEBUG_TRACES} targets within ${DEBUG_FLOOR_MS / 1000} s): retry in a second\n`,
+          { 'Retry-After': '1' },
+        );
         return;
       }
       if (trace) {
@@ -169,4 +211,5 @@ export function probeHandler(options: AppOptions): (req: IncomingMessage, res: S
     }
     scrape(req, res, target);
   };
+  return Object.assign(handler, { debugTraces: () => debug.size });
 }

@@ -42,6 +42,8 @@ Flags:
                                   ACP-77 validator entry with a balance)
   --validators=WHICH              which nodes validate the primary network: every-third
                                   (default: node-0, node-3 …), all or none
+  --peers=N                       peers each node is connected to (info.peers, the
+                                  network check; default 1500 to 1899 a node)
   --http-allowed-hosts=H[,H…]     host names accepted besides IP literals, or *
                                   (default localhost)
   --port-per-node                 give each node its own port (HOST:PORT+1+i); needed
@@ -91,6 +93,7 @@ export function parseSimulateArgs(argv: string[]): { help: boolean; options: Sim
       '--slow-response',
       '--seed',
       '--validators',
+      '--peers',
     ];
     if (!booleans.has(name) && !valued.includes(name)) {
       throw new UsageError(name.startsWith('-') ? `unknown flag ${name}` : `unexpected argument ${JSON.stringify(arg)}`);
@@ -184,6 +187,12 @@ export function parseSimulateArgs(argv: string[]): { help: boolean; options: Sim
       case '--seed':
         options.seed = v;
         break;
+      case '--peers': {
+        const n = Number(v);
+        if (!/^\d+$/.test(v) || n > 100_000) throw new UsageError(`--peers: ${JSON.stringify(v)} is not a number from 0 to 100000`);
+        options.peers = n;
+        break;
+      }
       case '--validators':
         if (v === 'all') options.validator = true;
         else if (v === 'none') options.validator = false;

@@ -40,6 +40,8 @@ export interface SimulatorOptions {
   trackL1?: boolean | ((index: number) => boolean);
   /** The node validates the primary network (info.uptime, platform.getCurrentValidators); default every third node (index % 3 === 0). */
   validator?: boolean | ((index: number) => boolean);
+  /** Peers each node is connected to (the network check's connectedPeers, info.peers); default 1,500 to 1,899 a node. */
+  peers?: number;
   /** A node that tracks the L1 is also one of its ACP-77 validators, with a balance; default true. */
   l1Validator?: boolean | ((index: number) => boolean);
   /** --http-allowed-hosts: host names accepted besides IP literals, or '*'; default ['localhost']. */
@@ -114,6 +116,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
         validator: typeof opts.validator === 'function' ? opts.validator(i) : (opts.validator ?? i % 3 === 0),
         l1Validator: typeof opts.l1Validator === 'function' ? opts.l1Validator(i) : (opts.l1Validator ?? true),
         freshIndex: typeof opts.freshIndex === 'function' ? opts.freshIndex(i) : (opts.freshIndex ?? false),
+        ...(opts.peers !== undefined ? { peers: opts.peers } : {}),
       }),
     );
   }

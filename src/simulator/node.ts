@@ -4,10 +4,21 @@
 
 import { formatGoDuration } from '../util/gotime.js';
 import { AdminState, routesFor } from './admin.js';
-import { CHAIN_ORDER, CHAINS, ChainIndex, INDEX_NAMES, L1_CHAIN, L1_SUBNET_ID, NodeChain, type ChainAlias, type IndexName } from './chain.js';
+import {
+  CHAIN_ORDER,
+  CHAINS,
+  ChainIndex,
+  INDEX_NAMES,
+  L1_CHAIN,
+  L1_SUBNET_ID,
+  NodeChain,
+  type ChainAlias,
+  type ChainSpec,
+  type IndexName,
+} from './chain.js';
 import type { SimClock } from './clock.js';
 import { HealthWorker, type CheckOutcome, type ResultDialect } from './health.js';
-import { PRIMARY_NETWORK_ID, nodeIdFor, prng, sha256 } from './ids.js';
+import { PRIMARY_NETWORK_ID, cb58Encode, nodeIdFor, prng, sha256 } from './ids.js';
 import {
   MAINNET_HELICON,
   THRESHOLDS,
@@ -42,6 +53,8 @@ export interface NodeOptions {
   validator: boolean;
   /** The node validates the L1 (an ACP-77 L1 validator with a balance); needs trackL1. */
   l1Validator: boolean;
+  /** Peers when connected to all (default: 1,500 to 1,899, by seed). */
+  peers?: number;
 }
 
 const APP_CHECKS: Record<NodeVersion, string[]> = {
@@ -90,6 +103,10 @@ export class SimNode {
   readonly chains: Record<ChainAlias, NodeChain>;
   /** The tracked L1's chain, when the node tracks one. */
   readonly l1: NodeChain | undefined;
+  /** chain-added: the chain of another L1 the node tracks while in the scenario, and that L1's subnet ID. */
+  private added: { chain: NodeChain; subnetId: string } | undefined;
+  /** Times the node entered chain-added (each time another chain: its ID is new). */
+  private additions = 0;
   readonly indexes: Map<IndexName, ChainIndex>;
   readonly health: HealthWorker;
   readonly readiness: HealthWorker;
@@ -137,8 +154,10 @@ export class SimNode {
     this.staking.scenarioChanged('healthy', opts.scenario, opts.clock.simMs());
     this.seedNum = sha256(`${opts.seed}:${opts.name}`).readUInt32BE(0);
     const r = prng(this.seedNum);
+    // Drawn even when given, so that the other figures are the seed's as always.
+    const drawnPeers = 1500 + Math.floor(r() * 400);
     this.base = {
-      peers: 1500 + Math.floor(r() * 400),
+      peers: opts.peers ?? drawnPeers,
       percentConnected: 0.995 + r() * 0.0049,
       diskTotal: 2 ** 40 * (2 + Math.floor(r() * 3)),
       diskFraction: 0.3 + r() * 0.15,
@@ -289,7 +308,11 @@ export class SimNode {
     this.ticksInScenario = 0;
     const wasExited = this.exitReason !== undefined;
     this.exitReason = undefined;
-    if (wasExited || releaseOf(previous) !== releaseOf(next) || this.nodeId !== previousId) {
+    const tracks = this.added !== undefined;
+    if (next === 'chain-added' && !this.added) this.added = this.addChain(now);
+    else if (next !== 'chain-added') this.added = undefined;
+    if (wasExited || releaseOf(previous) !== releaseOf(next) || this.nodeId !== previousId || tracks !== (this.added !== undefined)) {
+      // Tracking another subnet or no longer (--track-subnets) is a restart as well.
       // A process that exited starts again (the disk freed); a different binary or staking certificate: the node restarted.
       // Either way its checks are registered anew.
       this.install(versionOf(next));
@@ -300,6 +323,26 @@ export class SimNode {
     }
     this.applyFreezes();
     this.onScenarioChange?.(this, previous);
+  }
+
+  /**
+   * chain-added: a chain of another L1, new at each entry (another chain ID and subnet ID, so the check's name is one
+   * the exporter has not seen), a subnet-evm chain like the tracked L1's: keyed by its chain ID, tagged with its subnet.
+   */
+  private addChain(nowMs: number): { chain: NodeChain; subnetId: string } {
+    this.additions++;
+    const key = `${this.opts.seed}:${this.opts.name}:${this.additions}`;
+    const chainId = cb58Encode(sha256(`added-chain:${key}`));
+    const spec: ChainSpec = { alias: chainId, chainId, aliases: [], baseHeight: 0, blockIntervalMs: L1_CHAIN.blockIntervalMs };
+    // A new chain: its first block is accepted now (height 1).
+    const chain = new NodeChain(
+      { ...spec, baseHeight: 1 - Math.floor(nowMs / spec.blockIntervalMs) },
+      this.opts.clock,
+      0,
+      0,
+      this.opts.clock.nowNs(),
+    );
+    return { chain, subnetId: cb58Encode(sha256(`added-subnet:${key}`)) };
   }
 
   /** Registers the checks of a node version; all report `not yet run`. */
@@ -322,16 +365,23 @@ export class SimNode {
     if (version !== 'v1.7') this.readiness.register(BOOTSTRAPPED[version], app, true);
     for (const alias of CHAIN_ORDER) this.health.register(alias, version === 'v1.7' ? [] : [PRIMARY_NETWORK_ID]);
     if (this.l1 && version !== 'v1.7') this.health.register(L1_CHAIN.alias, [L1_SUBNET_ID]);
+    if (this.added && version !== 'v1.7') this.health.register(this.added.chain.spec.alias, [this.added.subnetId]);
   }
 
   /** Every chain the node runs. */
   private allChains(): NodeChain[] {
-    return this.l1 ? [...Object.values(this.chains), this.l1] : Object.values(this.chains);
+    return [...Object.values(this.chains), ...(this.l1 ? [this.l1] : []), ...(this.added ? [this.added.chain] : [])];
   }
 
   /** Names of the chain checks of the running version. */
   private chainCheckNames(): string[] {
-    return this.l1 && this.version !== 'v1.7' ? [...CHAIN_ORDER, L1_CHAIN.alias] : CHAIN_ORDER;
+    if (this.version === 'v1.7') return CHAIN_ORDER;
+    return [...CHAIN_ORDER, ...(this.l1 ? [L1_CHAIN.alias] : []), ...(this.added ? [this.added.chain.spec.alias] : [])];
+  }
+
+  /** The subnets the node tracks besides the primary network, sorted (the `bootstrapped` check while bootstrapping). */
+  private trackedSubnets(): string[] {
+    return [...(this.l1 ? [L1_SUBNET_ID] : []), ...(this.added ? [this.added.subnetId] : [])];
   }
 
   /** A restart: the health worker runs the application checks at once; chains and bootstrapped wait for a tick. */
@@ -438,7 +488,7 @@ export class SimNode {
         return this.chainCheck(this.chains[name], nowMs, r);
       case 'bootstrapped':
         return this.scenarioName === 'bootstrapping'
-          ? { message: this.l1 ? [PRIMARY_NETWORK_ID, L1_SUBNET_ID].sort() : [PRIMARY_NETWORK_ID], error: 'subnets not bootstrapped' }
+          ? { message: [PRIMARY_NETWORK_ID, ...this.trackedSubnets()].sort(), error: 'subnets not bootstrapped' }
           : { message: [] };
       case 'chains.default.bootstrapped':
       case 'database':
@@ -468,13 +518,14 @@ export class SimNode {
         return this.routerCheck(nowMs, r);
       default:
         if (this.l1 && name === L1_CHAIN.alias) return this.chainCheck(this.l1, nowMs, r);
+        if (this.added && name === this.added.chain.spec.alias) return this.chainCheck(this.added.chain, nowMs, r);
         throw new Error(`no check ${name}`);
     }
   }
 
   private chainCheck(chain: NodeChain, nowMs: number, r: () => number): CheckOutcome {
     const alias = chain.spec.alias;
-    const isL1 = chain === this.l1;
+    const isL1 = chain === this.l1 || chain === this.added?.chain;
     const { percentConnected, fraction } = this.connectivity(nowMs);
     const version = this.version;
     if (version === 'v1.7') {
@@ -768,6 +819,7 @@ export class SimNode {
     const heights: Record<string, number> = {};
     for (const alias of CHAIN_ORDER) heights[alias] = this.chains[alias].height(now);
     if (this.l1) heights[L1_CHAIN.alias] = this.l1.height(now);
+    if (this.added) heights[this.added.chain.spec.alias] = this.added.chain.height(now);
     return {
       scenario: this.scenarioName,
       version: this.version,

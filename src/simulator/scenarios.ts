@@ -21,6 +21,8 @@ export const SCENARIOS = [
   'l1-balance-draining',
   'node-id-changed',
   'version-behind',
+  'chain-added',
+  'l1-validator-removed',
   // AvalancheGo v1.15.0 (Helicon): these run the v1.15.0 release profile.
   'helicon-uptime',
   'auto-renewed',

@@ -137,7 +137,12 @@ export class Staking {
   identity: Identity;
   /** The stake on the primary network, registered to the identity it was made with. */
   stake: PrimaryStake | undefined;
-  readonly l1: L1Validation | undefined;
+  /** The node's L1 validation as registered (also while removed: l1-validator-removed). */
+  private l1Validation: L1Validation | undefined;
+  /** l1-validator-removed: the L1's validator manager set the validation's weight to 0 (it is gone from the set). */
+  private l1Removed = false;
+  /** Times the node registered as an L1 validator since the simulator started (each a new validationID). */
+  private l1Registrations = 0;
   /**
    * The L1 balance at `balanceAtMs` (scenario time), paying FEE_STATE.price per scenario second since. One rate for
    * the drain and for the projection: the runway a client derives (balance / price) is the scenario time the balance
@@ -163,7 +168,7 @@ export class Staking {
       this.stake = newStake(this.identity, opts.seed, startS, endS, this.r);
     }
     if (opts.l1) {
-      this.l1 = {
+      this.l1Validation = {
         nodeId: this.identity.nodeId,
         validationId: cb58Encode(sha256(`validation:${opts.seed}`)),
         weight: 20n + BigInt(Math.floor(this.r() * 80)),
@@ -196,6 +201,11 @@ export class Staking {
     s.startS = s.endS + (cycles - 1) * period;
     s.endS = s.startS + period;
     return s;
+  }
+
+  /** The node's L1 validation while it is in the L1's validator set. */
+  get l1(): L1Validation | undefined {
+    return this.l1Removed ? undefined : this.l1Validation;
   }
 
   isL1Validator(): boolean {
@@ -293,6 +303,20 @@ export class Staking {
       // The original certificate is restored.
       this.generation = 0;
       this.identity = identityFor(this.opts.seed, 0);
+    }
+    if (next === 'l1-validator-removed' && previous !== 'l1-validator-removed') this.l1Removed = this.l1Validation !== undefined;
+    else if (previous === 'l1-validator-removed' && next !== 'l1-validator-removed' && this.l1Validation) {
+      // Registered again (RegisterL1ValidatorTx): a new validation from now, with a healthy balance.
+      this.l1Removed = false;
+      this.l1Registrations++;
+      this.l1Validation = {
+        ...this.l1Validation,
+        nodeId: this.identity.nodeId,
+        validationId: cb58Encode(sha256(`validation:${this.opts.seed}:${this.l1Registrations}`)),
+        startS: nowS,
+        publicKey: this.identity.publicKey,
+      };
+      this.fund(HEALTHY_RUNWAY_DAYS * DAY_S, nowMs);
     }
     // l1-balance-draining: l1DrainSeconds of fees left, paid as every balance is. Leaving it is a top-up
     // (an IncreaseL1ValidatorBalanceTx).

@@ -87,6 +87,23 @@ export interface PlatformSnapshot {
  */
 export const NO_LONGER_WINDOW_SECONDS = 7 * 86_400;
 
+/**
+ * The longest entry of the platform memory, in characters: a subnet ID (CB58 of 32 bytes and a checksum, at most 50)
+ * and a node ID (`NodeID-` and the CB58 of 20 bytes and a checksum, at most 40), both checked against their format
+ * (the config's subnets, and info.getNodeID's answer), with a time.
+ */
+export const PLATFORM_MEMORY_ENTRY_CHARS = 90;
+
+/**
+ * What the platform memory of one target holds at most, however its node churns over the 7 days it remembers (node
+ * IDs that change at every poll, sets left and joined again): one entry a validator set it asks about (the primary
+ * network and each of `platform.subnets`), the set's last node ID and time only. At 1,000 targets asking one L1
+ * besides the primary network: 2,000 entries, 180,000 characters.
+ */
+export function platformMemoryBound(setsAsked: number): { entries: number; chars: number } {
+  return { entries: setsAsked, chars: setsAsked * PLATFORM_MEMORY_ENTRY_CHARS };
+}
+
 /** What the platform source remembers across polls: each validator set it last saw the node in, under which node ID, when. */
 export interface PlatformMemory {
   readonly validated: ReadonlyArray<{ readonly subnet: string; readonly nodeId: string; readonly lastSeenSeconds: number }>;

@@ -13,7 +13,8 @@
 import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Admission, type NodeAdmission } from '../../src/rpc/admission.js';
-import { NodeClient, RequestBodies } from '../../src/rpc/client.js';
+import { RequestBodies } from '../../src/rpc/bodies.js';
+import { NodeClient } from '../../src/rpc/client.js';
 import { PollDeadline } from '../../src/rpc/deadline.js';
 import { classifyError } from '../../src/rpc/errors.js';
 import { Dispatchers } from '../../src/rpc/sockets.js';

@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { parseSimulateArgs, runSimulateCommand } from '../../src/simulator/cli.js';
-import { L1_SUBNET_ID } from '../../src/simulator/index.js';
+import { L1_SUBNET_ID, startSimulator } from '../../src/simulator/index.js';
 import { defined } from '../helpers/assert.js';
 import { http, waitFor } from './helpers.js';
 
@@ -65,7 +65,28 @@ describe('parseSimulateArgs', () => {
     expect(parseSimulateArgs(['--validators=none']).options.validator).toBe(false);
   });
 
+  it('--peers sets how many peers each node has (info.peers, the network check)', async () => {
+    expect(parseSimulateArgs([]).options.peers).toBeUndefined();
+    expect(parseSimulateArgs(['--peers=40']).options.peers).toBe(40);
+    const sim = await startSimulator({ nodes: 2, peers: 40 });
+    try {
+      for (const n of sim.nodes) {
+        const r = await fetch(`${n.baseUrl}/ext/info`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{"jsonrpc":"2.0","id":1,"method":"info.peers","params":{}}',
+        });
+        const body = (await r.json()) as { result: { numPeers: string; peers: unknown[] } };
+        expect([body.result.numPeers, body.result.peers.length]).toEqual(['40', 40]);
+      }
+    } finally {
+      await sim.close();
+    }
+  });
+
   it.each([
+    [['--peers=-1'], /--peers/],
+    [['--peers=many'], /--peers/],
     [['--nodes=0'], /--nodes/],
     [['--nodes=abc'], /--nodes/],
     [['--scenario=exploding'], /unknown scenario "exploding"/],

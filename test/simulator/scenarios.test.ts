@@ -451,6 +451,42 @@ describe('startup scenarios', () => {
   });
 });
 
+describe('chain-added', () => {
+  it('restarts tracking one more chain (a check keyed by a chain ID not seen before, tagged with its subnet); leaving drops it; each entry is another chain', async () => {
+    const sim = await simulator(FAST);
+    const before = Object.keys((await health(sim.url)).checks);
+    sim.setScenario('node-0', 'chain-added');
+    const added = await waitFor(
+      () => health(sim.url),
+      (r) => r.status === 200 && Object.keys(r.checks).length === before.length + 1,
+      5_000,
+      'the added chain to pass its check',
+    );
+    const name = defined(
+      Object.keys(added.checks).find((k) => !before.includes(k)),
+      'the added check',
+    );
+    expect(name).toMatch(/^[1-9A-HJ-NP-Za-km-z]{49,50}$/);
+    expect(added.checks[name]?.message?.engine.consensus.lastAcceptedHeight).toBeGreaterThan(0);
+    // Tagged with its own subnet, not the primary network's.
+    const primary = await http(`${sim.url}/ext/health?tag=11111111111111111111111111111111LpoYY`);
+    expect(Object.keys(report(primary.body).checks)).toEqual(expect.arrayContaining(['C', 'P', 'X']));
+    expect(Object.keys(report(primary.body).checks)).not.toContain(name);
+    sim.setScenario('node-0', 'healthy');
+    expect(Object.keys((await health(sim.url)).checks).sort()).toEqual([...before].sort());
+    sim.setScenario('node-0', 'chain-added');
+    const again = await waitFor(
+      () => health(sim.url),
+      (r) => Object.keys(r.checks).length === before.length + 1,
+      5_000,
+      'another chain',
+    );
+    const second = Object.keys(again.checks).find((k) => !before.includes(k));
+    expect(second).toBeDefined();
+    expect(second).not.toBe(name);
+  });
+});
+
 describe('old versions', () => {
   it('old-version: the v1.10.x shapes (consensus keys before v1.10.16, no bls, bytes-only disk)', async () => {
     const sim = await simulator({ ...FAST, scenario: 'old-version' });

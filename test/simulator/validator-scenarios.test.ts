@@ -3,11 +3,12 @@
 // faster than real time; every wait has a deadline.
 
 import { describe, expect, it } from 'vitest';
-import { L1_SUBNET_ID } from '../../src/simulator/index.js';
+import { L1_CHAIN, L1_SUBNET_ID } from '../../src/simulator/index.js';
 import { defined } from '../helpers/assert.js';
 import { control, http, post, report, result, rpc, serviceError, simulator, waitFor } from './helpers.js';
 
 const FAST = { timeScale: 60, checkFrequencyMs: 40 };
+const L1_CHAIN_ID = L1_CHAIN.chainId;
 const NOT_A_VALIDATOR = serviceError("couldn't get node uptime: node is not a validator");
 
 const info = (base: string) => `${base}/ext/info`;
@@ -212,6 +213,35 @@ describe('node-id-changed', () => {
     expect((await result(info(base), 'info.getNodeID')).nodePOP?.publicKey).toBe(originalKey);
     expect((await ownOne(base, original)).connected).toBe(true);
     expect((await uptime(base)).average).toBeGreaterThan(99);
+  });
+});
+
+describe('l1-validator-removed', () => {
+  it('takes the node out of the L1’s validator set while it keeps tracking the L1; switching away registers it again under a new validationID', async () => {
+    const sim = await simulator({ ...FAST, trackL1: true });
+    const base = sim.url;
+    const nodeId = defined(sim.nodes[0], 'node-0').nodeId;
+    const before = await ownOne(base, nodeId, L1_SUBNET_ID);
+    sim.setScenario('node-0', 'l1-validator-removed');
+    expect(await own(base, nodeId, L1_SUBNET_ID)).toEqual([]);
+    expect((await rpc(pchain(base), 'platform.getL1Validator', { validationID: before.validationID })).body).toBe(
+      serviceError(`fetching L1 validator "${String(before.validationID)}" failed: not found`),
+    );
+    // Still a primary-network validator, still tracking the L1 (its check is there, no restart).
+    expect(await own(base, nodeId)).toHaveLength(1);
+    expect(Object.keys(report((await http(`${base}/ext/health`)).body).checks)).toContain(L1_CHAIN_ID);
+    expect(control((await http(`${sim.url}/sim/nodes/node-0`)).body, 'node').l1Validator).toBe(false);
+
+    sim.setScenario('node-0', 'healthy');
+    const again = await ownOne(base, nodeId, L1_SUBNET_ID);
+    expect(again.validationID).not.toBe(before.validationID);
+    expect(Number(again.startTime)).toBeGreaterThan(Number(before.startTime));
+    const price = (await result(pchain(base), 'platform.getValidatorFeeState')).price;
+    expect(BigInt(defined(again.balance, 'the L1 balance')) / BigInt(price)).toBeGreaterThan(44n * 86_400n);
+    // Each removal and registration is another validation.
+    sim.setScenario('node-0', 'l1-validator-removed');
+    sim.setScenario('node-0', 'healthy');
+    expect((await ownOne(base, nodeId, L1_SUBNET_ID)).validationID).not.toBe(again.validationID);
   });
 });
 
