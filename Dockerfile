@@ -1,11 +1,13 @@
-# avalanchego-exporter: multi-stage build on the official Node.js 20 image.
-FROM node:20-bookworm-slim AS build
+# avalanchego-exporter: multi-stage build on the official Node.js image of a supported LTS line,
+# pinned to a release (Node.js 20 left maintenance in April 2026). CI runs the fast test lane on this
+# very version (.ci/run reads it here); test/deploy/image.test.ts keeps the pin and the line's support.
+FROM node:24.21.0-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm ci --no-audit --no-fund && npm run build && npm prune --omit=dev
 
-FROM node:20-bookworm-slim
+FROM node:24.21.0-bookworm-slim
 ARG REVISION=unknown
 ENV NODE_ENV=production AVALANCHEGO_EXPORTER_REVISION=${REVISION}
 WORKDIR /app

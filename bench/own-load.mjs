@@ -7,6 +7,7 @@
 //
 //   node bench/own-load.mjs --case=storm --scrapers=20     1,000 nodes (5 s / 2 s), scrapers back to back for 15 s
 //   node bench/own-load.mjs --case=hang                    1,000 hanging nodes + 1 healthy (2 s / 1.5 s), 35 s
+//                          --origins=4                     the hanging nodes spread over 4 origins (one simulator each), not one
 //   node bench/own-load.mjs --case=debug                   /probe?debug=true back to back for 10 s (node polled every 15 s)
 //   node bench/own-load.mjs --case=gateway                 60 nodes behind one origin answering in 400 ms (1 s timeout, shipped sources)
 //   --exporter=DIR   the build to run (DIR/dist/main.js; default: this checkout), e.g. a worktree of an older commit
@@ -28,6 +29,7 @@ const { values: opts } = parseArgs({
     nodes: { type: 'string' },
     exporter: { type: 'string', default: '.' },
     sources: { type: 'string', default: 'anchors' },
+    origins: { type: 'string', default: '1' },
   },
 });
 const procs = new Procs();
@@ -133,35 +135,62 @@ try {
     });
   } else if (opts.case === 'hang') {
     const n = Number(opts.nodes ?? 1000);
-    const sim = await simulator('hanging', [`--nodes=${n}`, '--scenario=down', '--down-mode=hang']);
+    const origins = Number(opts.origins);
+    /** @type {Array<[string, string]>} */
+    const hanging = [];
+    for (let o = 0; o < origins; o++) {
+      const size = Math.floor(n / origins) + (o < n % origins ? 1 : 0);
+      const sim = await simulator(`hanging-${o}`, [`--nodes=${size}`, '--scenario=down', '--down-mode=hang']);
+      for (let i = 0; i < size; i++) hanging.push([`hang-${o}-${i}`, size === 1 ? sim : `${sim}/node-${i}`]);
+    }
     const ok = await simulator('healthy', ['--nodes=1', '--scenario=healthy']);
-    const url = await exporter('  interval: 2s\n  timeout: 1500ms\n' + SLOW_SOURCES + OFF, [
-      // One simulated node is served at the root (the simulator prefixes /node-<i> only for two or more).
-      ['healthy', ok],
-      ...Array.from({ length: n }, (_, i) => [`hang-${i}`, `${sim}/node-${i}`]),
-    ]);
+    // One simulated node is served at the root (the simulator prefixes /node-<i> only for two or more).
+    const url = await exporter('  interval: 2s\n  timeout: 1500ms\n' + SLOW_SOURCES + OFF, [['healthy', ok], ...hanging]);
+    // Watched for 35 s from the start: when the healthy node is first shown and whether it stays up, when every
+    // hanging node is shown down, and the skips in the last 10 s (the exporter's saturation, not the nodes' hanging).
     const started = performance.now();
-    await waitFor(async () => (await get(`${url}/metrics`)).body.includes('avalanchego_up{node="healthy"}'), 'the healthy node polled', 300_000);
-    const firstShownS = (performance.now() - started) / 1000;
+    /** @type {number | null} */
+    let firstShownS = null;
+    /** @type {number | null} */
+    let allDownS = null;
     let downSeen = 0;
     let samples = 0;
-    const until = performance.now() + 35_000;
+    let skippedAt25 = 0;
     let last = '';
-    while (performance.now() < until) {
+    while (performance.now() - started < 35_000) {
       last = (await get(`${url}/metrics`)).body;
+      const at = (performance.now() - started) / 1000;
       samples++;
-      if (!last.includes('avalanchego_up{node="healthy"} 1')) downSeen++;
+      if (firstShownS === null && last.includes('avalanchego_up{node="healthy"}')) firstShownS = at;
+      if (firstShownS !== null && !last.includes('avalanchego_up{node="healthy"} 1')) downSeen++;
+      const down = last.split('\n').filter((l) => l.startsWith('avalanchego_up{node="hang-') && l.endsWith(' 0')).length;
+      if (allDownS === null && down === n) allDownS = at;
+      if (at < 25) skippedAt25 = sumSamples(last, 'avalanchego_exporter_polls_skipped_total') ?? 0;
       await sleep(500);
     }
     const s = state(last, (name) => name === 'healthy');
+    const h = state(last, (name) => name !== 'healthy');
+    const timedOut = new Set(
+      last
+        .split('\n')
+        .filter((l) => l.startsWith('avalanchego_exporter_poll_errors_total{') && l.includes('reason="timeout"') && !l.endsWith(' 0'))
+        .map((l) => /node="([^"]*)"/.exec(l)?.[1]),
+    );
+    timedOut.delete('healthy');
     Object.assign(out, {
       hanging: n,
-      healthy_first_shown_s: +firstShownS.toFixed(1),
+      origins,
+      hanging_down: last.split('\n').filter((l) => l.startsWith('avalanchego_up{node="hang-') && l.endsWith(' 0')).length,
+      hanging_all_down_s: allDownS === null ? null : +allDownS.toFixed(1),
+      hanging_with_timeouts: timedOut.size,
+      hanging_error_reasons: [...new Set(Object.keys(h.reasons).map((k) => k.split('/')[1]))],
+      healthy_first_shown_s: firstShownS === null ? null : +firstShownS.toFixed(1),
       healthy_errors: s.errors,
       healthy_error_reasons: s.reasons,
       healthy_down_samples: downSeen,
       samples,
       skipped: s.skipped,
+      skipped_last_10s: (s.skipped ?? 0) - skippedAt25,
     });
   } else if (opts.case === 'debug') {
     // A node that counts the requests it gets (health answers from the fixture; the other APIs 404).

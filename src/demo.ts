@@ -1,7 +1,7 @@
 // `avalanchego-exporter demo`: a small simulated fleet in mixed states and the
 // exporter polling it, for a first look. Ctrl-C stops both.
 import { parseArgs } from 'node:util';
-import { configFromValue } from './config/load.js';
+import { configFromValue } from './sources/registry.js';
 import { startExporter } from './exporter.js';
 import { LOG_FORMATS, LOG_LEVELS, createLogger, type LogFormat, type LogLevel } from './log.js';
 import { L1_SUBNET_ID, startSimulator, type ScenarioName } from './simulator/index.js';
@@ -32,6 +32,20 @@ export const DEMO_SCENARIOS: readonly ScenarioName[] = [
 export const DEMO_LATER: readonly ScenarioName[] = ['node-id-changed'];
 /** How often the demo looks whether the exporter has seen such a node validate. */
 const LATER_CHECK_MS = 500;
+/** The banner waits for every node's first poll, at most this long. */
+const FIRST_ROUND_WAIT_MS = 10_000;
+const BANNER_CHECK_MS = 100;
+/** How often the one-line reminder of the addresses is printed. */
+const REMINDER_MS = 60_000;
+
+/**
+ * The demo's L1 validator running out of balance (l1-balance-draining) has this many seconds of fees left, in the
+ * demo's time (10x): 30 minutes, three of the wall clock. Its runway counts down as it drains, and shows as a risk
+ * (and would page, AvalancheGoL1ValidatorBalanceLow after 10m) well before the validator goes inactive.
+ */
+export const DEMO_L1_RUNWAY_SECONDS = 30 * 60;
+/** How much faster than real time the demo's nodes run. */
+export const DEMO_TIME_SCALE = 10;
 
 /** Primary-network validators: every third node (the simulator's default) and the validator scenarios. */
 export function demoValidator(i: number): boolean {
@@ -46,7 +60,7 @@ export function demoL1Validator(i: number): boolean {
 const USAGE = `Usage: avalanchego-exporter demo [flags]
 
 Starts ${DEMO_SCENARIOS.length} simulated AvalancheGo nodes (${[...new Set(DEMO_SCENARIOS)].join(', ')}),
-running 10 times faster than real time, and the exporter polling them every 5s.
+running ${DEMO_TIME_SCALE} times faster than real time, and the exporter polling them every 5s.
 
 Flags:
   --web.listen-address=HOST:PORT   where the exporter serves (default 127.0.0.1:10650)
@@ -90,7 +104,8 @@ export async function runDemo(argv: string[]): Promise<number> {
       const s = DEMO_SCENARIOS[i] ?? 'healthy';
       return DEMO_LATER.includes(s) ? 'healthy' : s;
     },
-    timeScale: 10,
+    timeScale: DEMO_TIME_SCALE,
+    timings: { l1DrainSeconds: DEMO_L1_RUNWAY_SECONDS },
     validator: demoValidator,
     trackL1: demoL1Validator,
     l1Validator: demoL1Validator,
@@ -132,7 +147,7 @@ export async function runDemo(argv: string[]): Promise<number> {
   }, LATER_CHECK_MS);
 
   const shown = encodeURIComponent((config.targets[3] ?? config.targets[0])?.name ?? '');
-  process.stdout.write(`
+  const banner = `
   AvalancheGo exporter demo
   ─────────────────────────
   Simulated nodes:   ${simulator.url}
@@ -144,13 +159,28 @@ export async function runDemo(argv: string[]): Promise<number> {
   Push a node into a fault:
     curl -X POST -d '{"scenario":"router-overload"}' ${simulator.url}/sim/nodes/node-0/scenario
 
-  Faults develop over a few minutes (time runs 10x). Ctrl-C stops the demo.
+  Faults develop over a few minutes (time runs ${DEMO_TIME_SCALE}x). Ctrl-C stops the demo.
 
-`);
+`;
+  // The banner after the first round of polls, whose faults (a down node, a bootstrapping one) are logged at once
+  // and would scroll it away; then a one-line reminder now and then, between the faults that develop.
+  const firstRound = Date.now();
+  let bannerShown = false;
+  const showBanner = setInterval(() => {
+    if (exporter.scheduler.pendingFirstPoll > 0 && Date.now() - firstRound < FIRST_ROUND_WAIT_MS) return;
+    clearInterval(showBanner);
+    bannerShown = true;
+    process.stdout.write(banner);
+  }, BANNER_CHECK_MS);
+  const remind = setInterval(() => {
+    if (bannerShown) process.stdout.write(`  demo: ${exporter.url}/ (the nodes), ${exporter.url}/metrics; Ctrl-C stops it\n`);
+  }, REMINDER_MS);
 
   return new Promise<number>((resolve) => {
     const stop = (signal: string) => {
       clearInterval(begin);
+      clearInterval(showBanner);
+      clearInterval(remind);
       logger.info({ signal }, 'stopping the demo');
       Promise.all([exporter.close(), simulator.close()]).then(
         () => {

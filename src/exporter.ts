@@ -3,11 +3,11 @@
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config/schema.js';
-import { Dispatchers } from './rpc/client.js';
+import { Dispatchers } from './rpc/sockets.js';
 import { Scheduler } from './scheduler/scheduler.js';
 import { createInstruments, createSelfRegistry, type ReloadState } from './metrics/self.js';
 import { createHandler } from './server/app.js';
-import { WebServer } from './server/http.js';
+import { WebServer } from './web/server.js';
 import { openWebConfig, type WebConfig } from './web/config.js';
 import { WebGuard } from './web/guard.js';
 import { VERSION, REVISION } from './version.js';
@@ -77,42 +77,61 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
   );
   const reloadState: ReloadState = { lastReloadSuccessful: true, lastSuccessSeconds: clock.now() / 1000 };
 
-  let reloading: Promise<void> | undefined;
-  const reload = async (): Promise<void> => {
+  /**
+   * Reloads are serialized and coalesced. One that is asked while another runs waits for it, then reads the files as
+   * they are by then; every request that comes meanwhile joins that one (a signal or POST /-/reload is answered by a
+   * reload that read the files after it was made). A reload a request once made 500 SIGHUPs sent while the exporter
+   * started 500 reloads in a row, chained without a turn of the event loop between them: nothing was served for 75 s.
+   */
+  let running: Promise<void> | undefined;
+  let queued: Promise<void> | undefined;
+  const reload = (): Promise<void> => {
     if (!options.loadConfig && !options.loadWebConfig)
-      throw new Error('nothing to reload: the exporter runs without --config.file or --web.config.file');
-    // Serialize reloads: a SIGHUP during a POST /-/reload waits its turn.
-    while (reloading) await reloading.catch(() => {});
-    reloading = (async () => {
-      let next: Config;
-      let nextWeb: WebConfig | undefined;
-      try {
-        // Both files are read before either is applied: a bad one keeps both last good ones.
-        next = options.loadConfig ? options.loadConfig() : config;
-        if (options.loadWebConfig) {
-          nextWeb = options.loadWebConfig();
-          web.setWebConfig(nextWeb);
-          guard.setConfig(nextWeb);
-        }
-      } catch (err) {
-        reloadState.lastReloadSuccessful = false;
-        // The problems, as --config.check prints them; a stack trace would say nothing more.
-        logger.error({ error: err instanceof Error ? err.message : String(err) }, 'config reload failed; the previous configuration stays in force');
-        throw err;
-      }
-      const nextSplit = splitTargets(shard, next.targets);
-      await scheduler.apply({ ...next, targets: nextSplit.owned });
-      config = next;
-      split = nextSplit;
-      reloadState.lastReloadSuccessful = true;
-      reloadState.lastSuccessSeconds = clock.now() / 1000;
-      logger.info({ targets: next.targets.length, owned: split.owned.length, origin: next.origin }, 'configuration reloaded');
-    })();
+      return Promise.reject(new Error('nothing to reload: the exporter runs without --config.file or --web.config.file'));
+    if (queued) return queued;
+    const start = (): Promise<void> => {
+      const run = reloadOnce().finally(() => {
+        if (running === run) running = undefined;
+      });
+      running = run;
+      return run;
+    };
+    if (!running) return start();
+    const next = running
+      .catch(() => {})
+      .then(() => {
+        queued = undefined;
+        return start();
+      });
+    queued = next;
+    return next;
+  };
+  const reloadOnce = async (): Promise<void> => {
+    // A turn of the event loop first: reloads asked back to back leave room for scrapes and polls between them.
+    await new Promise((resolve) => setImmediate(resolve));
+    let next: Config;
+    let nextWeb: WebConfig | undefined;
     try {
-      await reloading;
-    } finally {
-      reloading = undefined;
+      // Both files are read before either is applied: a bad one keeps both last good ones.
+      next = options.loadConfig ? options.loadConfig() : config;
+      if (options.loadWebConfig) {
+        nextWeb = options.loadWebConfig();
+        web.setWebConfig(nextWeb);
+        guard.setConfig(nextWeb);
+      }
+    } catch (err) {
+      reloadState.lastReloadSuccessful = false;
+      // The problems, as --config.check prints them; a stack trace would say nothing more.
+      logger.error({ error: err instanceof Error ? err.message : String(err) }, 'config reload failed; the previous configuration stays in force');
+      throw err;
     }
+    const nextSplit = splitTargets(shard, next.targets);
+    await scheduler.apply({ ...next, targets: nextSplit.owned });
+    config = next;
+    split = nextSplit;
+    reloadState.lastReloadSuccessful = true;
+    reloadState.lastSuccessSeconds = clock.now() / 1000;
+    logger.info({ targets: next.targets.length, owned: split.owned.length, origin: next.origin }, 'configuration reloaded');
   };
 
   const webConfig = options.webConfig ?? openWebConfig();

@@ -5,6 +5,7 @@ import {
   RUNWAY_STEPS,
   TIME_LEFT_STEPS,
   byName,
+  byRegexp,
   colorBg,
   countStat,
   dashed,
@@ -38,6 +39,15 @@ export function validators() {
    * @param {string} refId
    */
   const column = (expr, refId) => tableTarget(`max by (job, instance, node, subnet, node_id, version) (${identity(expr)})`, refId);
+  // Each validation's own uptime requirement (80 % before Helicon, 90 % for one started after it): the uptime alerts
+  // warn below it + 5 points and page below it + 2. A fixed threshold would show a post-Helicon validator at 86–91 %
+  // green while it pages, so the table colours the margin over the node's own requirement, with the alerts' steps.
+  const threshold = `node:avalanchego_uptime_reward_threshold:ratio${S}`;
+  const MARGIN_STEPS = [
+    { color: 'red', value: null },
+    { color: 'orange', value: 0.02 },
+    { color: 'green', value: 0.05 },
+  ];
   /** @type {Array<import('./shared.mjs').PanelOrRow>} */
   const panels = [];
 
@@ -88,6 +98,8 @@ export function validators() {
       [
         column(`avalanchego_validator${V}`, 'validator'),
         column(onPrimary(`avalanchego_uptime_weighted_average_ratio${S}`), 'uptime'),
+        column(onPrimary(threshold), 'required'),
+        column(onPrimary(`avalanchego_uptime_weighted_average_ratio${S} - on (job, instance, node) ${threshold}`), 'margin'),
         column(onPrimary(`avalanchego_uptime_rewarding_stake_ratio${S}`), 'rewarding'),
         column(`avalanchego_validator_start_timestamp_seconds${V} * 1000`, 'start'),
         column(`avalanchego_validator_end_timestamp_seconds${V} * 1000`, 'end'),
@@ -111,20 +123,22 @@ export function validators() {
               subnet: 1,
               'Value #validator': 2,
               'Value #uptime': 3,
-              'Value #rewarding': 4,
-              'Value #start': 5,
-              'Value #end': 6,
-              'Value #left': 7,
-              'Value #weight': 8,
-              'Value #reward': 9,
-              'Value #balance': 10,
-              'Value #runway': 11,
-              'Value #active': 12,
-              'Value #key': 13,
-              version: 14,
-              node_id: 15,
-              job: 16,
-              instance: 17,
+              'Value #required': 4,
+              'Value #margin': 5,
+              'Value #rewarding': 6,
+              'Value #start': 7,
+              'Value #end': 8,
+              'Value #left': 9,
+              'Value #weight': 10,
+              'Value #reward': 11,
+              'Value #balance': 12,
+              'Value #runway': 13,
+              'Value #active': 14,
+              'Value #key': 15,
+              version: 16,
+              node_id: 17,
+              job: 18,
+              instance: 19,
             },
             renameByName: {
               subnet: 'Subnet',
@@ -132,6 +146,8 @@ export function validators() {
               version: 'Version',
               'Value #validator': 'Validator',
               'Value #uptime': 'Perceived uptime',
+              'Value #required': 'Uptime required',
+              'Value #margin': 'Margin over required',
               'Value #rewarding': 'Stake that would reward',
               'Value #start': 'Started',
               'Value #end': 'Ends',
@@ -148,15 +164,9 @@ export function validators() {
       ],
       [
         byName('Validator', [mappingsProp(zeroOne(['no', 'orange'], ['yes', 'green'])), colorBg]),
-        byName('Perceived uptime', [
-          unitProp('percentunit'),
-          colorBg,
-          thresholdsProp([
-            { color: 'red', value: null },
-            { color: 'orange', value: 0.82 },
-            { color: 'green', value: 0.85 },
-          ]),
-        ]),
+        byName('Perceived uptime', [unitProp('percentunit')]),
+        byName('Uptime required', [unitProp('percentunit')]),
+        byName('Margin over required', [unitProp('percentunit'), colorBg, thresholdsProp(MARGIN_STEPS)]),
         byName('Stake that would reward', [unitProp('percentunit')]),
         byName('Started', [unitProp('dateTimeAsIso')]),
         byName('Ends', [unitProp('dateTimeAsIso')]),
@@ -172,16 +182,13 @@ export function validators() {
   panels.push(
     timeseriesPanel(
       'Perceived uptime',
-      'The uptime the network perceives of each validator (info.uptime weightedAveragePercentage) and the reward threshold (node:avalanchego_uptime_reward_threshold:ratio, dashed).',
+      "The uptime the network perceives of each validator (info.uptime weightedAveragePercentage) and, dashed, each validator's own reward threshold (node:avalanchego_uptime_reward_threshold:ratio: 80 %, or 90 % for a validation started after Helicon).",
       'percentunit',
-      [
-        target(`avalanchego_uptime_weighted_average_ratio${S}`, '{{node}}'),
-        target(`min(node:avalanchego_uptime_reward_threshold:ratio${S})`, 'reward threshold'),
-      ],
+      [target(`avalanchego_uptime_weighted_average_ratio${S}`, '{{node}}'), target(threshold, '{{node}} required')],
       { h: 8, w: 12 },
       {
         max: 1,
-        overrides: [byName('reward threshold', [dashed])],
+        overrides: [byRegexp('.* required$', [dashed])],
       },
     ),
     timeseriesPanel(

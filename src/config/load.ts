@@ -8,8 +8,17 @@ import { FileReadError, readRegularFile } from '../util/files.js';
 import { formatPath, type ConfigPath } from './path.js';
 import { isSecretPath } from '../util/redact.js';
 import { quote } from './echo.js';
-import { resolveConfig } from './resolve.js';
-import { DEFAULT_CONFIG, configSchema, type Config } from './schema.js';
+import { resolveConfig, type ConfigLayout } from './resolve.js';
+import {
+  BUILTIN_COMMON,
+  DEFAULT_CONFIG,
+  configSchemaOf,
+  type Config,
+  type ConfigSection,
+  type RawConfig,
+  type SettingsOf,
+  type TargetConfig,
+} from './schema.js';
 import { keysAt } from './walk.js';
 
 export type { ConfigPath } from './path.js';
@@ -43,38 +52,82 @@ function formatProblems(origin: string, problems: ConfigProblem[]): string {
 
 const noLocation: Locate = () => ({});
 
-/** The config used when no --config.file is given: one node at the default address. */
-export function defaultConfig(): Config {
-  return configFromValue(DEFAULT_CONFIG, `built-in default (one node at ${DEFAULT_CONFIG.targets[0].url})`);
+/** A config file made of the common settings and the given sources' sections: its schema, and the ways to read it. */
+export interface ConfigFile<T extends TargetConfig = TargetConfig> {
+  readonly sections: readonly ConfigSection[];
+  /** The file's schema (docs/configuration.md, "did you mean", the chart's values schema). */
+  readonly schema: z.ZodObject<z.core.$ZodLooseShape, z.core.$strict>;
+  /** The built-in defaults as a config file writes them (the default column of docs/configuration.md). */
+  readonly builtinDefaults: Readonly<Record<string, unknown>>;
+  /** Keys whose default is another key's value (`index.interval` → `interval`), as the reference states them. */
+  readonly derivedDefaults: Readonly<Record<string, string>>;
+  readonly load: (file: string, env?: Env) => Config<T>;
+  /** `baseDir`: the folder relative file paths in the config are read from. */
+  readonly parse: (text: string, origin: string, env?: Env, baseDir?: string) => Config<T>;
+  /** A config given as a value (the built-in default, the demo's fleet): the same checks as a file. */
+  readonly fromValue: (value: unknown, origin: string, baseDir?: string) => Config<T>;
+  /** The config used when no --config.file is given: one node at the default address. */
+  readonly byDefault: () => Config<T>;
 }
 
-/** A config given as a value (the built-in default, the demo's fleet): the same checks as a file. */
-export function configFromValue(value: unknown, origin: string, baseDir = process.cwd()): Config {
-  return checkConfig(value, origin, noLocation, baseDir);
-}
-
-export function loadConfigFile(file: string, env: Env = process.env): Config {
-  let text: string;
-  try {
-    text = readRegularFile(file, MAX_CONFIG_BYTES);
-  } catch (err) {
-    if (!(err instanceof FileReadError)) throw err;
-    // The line starts with the file already: say "the file" rather than its name twice.
-    throw new ConfigError(file, [{ path: [], message: err.message.replace(`cannot read ${file}:`, 'cannot read the file:') }]);
-  }
-  // Files the config names are relative to its folder (under systemd the working directory is /).
-  return parseConfigText(text, file, env, dirname(resolve(file)));
-}
-
-/** `baseDir`: the folder relative file paths in the config are read from. */
-export function parseConfigText(text: string, origin: string, env: Env = process.env, baseDir = process.cwd()): Config {
-  const { value: raw, locate } = readYaml(text, origin);
-  const problems: ConfigProblem[] = [];
-  const value = interpolate(raw, env, problems);
-  // Every problem in one pass: the variables' problems, then what the schema and the cross-field
-  // checks find in the rest (a value whose variable is missing is not checked again).
-  const envProblems = problems.map((p) => ({ ...p, ...locate(p.path) }));
-  return checkConfig(value, origin, locate, baseDir, envProblems);
+/**
+ * The config file of these sections (the sources' own, config/source-section.ts), in their order between the
+ * common settings. The registry makes the exporter's (sources/registry.ts); a test may add a source of its own.
+ */
+export function configFile<const S extends ConfigSection>(sections: readonly S[]): ConfigFile<TargetConfig & SettingsOf<S>> {
+  type T = TargetConfig & SettingsOf<S>;
+  const schemas = configSchemaOf(sections);
+  const builtinDefaults = {
+    interval: BUILTIN_COMMON.interval,
+    timeout: BUILTIN_COMMON.timeout,
+    ...Object.fromEntries(sections.map((s) => [s.key, s.defaults])),
+    limits: BUILTIN_COMMON.limits,
+    headers: BUILTIN_COMMON.headers,
+  };
+  const layout: ConfigLayout = {
+    sections,
+    settingKeys: Object.keys(schemas.settings.shape),
+    // Checked by the same schema as a file; a mistake in a section's defaults fails at import, and in the unit tests.
+    builtin: schemas.settings.parse(builtinDefaults),
+  };
+  const checked = (value: unknown, origin: string, locate: Locate, baseDir: string, earlier?: ConfigProblem[]): Config<T> =>
+    ({
+      ...checkConfig(schemas.config, layout, value, origin, locate, baseDir, earlier),
+      sections,
+    }) as Config<T>;
+  const fromValue = (value: unknown, origin: string, baseDir = process.cwd()) => checked(value, origin, noLocation, baseDir);
+  const parse = (text: string, origin: string, env: Env = process.env, baseDir = process.cwd()) => {
+    const { value: raw, locate } = readYaml(text, origin);
+    const problems: ConfigProblem[] = [];
+    const value = interpolate(raw, env, problems);
+    // Every problem in one pass: the variables' problems, then what the schema and the cross-field
+    // checks find in the rest (a value whose variable is missing is not checked again).
+    const envProblems = problems.map((p) => ({ ...p, ...locate(p.path) }));
+    return checked(value, origin, locate, baseDir, envProblems);
+  };
+  return {
+    sections,
+    schema: schemas.config,
+    builtinDefaults,
+    derivedDefaults: Object.fromEntries(
+      sections.filter((s) => 'interval' in s.schema.shape && !('interval' in s.defaults)).map((s) => [`${s.key}.interval`, 'interval']),
+    ),
+    load: (file, env = process.env) => {
+      let text: string;
+      try {
+        text = readRegularFile(file, MAX_CONFIG_BYTES);
+      } catch (err) {
+        if (!(err instanceof FileReadError)) throw err;
+        // The line starts with the file already: say "the file" rather than its name twice.
+        throw new ConfigError(file, [{ path: [], message: err.message.replace(`cannot read ${file}:`, 'cannot read the file:') }]);
+      }
+      // Files the config names are relative to its folder (under systemd the working directory is /).
+      return parse(text, file, env, dirname(resolve(file)));
+    },
+    parse,
+    fromValue,
+    byDefault: () => fromValue(DEFAULT_CONFIG, `built-in default (one node at ${DEFAULT_CONFIG.targets[0].url})`),
+  };
 }
 
 /**
@@ -116,7 +169,17 @@ export function checkSchema<T>(schema: z.ZodType<T>, value: unknown, origin: str
 
 const startsWith = (path: ConfigPath, prefix: ConfigPath): boolean => prefix.length <= path.length && prefix.every((p, i) => path[i] === p);
 
-function checkConfig(value: unknown, origin: string, locate: Locate, baseDir: string, earlier: ConfigProblem[] = []): Config {
+type Schema = ConfigFile['schema'];
+
+function checkConfig(
+  configSchema: Schema,
+  layout: ConfigLayout,
+  value: unknown,
+  origin: string,
+  locate: Locate,
+  baseDir: string,
+  earlier: ConfigProblem[] = [],
+): Omit<Config, 'sections'> {
   const skip = (path: ConfigPath) => earlier.some((p) => startsWith(path, p.path));
   const parsed = configSchema.safeParse(value);
   if (!parsed.success) {
@@ -128,9 +191,14 @@ function checkConfig(value: unknown, origin: string, locate: Locate, baseDir: st
         // Counted, so that the total is right; not located (which costs a walk each).
         issues.slice(MAX_PROBLEMS).map((issue) => ({ path: issue.path as ConfigPath, message: issue.message })),
       );
-    throw new ConfigError(origin, [...earlier, ...problems, ...crossFieldProblemsOfTheRest(value, parsed.error.issues, baseDir, locate, skip)]);
+    throw new ConfigError(origin, [
+      ...earlier,
+      ...problems,
+      ...crossFieldProblemsOfTheRest(configSchema, layout, value, parsed.error.issues, baseDir, locate, skip),
+    ]);
   }
-  const resolved = resolveConfig(parsed.data, baseDir);
+  // The schema is assembled from the sections at run time: its output is the RawConfig it checked.
+  const resolved = resolveConfig(parsed.data as unknown as RawConfig, layout, baseDir);
   const problems = 'problems' in resolved ? resolved.problems.filter((p) => !skip(p.path)) : [];
   if (earlier.length > 0 || problems.length > 0)
     throw new ConfigError(origin, [...earlier, ...problems.map((p, i) => (i < MAX_PROBLEMS ? { ...p, ...locate(p.path) } : p))]);
@@ -144,6 +212,8 @@ function checkConfig(value: unknown, origin: string, locate: Locate, baseDir: st
  * so that one --config.check lists every problem. Problems outside targets: nothing more.
  */
 function crossFieldProblemsOfTheRest(
+  configSchema: Schema,
+  layout: ConfigLayout,
   value: unknown,
   issues: ReadonlyArray<{ path: PropertyKey[] }>,
   baseDir: string,
@@ -161,7 +231,7 @@ function crossFieldProblemsOfTheRest(
   if (kept.length === 0) return [];
   const rest = configSchema.safeParse({ ...value, targets: kept.map((i) => all[i]) });
   if (!rest.success) return [];
-  const resolved = resolveConfig(rest.data, baseDir, (j) => kept[j] ?? j);
+  const resolved = resolveConfig(rest.data as unknown as RawConfig, layout, baseDir, (j) => kept[j] ?? j);
   if (!('problems' in resolved)) return [];
   return resolved.problems.filter((p) => !skip(p.path)).map((p, i) => (i < MAX_PROBLEMS ? { ...p, ...locate(p.path) } : p));
 }

@@ -8,10 +8,9 @@ import { formatPromDuration } from './duration.js';
 import { FileReadError, readRegularFile } from '../util/files.js';
 import type { ConfigPath } from './path.js';
 import {
-  BUILTIN_DEFAULTS,
   BUILTIN_SCHEDULER,
-  settingsSchema,
   type Config,
+  type ConfigSection,
   type RawConfig,
   type RawSettings,
   type TargetConfig,
@@ -22,11 +21,17 @@ import {
 const MAX_PEM_BYTES = 4 * 1024 * 1024;
 const MAX_PASSWORD_BYTES = 64 * 1024;
 
-// Checked by the same schema as a file; a mistake here fails at import, and in the unit tests.
-const BUILTIN: RawSettings = settingsSchema.parse(BUILTIN_DEFAULTS);
-const SETTING_KEYS = Object.keys(settingsSchema.shape) as Array<keyof RawSettings>;
 /** Sections taken whole from one layer: a target's tls does not mix its files with the defaults' ones. */
-const WHOLE_SECTIONS = new Set<keyof RawSettings>(['tls', 'basic_auth']);
+const WHOLE_SECTIONS = new Set(['tls', 'basic_auth']);
+
+/** What a config file is made of (config/load.ts configFile): its keys, the sources' sections, the built-in layer. */
+export interface ConfigLayout {
+  readonly sections: readonly ConfigSection[];
+  /** Every key of the settings, in order. */
+  readonly settingKeys: readonly string[];
+  /** The built-in defaults, checked by the schema (durations in milliseconds). */
+  readonly builtin: RawSettings;
+}
 
 /** A layer of settings and where it sits in the file (undefined: built in). */
 interface Layer {
@@ -38,21 +43,16 @@ interface Layer {
 type MergedSettings = RawSettings & {
   interval: number;
   timeout: number;
-  info: { enabled: boolean; interval: number };
-  platform: { enabled: boolean; interval: number; subnets: string[] };
-  evm: { enabled: boolean; interval?: number; chains: string[] };
-  proposervm: { enabled: boolean; interval: number; chains: string[] };
-  admin: { enabled: boolean; interval: number };
   limits: { max_series_per_node: number; max_label_length: number };
 };
 
 const isSection = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** `upper` over `lower`: sections merge key by key, except the whole ones. */
-function mergeOver(lower: Record<string, unknown>, upper: RawSettings | undefined): Record<string, unknown> {
+function mergeOver(keys: readonly string[], lower: Record<string, unknown>, upper: RawSettings | undefined): Record<string, unknown> {
   if (!upper) return lower;
   const out: Record<string, unknown> = { ...lower };
-  for (const key of SETTING_KEYS) {
+  for (const key of keys) {
     const value = upper[key];
     if (value === undefined) continue;
     if (!isSection(value) || WHOLE_SECTIONS.has(key)) {
@@ -81,11 +81,11 @@ function mergeOver(lower: Record<string, unknown>, upper: RawSettings | undefine
  * 1 defaults, 2 target) and path. Looked up only for errors, not kept per target.
  */
 function where(layers: Layer[], key: string): { layer: number; path: ConfigPath | undefined } {
-  const [section, sub] = key.split('.') as [keyof RawSettings, string | undefined];
+  const [section, sub] = key.split('.') as [string, string | undefined];
   for (let layer = layers.length - 1; layer >= 0; layer--) {
     const { settings, path } = layers[layer] ?? {};
     const value = settings?.[section];
-    const set = sub === undefined ? value !== undefined : isSection(value) && (value as Record<string, unknown>)[sub] !== undefined;
+    const set = sub === undefined ? value !== undefined : isSection(value) && value[sub] !== undefined;
     if (set) return { layer, path: path && (sub === undefined ? [...path, section] : [...path, section, sub]) };
   }
   return { layer: 0, path: undefined };
@@ -138,19 +138,20 @@ class FileCache {
   }
 }
 
-export type Resolved = { config: Omit<Config, 'origin'> } | { problems: ConfigProblem[] };
+export type Resolved = { config: Omit<Config, 'origin' | 'sections'> } | { problems: ConfigProblem[] };
 
 /**
  * `at(i)`: the index in the file of `config.targets[i]` (the load drops targets that failed the
  * schema and resolves the rest, so that one pass reports every problem).
  */
-export function resolveConfig(config: RawConfig, baseDir: string, at: (i: number) => number = (i) => i): Resolved {
+export function resolveConfig(config: RawConfig, layout: ConfigLayout, baseDir: string, at: (i: number) => number = (i) => i): Resolved {
+  const { sections, settingKeys, builtin } = layout;
   const problems: ConfigProblem[] = [];
   const files = new FileCache(baseDir);
   const seen = new Map<string, number>();
   const reported = new Set<string>();
   // Built-in ← defaults once; each target goes over that.
-  const base = mergeOver(mergeOver({}, BUILTIN), config.defaults);
+  const base = mergeOver(settingKeys, mergeOver(settingKeys, {}, builtin), config.defaults);
   const targets = config.targets.map((t, j): TargetConfig => {
     const i = at(j);
     const first = seen.get(t.name);
@@ -162,38 +163,26 @@ export function resolveConfig(config: RawConfig, baseDir: string, at: (i: number
     } else seen.set(t.name, i);
 
     const layers: Layer[] = [
-      { settings: BUILTIN, path: undefined },
+      { settings: builtin, path: undefined },
       { settings: config.defaults, path: ['defaults'] },
       { settings: t, path: ['targets', i] },
     ];
-    const s = mergeOver(base, t) as MergedSettings;
-    const endpoints = s.index?.endpoints ?? [];
-    const resolved: TargetConfig = {
-      name: t.name,
-      url: t.url,
-      intervalMs: s.interval,
-      timeoutMs: s.timeout,
-      health: { enabled: s.health?.enabled ?? true, tags: s.health?.tags ?? [] },
-      index: { endpoints, intervalMs: s.index?.interval ?? s.interval },
-      info: { enabled: s.info.enabled, intervalMs: s.info.interval },
-      platform: { enabled: s.platform.enabled, intervalMs: s.platform.interval, subnets: s.platform.subnets },
-      evm: { enabled: s.evm.enabled, intervalMs: s.evm.interval ?? s.interval, chains: s.evm.chains },
-      proposervm: { enabled: s.proposervm.enabled, intervalMs: s.proposervm.interval, chains: s.proposervm.chains },
-      admin: { enabled: s.admin.enabled, intervalMs: s.admin.interval },
-      limits: { maxSeriesPerNode: s.limits.max_series_per_node, maxLabelLength: s.limits.max_label_length },
-      headers: s.headers ?? {},
-    };
+    const s = mergeOver(settingKeys, base, t) as MergedSettings;
+    const fields: Record<string, unknown> = { name: t.name, url: t.url, intervalMs: s.interval, timeoutMs: s.timeout };
+    // Each source's settings under its key, in the order of the sources (config/source-section.ts).
+    for (const section of sections) fields[section.key] = section.resolve(s[section.key] as Record<string, unknown>, s.interval);
+    fields.limits = { maxSeriesPerNode: s.limits.max_series_per_node, maxLabelLength: s.limits.max_label_length };
+    fields.headers = s.headers ?? {};
+    const resolved = fields as unknown as TargetConfig;
 
-    // timeout < every interval a poll of this target runs at: a poll must end before the next is due.
-    const intervals: Array<[string, number, boolean]> = [
-      ['interval', resolved.intervalMs, true],
-      ['index.interval', resolved.index.intervalMs, endpoints.length > 0 && s.index?.interval !== undefined],
-      ['info.interval', resolved.info.intervalMs, resolved.info.enabled],
-      ['platform.interval', resolved.platform.intervalMs, resolved.platform.enabled],
-      ['evm.interval', resolved.evm.intervalMs, resolved.evm.enabled && resolved.evm.chains.length > 0 && s.evm.interval !== undefined],
-      ['proposervm.interval', resolved.proposervm.intervalMs, resolved.proposervm.enabled && resolved.proposervm.chains.length > 0],
-      ['admin.interval', resolved.admin.intervalMs, resolved.admin.enabled],
-    ];
+    // timeout < every interval a poll of this target runs at: a poll must end before the next is due. A source's
+    // own interval counts when it is on and its interval is set (left out, it is the target's, checked first).
+    const intervals: Array<[string, number, boolean]> = [['interval', resolved.intervalMs, true]];
+    for (const section of sections) {
+      if (!('interval' in section.schema.shape)) continue;
+      const set = (s[section.key] as { interval?: number }).interval !== undefined;
+      intervals.push([`${section.key}.interval`, section.intervalMs(resolved), set && section.enabled(resolved)]);
+    }
     for (const [key, ms, applies] of intervals) {
       if (!applies || resolved.timeoutMs < ms) continue;
       const timeout = where(layers, 'timeout');

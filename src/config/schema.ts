@@ -1,14 +1,15 @@
 // The configuration schema: the single source of truth for every config key,
 // its type, default and meaning. Keys are a public contract. The built-in
 // defaults are written in the config's own language and checked by this schema.
+//
+// The keys every target has (interval, timeout, limits, headers, tls, basic_auth)
+// are here; each source's section (`health`, `info` …) is declared in the source's
+// own module (config/source-section.ts says why) and placed between them by
+// configSchemaOf, in the order of the sources.
 import { z } from 'zod';
-import { decodeCb58 } from './cb58.js';
 import { parsePromDuration } from './duration.js';
 import { maskUrl } from '../util/redact.js';
 import { quote } from './echo.js';
-
-export const INDEX_ENDPOINTS = ['C/block', 'P/block', 'X/block', 'X/tx', 'X/vtx'] as const;
-export type IndexEndpoint = (typeof INDEX_ENDPOINTS)[number];
 
 /** The primary network's subnet ID (ids.Empty in CB58): always checked, the `subnet` label of its validator series. */
 export const PRIMARY_NETWORK_ID = '11111111111111111111111111111111LpoYY';
@@ -22,7 +23,7 @@ export const MAX_DURATION_MS = 24 * 86_400_000;
 /** Type names the reference shows instead of the schema's own (a duration is a string that is parsed). */
 export const typeNames = z.registry<{ typeName: string }>();
 
-const duration = z
+export const duration = z
   .string({ error: 'expected a duration string such as 15s' })
   .transform((text, ctx) => {
     const ms = parsePromDuration(text);
@@ -43,7 +44,7 @@ const duration = z
   // After describe(), which returns a copy.
   .register(typeNames, { typeName: 'duration' });
 
-const nonEmpty = (what: string) => z.string({ error: `expected ${what} as a string` }).min(1, `${what} must not be empty`);
+export const nonEmpty = (what: string) => z.string({ error: `expected ${what} as a string` }).min(1, `${what} must not be empty`);
 
 const wholeNumber = (min: number, max: number) =>
   z
@@ -51,132 +52,6 @@ const wholeNumber = (min: number, max: number) =>
     .int(`expected a whole number from ${min} to ${max}`)
     .min(min, `must be at least ${min}: write a whole number from ${min} to ${max}`)
     .max(max, `must be at most ${max}: write a whole number from ${min} to ${max}`);
-
-const enabled = (what: string) => z.boolean({ error: 'expected true or false' }).optional().describe(what);
-
-/** A source's own cadence. */
-const sourceInterval = (what: string) => duration.optional().describe(`How often ${what}; must be longer than timeout.`);
-
-const subnetId = z.string({ error: 'expected a subnet ID as a string' }).superRefine((text, ctx) => {
-  const decoded = decodeCb58(text);
-  if ('error' in decoded || decoded.bytes.length !== 32) {
-    const why = 'error' in decoded ? decoded.error : `it holds ${decoded.bytes.length} bytes, an ID holds 32`;
-    ctx.addIssue({
-      code: 'custom',
-      message: `${quote(text)} is not a subnet ID (CB58, e.g. 2v3qLBtRK4VHC1W1JJMgKYPrSzsXEc83DuWBrhhLKRJXJbiRVA): ${why}; copy the ID from platform.getSubnets or the explorer`,
-    });
-  } else if (text === PRIMARY_NETWORK_ID) {
-    ctx.addIssue({ code: 'custom', message: `${PRIMARY_NETWORK_ID} is the primary network, which is always checked: remove it from the list` });
-  }
-});
-
-const healthSchema = z
-  .strictObject({
-    enabled: enabled('Poll health.health. Without it avalanchego_up is not served for the node.'),
-    tags: z
-      .array(nonEmpty('a tag'), { error: `expected a list of tags, e.g. [${PRIMARY_NETWORK_ID}]` })
-      .optional()
-      .describe(
-        "Sent as the `tags` param of health.health: subnet IDs select their chains' checks; application checks are always included. [] = all checks.",
-      ),
-  })
-  .describe('The health source (health.health on {url}/ext/health).');
-
-const indexSchema = z
-  .strictObject({
-    endpoints: z
-      .array(
-        z.enum(INDEX_ENDPOINTS, {
-          error: (issue) => `${quote(issue.input)} is not an index endpoint: use one of ${INDEX_ENDPOINTS.join(', ')}`,
-        }),
-        { error: 'expected a list of index endpoints, e.g. [C/block, P/block]' },
-      )
-      .optional()
-      .describe(`Index endpoints polled with index.getLastAccepted, from ${INDEX_ENDPOINTS.join(', ')}. [] turns the index source off.`),
-    interval: sourceInterval('the index endpoints are polled'),
-  })
-  .describe('The index source (index.getLastAccepted on {url}/ext/index/<endpoint>).');
-
-/** A source that can be turned off and has its own cadence (and maybe more keys). */
-const sourceSchema = <Extra extends z.core.$ZodLooseShape>(doc: { enabled: string; interval: string; source: string }, extra: Extra) =>
-  z.strictObject({ enabled: enabled(doc.enabled), interval: sourceInterval(doc.interval), ...extra }).describe(doc.source);
-
-const infoSchema = sourceSchema(
-  {
-    enabled: 'Poll the info API (node ID, version, network ID, uptime, upgrades, a summary of peers).',
-    interval: 'the info API is polled',
-    source: 'The info source (info.* on {url}/ext/info).',
-  },
-  {},
-);
-
-const platformSchema = sourceSchema(
-  {
-    enabled: "Poll the node's own entry in the current validator set (platform.getCurrentValidators with its node ID) and the validator fee price.",
-    interval: 'the platform API is polled',
-    source: 'The platform source (platform.* on {url}/ext/bc/P).',
-  },
-  {
-    subnets: z
-      .array(subnetId, { error: 'expected a list of subnet IDs, e.g. [2v3qLBtRK4VHC1W1JJMgKYPrSzsXEc83DuWBrhhLKRJXJbiRVA]' })
-      .optional()
-      .describe('Subnet or L1 IDs (CB58) whose validator entry is checked besides the primary network, which is always checked.'),
-  },
-);
-
-/** A chain as /ext/bc/<chain>/… names it: its alias (C) or its blockchain ID (CB58). */
-const chainName = z
-  .string({ error: 'expected a chain alias or blockchain ID as a string, e.g. C' })
-  .regex(
-    /^[A-Za-z0-9_.-]{1,64}$/,
-    'a chain is named by its alias (C) or its blockchain ID (CB58, from platform.getBlockchains): letters and digits, at most 64 characters, no slash',
-  );
-
-const chainList = (example: string, what: string) =>
-  z
-    .array(chainName, { error: `expected a list of chains, e.g. ${example}` })
-    .optional()
-    .refine((list) => list === undefined || new Set(list).size === list.length, { message: 'a chain is listed twice: list each chain once' })
-    .describe(what);
-
-const evmSchema = sourceSchema(
-  {
-    enabled:
-      "Poll each EVM chain's executed height (eth_blockNumber). After Helicon the C-Chain accepts blocks before it executes them; the gap is an execution backlog.",
-    interval: "the executed heights are polled (default: the target's interval, health's cadence)",
-    source: 'The evm source (eth_blockNumber on {url}/ext/bc/<chain>/rpc).',
-  },
-  {
-    chains: chainList(
-      '[C]',
-      "EVM chains whose executed height is polled, by alias or blockchain ID; use the name its health check has (C, or the L1 chain's blockchain ID) so the rules can compare it with the accepted height. [] turns the source off.",
-    ),
-  },
-);
-
-const proposervmSchema = sourceSchema(
-  {
-    enabled: "Poll each listed chain's ProposerVM epoch (proposervm.getCurrentEpoch): the P-Chain height the chain's validator set is taken from.",
-    interval: 'the ProposerVM epochs are polled',
-    source: 'The proposervm source (proposervm.getCurrentEpoch on {url}/ext/bc/<chain>/proposervm).',
-  },
-  {
-    chains: chainList(
-      '[2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5]',
-      "Chains (usually L1 chains) whose ProposerVM epoch is polled, by blockchain ID or alias; use the name its health check has (the blockchain ID for an L1, C for the C-Chain) so the rules can compare it with the chain's height. [] (the default) turns the source off.",
-    ),
-  },
-);
-
-const adminSchema = sourceSchema(
-  {
-    enabled:
-      "Check the node's posture with a read-only admin call (admin.getLoggerLevel): whether the admin API answers, and its logger levels. Off by default: it sends a request the node's operator may not expect.",
-    interval: 'the posture is checked',
-    source: 'The admin source (admin.getLoggerLevel on {url}/ext/admin).',
-  },
-  {},
-);
 
 const limitsSchema = z
   .strictObject({
@@ -241,23 +116,17 @@ const headersSchema = z
   )
   .describe('Extra HTTP headers sent with every request to the node (e.g. Authorization for a proxy).');
 
-/** Settings that `defaults` sets for every target and a target may override. */
-const settingsShape = {
+/** The common settings before the sources' sections, and after them (the order of the reference and of /config). */
+const leadingShape = {
   interval: duration.optional().describe('How often the node is polled (health, and index unless index.interval says otherwise).'),
   timeout: duration.optional().describe('Deadline of each poll of the node; must be shorter than interval and every source interval.'),
-  health: healthSchema.optional(),
-  index: indexSchema.optional(),
-  info: infoSchema.optional(),
-  platform: platformSchema.optional(),
-  evm: evmSchema.optional(),
-  proposervm: proposervmSchema.optional(),
-  admin: adminSchema.optional(),
+};
+const trailingShape = {
   limits: limitsSchema.optional(),
   headers: headersSchema.optional(),
   tls: tlsSchema.optional(),
   basic_auth: basicAuthSchema.optional(),
 };
-export const settingsSchema = z.strictObject(settingsShape);
 
 const TARGET_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$/;
 
@@ -302,17 +171,6 @@ const urlSchema = z.string({ error: "expected the node's base URL as a string, e
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 });
 
-export const targetSchema = z
-  .strictObject({
-    name: z
-      .string({ error: 'every target needs a name (it becomes the `node` label)' })
-      .regex(TARGET_NAME_RE, 'names are 1 to 128 characters: letters, digits and _ . : @ -, starting with a letter or digit')
-      .describe('Unique name of the node; becomes the `node` label and the /probe?target= value.'),
-    url: urlSchema.describe("Base URL of the node's HTTP API (may carry a path prefix)."),
-    ...settingsShape,
-  })
-  .describe('A node to poll. Any key under `defaults` may be overridden here.');
-
 const schedulerSchema = z.strictObject({
   max_concurrent_requests: wholeNumber(1, 1_000_000).optional().describe('Cap on requests in flight to all nodes together.'),
   max_connections_per_origin: wholeNumber(2, 65_536)
@@ -322,47 +180,68 @@ const schedulerSchema = z.strictObject({
     ),
 });
 
-export const configSchema = z
-  .strictObject({
-    defaults: settingsSchema.optional().describe('Settings for every target.'),
-    scheduler: schedulerSchema.optional().describe('Process-wide polling settings.'),
-    targets: z
-      .array(targetSchema, { error: 'expected a list of targets' })
-      .min(1, 'list at least one target under targets')
-      .describe('The nodes to poll.'),
-  })
-  .describe('The exporter configuration file.');
+/** What the config file takes of a source's section: its key and its keys' schema (ConfigSection). */
+export type SectionSchema = Pick<ConfigSection, 'key' | 'schema'>;
 
 /**
- * The built-in defaults, as a config file would write them. The lowest layer of
- * the one merge (built-in ← defaults ← target); the README's default column.
- * `index.interval` and `evm.interval` are absent on purpose: they default to the target's interval (the
- * executed height is compared with health's accepted height, polled at that cadence).
+ * The config file's schema, with each source's section between the common settings: `defaults` and every
+ * target take the same settings; a target adds its name and URL.
  */
-export const BUILTIN_DEFAULTS = {
+export function configSchemaOf(sections: readonly SectionSchema[]) {
+  const settingsShape: z.core.$ZodLooseShape = {
+    ...leadingShape,
+    ...Object.fromEntries(sections.map((s) => [s.key, s.schema.optional()])),
+    ...trailingShape,
+  };
+  const settings = z.strictObject(settingsShape);
+  const target = z
+    .strictObject({
+      name: z
+        .string({ error: 'every target needs a name (it becomes the `node` label)' })
+        .regex(TARGET_NAME_RE, 'names are 1 to 128 characters: letters, digits and _ . : @ -, starting with a letter or digit')
+        .describe('Unique name of the node; becomes the `node` label and the /probe?target= value.'),
+      url: urlSchema.describe("Base URL of the node's HTTP API (may carry a path prefix)."),
+      ...settingsShape,
+    })
+    .describe('A node to poll. Any key under `defaults` may be overridden here.');
+  const config = z
+    .strictObject({
+      defaults: settings.optional().describe('Settings for every target.'),
+      scheduler: schedulerSchema.optional().describe('Process-wide polling settings.'),
+      targets: z
+        .array(target, { error: 'expected a list of targets' })
+        .min(1, 'list at least one target under targets')
+        .describe('The nodes to poll.'),
+    })
+    .describe('The exporter configuration file.');
+  return { settings, config };
+}
+
+/**
+ * The built-in defaults of the common settings, as a config file would write them: the lowest layer of the
+ * one merge (built-in ← defaults ← target) with each section's own (ConfigSection.defaults); the default
+ * column of docs/configuration.md.
+ */
+export const BUILTIN_COMMON = {
   interval: '15s',
   timeout: '5s',
-  health: { enabled: true, tags: [] },
-  index: { endpoints: ['C/block', 'P/block', 'X/block', 'X/tx'] },
-  info: { enabled: true, interval: '30s' },
-  platform: { enabled: true, interval: '1m', subnets: [] },
-  evm: { enabled: true, chains: ['C'] },
-  proposervm: { enabled: true, interval: '1m', chains: [] },
-  admin: { enabled: false, interval: '5m' },
   limits: { max_series_per_node: 5000, max_label_length: 256 },
   headers: {},
-} as const satisfies z.input<typeof settingsSchema>;
+} as const satisfies z.input<z.ZodObject<typeof leadingShape & typeof trailingShape>>;
 
 export const BUILTIN_SCHEDULER = { max_concurrent_requests: 512, max_connections_per_origin: 128 } as const satisfies z.input<typeof schedulerSchema>;
 
-/** Defaults that are not a fixed value, as the reference states them. */
-export const DERIVED_DEFAULTS: Readonly<Record<string, string>> = { 'index.interval': 'interval', 'evm.interval': 'interval' };
-
 /** The config used when no --config.file is given: one node at the default address. */
-export const DEFAULT_CONFIG = { targets: [{ name: 'local', url: 'http://127.0.0.1:9650' }] } as const satisfies z.input<typeof configSchema>;
+export const DEFAULT_CONFIG = { targets: [{ name: 'local', url: 'http://127.0.0.1:9650' }] } as const;
 
-export type RawConfig = z.output<typeof configSchema>;
-export type RawSettings = z.output<typeof settingsSchema>;
+/** The settings as the schema gives them (durations in milliseconds): the common ones typed, a source's section its own. */
+export type RawSettings = z.output<z.ZodObject<typeof leadingShape & typeof trailingShape>> & { readonly [section: string]: unknown };
+
+export interface RawConfig {
+  defaults?: RawSettings;
+  scheduler?: z.output<typeof schedulerSchema>;
+  targets: Array<RawSettings & { name: string; url: string }>;
+}
 
 export interface TlsSettings {
   ca?: string;
@@ -372,23 +251,15 @@ export interface TlsSettings {
   insecureSkipVerify: boolean;
 }
 
-/** One node with every setting resolved (built-in defaults ← defaults ← target). */
+/**
+ * One node with every setting resolved (built-in defaults ← defaults ← target): the common settings. Each
+ * source's settings are under its section's key (`target.info`), read through its ConfigSection.
+ */
 export interface TargetConfig {
   name: string;
   url: string;
   intervalMs: number;
   timeoutMs: number;
-  health: { enabled: boolean; tags: string[] };
-  /** The index source is off when `endpoints` is empty. */
-  index: { endpoints: IndexEndpoint[]; intervalMs: number };
-  info: { enabled: boolean; intervalMs: number };
-  /** `subnets` excludes the primary network, which is always checked. */
-  platform: { enabled: boolean; intervalMs: number; subnets: string[] };
-  /** The evm source is off when `enabled` is false or `chains` is empty. */
-  evm: { enabled: boolean; intervalMs: number; chains: string[] };
-  /** The proposervm source is off when `enabled` is false or `chains` is empty. */
-  proposervm: { enabled: boolean; intervalMs: number; chains: string[] };
-  admin: { enabled: boolean; intervalMs: number };
   limits: { maxSeriesPerNode: number; maxLabelLength: number };
   headers: Record<string, string>;
   tls?: TlsSettings;
@@ -396,11 +267,40 @@ export interface TargetConfig {
   basicAuth?: { username: string; password: string };
 }
 
-export interface Config {
-  targets: TargetConfig[];
+/**
+ * A source's section of the config file (`defaults.<key>`, `targets[].<key>`), declared in the source's own
+ * module with config/source-section.ts. The config layer takes the sections as values (it sits below the
+ * sources and cannot import them): the schema, the merge, the checks and /config loop over them.
+ */
+export interface ConfigSection<K extends string = string, T = unknown> {
+  /** Its key under `defaults` and each target: the source's name. */
+  readonly key: K;
+  /** Its keys, a strict object (each key described: docs/configuration.md is generated from it). */
+  readonly schema: z.ZodObject<z.core.$ZodLooseShape, z.core.$strict>;
+  /** Its built-in defaults, as a config file writes them: every key has one but `interval`, which is then the target's. */
+  readonly defaults: Readonly<Record<string, unknown>>;
+  /** The section's settings in a resolved target. */
+  of(target: TargetConfig): T;
+  /** Whether the target's settings turn the source on. */
+  enabled(target: TargetConfig): boolean;
+  /** How often the source is polled for the target: the section's `interval`, else the target's. */
+  intervalMs(target: TargetConfig): number;
+  /** The settings from the merged layers' values (`interval` becomes `intervalMs`, the target's when not set). */
+  resolve(merged: Readonly<Record<string, unknown>>, targetIntervalMs: number): T;
+  /** The settings as the config file writes them (snake_case keys, durations as durations): /config. */
+  show(settings: T): Record<string, unknown>;
+}
+
+/** The settings a list of sections adds to a target, each under its key. */
+export type SettingsOf<S extends ConfigSection> = { [X in S as X['key']]: X extends ConfigSection<string, infer T> ? T : never };
+
+export interface Config<T extends TargetConfig = TargetConfig> {
+  targets: T[];
   maxConcurrentRequests: number;
   /** Connections to one origin at most (2 per node behind it up to this). */
   maxConnectionsPerOrigin: number;
   /** Where the config came from, for logs and the landing page. */
   origin: string;
+  /** The sources' sections it was read with, in order (/config shows each). */
+  sections: readonly ConfigSection[];
 }

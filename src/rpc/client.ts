@@ -1,13 +1,14 @@
-// HTTP toward one node, over a shared undici dispatcher. Every request is
-// bounded by its poll's deadline through an AbortSignal that reaches the
-// socket, and by a process-wide cap on requests in flight.
+// HTTP toward one node: a request prepared once and kept, admitted through the
+// node's ticket (rpc/admission.ts: the process's and its origin's slots), and
+// exchanged over the exporter's undici dispatchers (rpc/sockets.ts). Every
+// request ends with its poll's deadline, which reaches the socket.
 import type { IncomingHttpHeaders } from 'node:http';
-import { readFileSync } from 'node:fs';
-import { Agent, Pool, buildConnector, type Dispatcher } from 'undici';
-import type { TargetConfig, TlsSettings } from '../config/schema.js';
-import { Limiter } from './limiter.js';
-import { isNodeDeadline, type SendWatcher } from './deadline.js';
+import type { Dispatcher } from 'undici';
+import type { TargetConfig } from '../config/schema.js';
+import { Ticket, type NodeAdmission } from './admission.js';
+import type { PollHandle } from './deadline.js';
 import { InvalidResponseError, RequestFailed } from './errors.js';
+import type { Dispatchers } from './sockets.js';
 
 /** Bodies larger than this are refused: a health report of a node with many L1s is a few hundred KiB. */
 export const MAX_BODY_BYTES = 16 * 1024 * 1024;
@@ -25,221 +26,6 @@ export interface RpcReply extends HttpReply {
   method: string;
   /** The request's id; the answer must echo it. */
   id: number;
-}
-
-/** Connections to one origin at most, per configured node behind it (a node on its own origin: 2). */
-export const CONNECTIONS_PER_NODE = 2;
-/**
- * Connections to one shared origin (a gateway) at most, unless scheduler.max_connections_per_origin says
- * otherwise: past this, requests queue in undici's pool (the exporter's wait, not the node's time). A run with
- * 512 sockets to 4 origins spent 2.8 × the floor a request against 2 × with 8; 60 nodes behind one gateway
- * answering in 400 ms need 120.
- */
-export const MAX_CONNECTIONS_PER_ORIGIN = 128;
-/** File descriptors kept out of the socket budget: the exporter's own server, files, the event loop. */
-const FD_RESERVE = 256;
-/** The socket budget where the file-descriptor limit cannot be read. */
-const DEFAULT_MAX_CONNECTIONS = 16_384;
-
-/** The soft limit on open files (Linux /proc; undefined elsewhere). */
-export function openFilesLimit(): number | undefined {
-  try {
-    const m = /^Max open files\s+(\d+|unlimited)/m.exec(readFileSync('/proc/self/limits', 'utf8'));
-    return m && m[1] !== 'unlimited' ? Number(m[1]) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-export interface DispatchersOptions {
-  /** Sockets to all nodes together at most (default: the open-files limit less a reserve). */
-  maxConnections?: number;
-  /** Called when a connection fails because the process or the system is out of file descriptors. */
-  onFileDescriptorError?: () => void;
-  /** Extra undici Agent options (tests). */
-  agent?: Agent.Options;
-}
-
-/** A connection refused by the socket budget, or for want of file descriptors; reason `connect`. */
-export class SocketBudgetError extends Error {
-  constructor(
-    message: string,
-    /** EMFILE, ENFILE, or ESOCKETBUDGET (the exporter's own cap). */
-    readonly code: string,
-  ) {
-    super(message);
-    this.name = 'SocketBudgetError';
-  }
-}
-
-function originOf(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return url;
-  }
-}
-
-/**
- * undici Agents (one shared keep-alive pool for plain and default-TLS targets,
- * one per distinct TLS setting) under a socket budget: at most
- * CONNECTIONS_PER_NODE connections per node to an origin (so nodes behind one
- * gateway with path prefixes get their share, and a node on its own origin
- * never more than 2), and at most `maxConnections` sockets in all. A
- * connection past the budget, or refused for want of file descriptors, fails
- * at once with a message that says so (reason `connect`) and, for the latter,
- * counts in avalanchego_exporter_file_descriptor_errors_total.
- */
-export class Dispatchers {
-  private readonly agents = new Map<string, Agent>();
-  private readonly perOrigin = new Map<string, number>();
-  /** Admission to each origin's sockets (originSlots). */
-  private readonly originLimiters = new Map<string, Limiter>();
-  private maxInFlight = Infinity;
-  private maxPerOrigin = MAX_CONNECTIONS_PER_ORIGIN;
-  private open = 0;
-  readonly maxConnections: number;
-
-  constructor(private readonly options: DispatchersOptions = {}) {
-    const limit = openFilesLimit();
-    this.maxConnections = options.maxConnections ?? (limit !== undefined ? Math.max(64, limit - FD_RESERVE) : DEFAULT_MAX_CONNECTIONS);
-  }
-
-  /** Requests waiting for their origin's admission (originSlots), across origins. */
-  get queuedForOrigins(): number {
-    let n = 0;
-    for (const limiter of this.originLimiters.values()) n += limiter.queued;
-    return n;
-  }
-
-  /** Sockets open to nodes now. */
-  get openConnections(): number {
-    return this.open;
-  }
-
-  /**
-   * The fleet's layout: how many targets share each origin, and the cap on
-   * requests in flight (no origin needs more connections than that). Call
-   * before the targets' first requests and on reload; pools made afterwards use it.
-   */
-  setLayout(urls: Iterable<string>, maxInFlight = Infinity, maxPerOrigin = MAX_CONNECTIONS_PER_ORIGIN): void {
-    this.maxInFlight = maxInFlight;
-    this.maxPerOrigin = maxPerOrigin;
-    this.perOrigin.clear();
-    for (const url of urls) {
-      const origin = originOf(url);
-      this.perOrigin.set(origin, (this.perOrigin.get(origin) ?? 0) + 1);
-    }
-    for (const [origin, limiter] of this.originLimiters) {
-      // An origin no target has any more goes once nothing of it is in flight (a client still draining keeps its own).
-      if (!this.perOrigin.has(origin) && limiter.inFlight === 0 && limiter.queued === 0) this.originLimiters.delete(origin);
-      else limiter.setMax(this.connectionsFor(origin));
-    }
-  }
-
-  /**
-   * The admission to one origin: as many requests at once as the origin has
-   * connections (connectionsFor). A request takes its origin's slot before a
-   * slot of the process-wide limiter, so requests queued for a busy origin's
-   * sockets (a gateway whose nodes hang) wait without holding the process's
-   * slots, and nodes on other origins keep polling: an origin holds at most its
-   * connections' worth of the request budget. Within an origin there is no
-   * hanging share: a node alone on its origin that hangs keeps both its
-   * connections, so its polls end as its own timeouts, not as the exporter's
-   * waits (the process's limiter still holds hanging nodes to half its slots).
-   */
-  originSlots(url: string): Limiter {
-    const origin = originOf(url);
-    let limiter = this.originLimiters.get(origin);
-    if (!limiter) {
-      limiter = new Limiter(this.connectionsFor(origin), false);
-      this.originLimiters.set(origin, limiter);
-    }
-    return limiter;
-  }
-
-  /**
-   * Whether more than one target polls this origin (an origin as URL.origin gives it). Alone on its origin, a node's
-   * requests queue for its connections only behind its own: that wait is the node's time (NodeClient.send).
-   */
-  shared(origin: string): boolean {
-    return (this.perOrigin.get(origin) ?? 0) > 1;
-  }
-
-  /** Connections allowed to one origin. */
-  connectionsFor(origin: string): number {
-    return Math.min(this.maxConnections, this.maxInFlight, this.maxPerOrigin, CONNECTIONS_PER_NODE * Math.max(1, this.perOrigin.get(origin) ?? 1));
-  }
-
-  for(tls: TlsSettings | undefined): Dispatcher {
-    const key = tls ? JSON.stringify([tls.ca, tls.cert, tls.key, tls.serverName, tls.insecureSkipVerify]) : '';
-    let agent = this.agents.get(key);
-    if (!agent) {
-      const connect = this.connector(
-        tls
-          ? {
-              ...(tls.ca ? { ca: tls.ca } : {}),
-              ...(tls.cert ? { cert: tls.cert } : {}),
-              ...(tls.key ? { key: tls.key } : {}),
-              ...(tls.serverName ? { servername: tls.serverName } : {}),
-              rejectUnauthorized: !tls.insecureSkipVerify,
-            }
-          : {},
-      );
-      agent = new Agent({
-        keepAliveTimeout: 60_000,
-        ...this.options.agent,
-        connect,
-        // undici hands the factory the agent's own options (typed as a bare Object).
-        factory: (origin, opts) => new Pool(origin, { ...(opts as Pool.Options), connections: this.connectionsFor(String(origin)) }),
-      });
-      this.agents.set(key, agent);
-    }
-    return agent;
-  }
-
-  /** undici's connector, counting sockets against the budget. */
-  private connector(options: buildConnector.BuildOptions): buildConnector.connector {
-    const connect = buildConnector(options);
-    return (opts, callback) => {
-      if (this.open >= this.maxConnections) {
-        callback(
-          new SocketBudgetError(
-            `the exporter has ${this.open} connections open to nodes, its budget (${this.maxConnections}: the open-files limit less ${FD_RESERVE}); raise the limit (ulimit -n, LimitNOFILE=) or split the fleet across processes`,
-            'ESOCKETBUDGET',
-          ),
-          null,
-        );
-        return;
-      }
-      connect(opts, (err, socket) => {
-        if (err) {
-          const code = (err as NodeJS.ErrnoException).code;
-          if (code === 'EMFILE' || code === 'ENFILE') {
-            this.options.onFileDescriptorError?.();
-            callback(
-              new SocketBudgetError(
-                `out of file descriptors (${code}) with ${this.open} connections open to nodes: raise the open-files limit (ulimit -n, LimitNOFILE=) or split the fleet across processes`,
-                code,
-              ),
-              null,
-            );
-            return;
-          }
-          callback(err, null);
-          return;
-        }
-        this.open++;
-        socket.once('close', () => this.open--);
-        callback(null, socket);
-      });
-    };
-  }
-
-  async close(): Promise<void> {
-    await Promise.all([...this.agents.values()].map((a) => a.close()));
-    this.agents.clear();
-  }
 }
 
 const MAX_SHARED_BODIES = 10_000;
@@ -278,7 +64,7 @@ interface PreparedCall {
 }
 
 /**
- * Requests to one node. Every request takes the poll's deadline (`signal`):
+ * Requests to one node. Every request takes its poll's handle (its deadline):
  * the wait for a request slot and the exchange, body included, end with it.
  * Answers are returned whatever their status; deciding what they mean is the
  * sources' (their pure parsers) and the poll boundary's (classifyError).
@@ -288,25 +74,16 @@ export class NodeClient {
   private readonly origin: string;
   private readonly basePath: string;
   private readonly calls = new Map<string, PreparedCall>();
-  /**
-   * The node's last request was sent and got no answer before its deadline:
-   * its requests take slots from the hanging nodes' share (rpc/limiter.ts)
-   * until one is answered again.
-   */
-  hanging = false;
-
-  readonly dispatcher: Dispatcher;
-  /** The admission to the node's origin (Dispatchers.originSlots), taken before a slot of `limiter`. */
-  readonly originSlots: Limiter;
+  private readonly dispatcher: Dispatcher;
 
   constructor(
     private readonly target: TargetConfig,
-    private readonly dispatchers: Dispatchers,
-    readonly limiter: Limiter,
+    dispatchers: Dispatchers,
+    /** The node's admission (the poller's): every request takes a ticket of it. */
+    private readonly door: NodeAdmission,
     private readonly bodies: RequestBodies,
   ) {
     this.dispatcher = dispatchers.for(target.tls);
-    this.originSlots = dispatchers.originSlots(target.url);
     const url = new URL(target.url);
     this.origin = url.origin;
     this.basePath = url.pathname.replace(/\/+$/, '') + url.search;
@@ -318,20 +95,8 @@ export class NodeClient {
     Object.freeze(this.headers);
   }
 
-  /**
-   * How long a request of this node that joins now would wait for a slot of the process, or of its origin when other
-   * nodes share it (Limiter.expectedWaitMs; ms, 0 when none waits): the exporter's saturation. Not the queue of an
-   * origin the node has alone: that holds only its own requests, waiting for the node's answers (send). 0 for a
-   * hanging node: its polls wait their turn and end as its own timeouts.
-   */
-  backlogMs(now: number, targetMs: number): number {
-    if (this.hanging) return 0;
-    const process = this.limiter.expectedWaitMs(now, targetMs);
-    return this.dispatchers.shared(this.origin) ? Math.max(this.originSlots.expectedWaitMs(now, targetMs), process) : process;
-  }
-
-  /** A JSON-RPC 2.0 request; decode the reply with rpc/jsonrpc.ts. */
-  rpc(path: string, method: string, params: object, signal: AbortSignal, watcher?: SendWatcher): Promise<RpcReply> {
+  /** A JSON-RPC 2.0 request under `poll` (a PollDeadline, or `{ signal }`); decode the reply with rpc/jsonrpc.ts. */
+  rpc(path: string, method: string, params: object, poll: PollHandle): Promise<RpcReply> {
     let call: PreparedCall;
     try {
       call = this.prepare(path, method, params);
@@ -339,7 +104,7 @@ export class NodeClient {
       // Params JSON cannot encode (a BigInt, a cycle): a rejection like any failed request, never a throw.
       return Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }
-    return this.send(call, signal, watcher);
+    return new Promise((resolve, reject) => new Exchange(this.door, poll, call, this.dispatcher, resolve, reject).start());
   }
 
   /** The request, made on its first use and kept: the same bytes every poll. */
@@ -359,46 +124,6 @@ export class NodeClient {
     const options = Object.freeze({ origin: this.origin, path: `${this.basePath}${path}`, method: 'POST' as const, headers: this.headers, body });
     return Object.freeze({ id, method, url: `${this.target.url}${path}`, options });
   }
-
-  private send(call: PreparedCall, signal: AbortSignal, watcher: SendWatcher | undefined): Promise<RpcReply> {
-    const hanging = this.hanging;
-    // The origin's slot first, then the process's: a request waiting for its origin holds none of the process's.
-    if (this.originSlots.take(hanging)) return this.admitted(call, signal, watcher, hanging);
-    // Every slot of the origin is taken (or its hanging nodes' share is): wait for one under the poll's bound. Alone on
-    // its origin, the node's own requests hold its connections: they wait for its answers, and so does this one. That
-    // wait is the node's time (the poll's deadline counts it as time on the wire): a node that hangs fails its polls as
-    // its own timeouts, not as the exporter's saturation (in the frozen drill its health polls, queued behind its other
-    // sources' requests, were skipped as "saturated" and never said `timeout`). On a shared origin it is the exporter's.
-    const own = !this.dispatchers.shared(this.origin);
-    const joined = performance.now();
-    if (own) watcher?.sent(joined);
-    return this.originSlots.wait(signal, hanging).then(
-      () => {
-        if (own) watcher?.done(joined);
-        return this.admitted(call, signal, watcher, hanging);
-      },
-      (err: unknown) => {
-        if (own) watcher?.done(joined);
-        throw new RequestFailed(call.url, own ? 'queue' : 'slot', signal.aborted, err);
-      },
-    );
-  }
-
-  /** Holding the origin's slot: sends now if the process has a slot free, else waits for one (slotted). */
-  private admitted(call: PreparedCall, signal: AbortSignal, watcher: SendWatcher | undefined, hanging: boolean): Promise<RpcReply> {
-    return this.limiter.take(hanging) ? exchange(this, call, signal, watcher, hanging) : this.slotted(call, signal, watcher, hanging);
-  }
-
-  /** Holding the origin's slot: waits for one of the process's (the origin's slot is given back if that wait ends first). */
-  private slotted(call: PreparedCall, signal: AbortSignal, watcher: SendWatcher | undefined, hanging: boolean): Promise<RpcReply> {
-    return this.limiter.wait(signal, hanging).then(
-      () => exchange(this, call, signal, watcher, hanging),
-      (err: unknown) => {
-        this.originSlots.release(hanging);
-        throw new RequestFailed(call.url, 'slot', signal.aborted, err);
-      },
-    );
-  }
 }
 
 type Controller = Parameters<NonNullable<Dispatcher.DispatchHandler['onRequestStart']>>[0];
@@ -414,76 +139,86 @@ const NO_HEADERS: IncomingHttpHeaders = Object.freeze({});
  * One exchange through undici's dispatcher API, without the body stream its
  * request() API makes for every answer: the chunks are collected as they come,
  * up to MAX_BODY_BYTES. The deadline aborts it wherever it is (waiting for a
- * connection, or mid-body). The request's slot is given back once undici is
- * done with the request (answered, failed, or aborted), which may be after the
- * promise settles: a request aborted while it waits for a connection still
- * holds its place in the pool's queue, and the cap on requests in flight must
- * count it (else queues and connections grow past the cap).
+ * slot or a connection, or mid-body). The request's slots are given back once
+ * undici is done with the request (answered, failed, or aborted), which may be
+ * after the promise settles: a request aborted while it waits for a connection
+ * still holds its place in the pool's queue, and the cap on requests in flight
+ * must count it (else queues and connections grow past the cap).
  *
- * One object is the handler, the abort listener (handleEvent) and the state:
- * no closure a request.
+ * One object is the ticket (rpc/admission.ts), the handler, the abort listener
+ * (handleEvent) and the state: no closure a request.
  */
-class Exchange implements Dispatcher.DispatchHandler {
+class Exchange extends Ticket implements Dispatcher.DispatchHandler {
   private controller: Controller | undefined = undefined;
   private failed = false;
-  private done = false;
   private status = 0;
   private headers: IncomingHttpHeaders = NO_HEADERS;
   private first: Buffer | undefined = undefined;
   private more: Buffer[] | undefined = undefined;
   private size = 0;
-  /** On the wire since (undici wrote it; the node's time runs), or -1 before. */
-  private sentAt = -1;
 
   constructor(
-    private readonly client: NodeClient,
+    door: NodeAdmission,
+    poll: PollHandle,
     private readonly call: PreparedCall,
-    private readonly signal: AbortSignal,
-    private readonly watcher: SendWatcher | undefined,
-    /** The slot is from the hanging nodes' share. */
-    private readonly hanging: boolean,
+    private readonly dispatcher: Dispatcher,
     private readonly resolve: (reply: RpcReply) => void,
     private readonly reject: (err: unknown) => void,
-  ) {}
+  ) {
+    super(door, poll, call.url);
+  }
+
+  start(): void {
+    this.admit();
+  }
+
+  /** Holding its slots: sends the request, or fails at once when the deadline has passed. */
+  protected admitted(): void {
+    const { signal } = this.poll;
+    if (signal.aborted) {
+      this.release();
+      this.fail(signal.reason);
+      return;
+    }
+    signal.addEventListener('abort', this, { once: true });
+    try {
+      this.dispatcher.dispatch(this.call.options, this);
+    } catch (err) {
+      this.release();
+      this.fail(err);
+    }
+  }
+
+  protected refused(err: RequestFailed): void {
+    this.reject(err);
+  }
 
   /** The deadline (the signal's abort event). */
   handleEvent(): void {
-    this.fail(this.signal.reason);
-  }
-
-  /** undici is done with the request: its slot is free. */
-  finished(): void {
-    if (this.done) return;
-    this.done = true;
-    this.client.limiter.release(this.hanging);
-    this.client.originSlots.release(this.hanging);
-    if (this.sentAt >= 0) this.watcher?.done(this.sentAt);
+    this.fail(this.poll.signal.reason);
   }
 
   fail(err: unknown): void {
     if (this.failed) return;
     this.failed = true;
-    this.signal.removeEventListener('abort', this);
+    const { signal } = this.poll;
+    signal.removeEventListener('abort', this);
     this.first = undefined;
     this.more = undefined;
     const error = asError(err);
-    // Sent and cut by the node's deadline: the node hangs. Not when aborted before it was sent (the exporter's wait),
-    // nor when the poll ended as saturated or was stopped with it on the wire: the exporter's load or its stop, not
-    // the node (a node marked hanging by the exporter's own saturation would be held to the hanging share for it).
-    if (this.sentAt >= 0 && this.signal.aborted && isNodeDeadline(this.signal.reason)) this.client.hanging = true;
+    this.cut();
     this.controller?.abort(error);
-    this.reject(error instanceof InvalidResponseError ? error : new RequestFailed(this.call.url, 'exchange', this.signal.aborted, error));
+    this.reject(error instanceof InvalidResponseError ? error : new RequestFailed(this.call.url, this.phase('exchange'), signal.aborted, error));
   }
 
   onRequestStart(c: Controller): void {
     this.controller = c;
     // The deadline passed while the request waited for a connection.
     if (this.failed) {
-      c.abort(asError(this.signal.reason));
+      c.abort(asError(this.poll.signal.reason));
       return;
     }
-    this.sentAt = performance.now();
-    this.watcher?.sent(this.sentAt);
+    this.sent();
   }
 
   onResponseStart(_c: Controller, statusCode: number, headers: IncomingHttpHeaders): void {
@@ -500,11 +235,11 @@ class Exchange implements Dispatcher.DispatchHandler {
   }
 
   onResponseEnd(): void {
-    this.finished();
+    this.release();
     if (this.failed) return;
-    this.client.hanging = false;
+    this.answered();
     this.failed = true;
-    this.signal.removeEventListener('abort', this);
+    this.poll.signal.removeEventListener('abort', this);
     const body = this.more ? Buffer.concat(this.more, this.size).toString('utf8') : (this.first?.toString('utf8') ?? '');
     this.first = undefined;
     this.more = undefined;
@@ -513,32 +248,7 @@ class Exchange implements Dispatcher.DispatchHandler {
   }
 
   onResponseError(_c: Controller, err: Error): void {
-    this.finished();
+    this.release();
     this.fail(err);
   }
-}
-
-/** Sends `call` holding a slot of the client's origin and of its limiter, given back once undici is done with the request. */
-function exchange(
-  client: NodeClient,
-  call: PreparedCall,
-  signal: AbortSignal,
-  watcher: SendWatcher | undefined,
-  hanging: boolean,
-): Promise<RpcReply> {
-  return new Promise((resolve, reject) => {
-    const x = new Exchange(client, call, signal, watcher, hanging, resolve, reject);
-    if (signal.aborted) {
-      x.finished();
-      x.fail(signal.reason);
-      return;
-    }
-    signal.addEventListener('abort', x, { once: true });
-    try {
-      client.dispatcher.dispatch(call.options, x);
-    } catch (err) {
-      x.finished();
-      x.fail(err);
-    }
-  });
 }

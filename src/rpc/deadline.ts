@@ -1,17 +1,25 @@
 // A poll's deadline that keeps the exporter's waiting apart from the node's
 // answer time. The node's time runs while one of the poll's requests is on the
-// wire (from undici writing it to the answer); a poll whose requests have been
-// on the wire longer than `timeoutMs` is the node's `timeout`. Time spent
-// waiting for a request slot or a socket is the exporter's: bounded separately
-// by `waitMs` (the poll's interval), and a poll that could not send within it
-// ends as `saturated`, which is never the node's fault (the poller counts it
-// in avalanchego_exporter_polls_skipped_total and leaves the node's state).
+// wire (from undici writing it to the answer), and while it waits where the
+// waiting is the node's own (rpc/admission.ts Ticket: a node that hangs, a node
+// alone on its origin behind its own requests); a poll whose requests have had
+// more than `timeoutMs` of it is the node's `timeout`. Any other wait for a
+// request slot or a socket is the exporter's: bounded separately by `waitMs`
+// (the poll's interval), and a poll that could not send within it ends as
+// `saturated`, which is never the node's fault (the poller counts it in
+// avalanchego_exporter_polls_skipped_total and leaves the node's state).
 //
 // The event loop's busy time while a request is on the wire is the
 // exporter's too: an answer can wait unread behind a long scrape or a burst of
 // polls (measured on 2 shared cores: 60 nodes answering in 400 ms were "on the
 // wire" 1.1–1.8 s). It extends the node's deadline, up to `waitMs` more, and a
-// due deadline is checked once more after the turn's I/O (setImmediate).
+// due deadline is checked once more after the turn's I/O (setImmediate). That
+// cover is for nodes that answer: a node that hangs gets none, and a node that
+// has not answered yet (or not since it hung) is judged at the end of the
+// bound, unless the loop had just stalled for an interval (rpc/admission.ts
+// says which node is which). In a saturated process, the cover made a hanging
+// node's requests never late: its polls ended as saturated, never as its
+// timeouts, and it was never shown down.
 //
 // One timer a poll, as before: it is armed for `timeoutMs` at the start, and
 // only re-armed (a new timer) when it fires with the node not yet late or the
@@ -41,13 +49,29 @@ export function isNodeDeadline(reason: unknown): boolean {
   return !(reason instanceof ExporterSaturatedError || reason instanceof PollStoppedError);
 }
 
-/** What a request tells its poll's deadline: on the wire since `at`, and done (answered or failed). */
-export interface SendWatcher {
-  sent(at: number): void;
-  done(at: number): void;
+/**
+ * What a request ends with and reports its time on the wire to (rpc/admission.ts Ticket): a poll's deadline
+ * (PollDeadline), or a bare `{ signal }`.
+ */
+export interface PollHandle {
+  readonly signal: AbortSignal;
+  /** The poll's source was skipped as saturated too often in a row: its requests go ahead of others' (rpc/admission.ts). */
+  readonly overdue?: boolean;
+  /** A request of the poll is on the wire since `at` (performance.now() ms): the node's time runs. */
+  sent?(at: number): void;
+  /** That request is done (answered or failed). */
+  done?(at: number): void;
 }
 
-export class PollDeadline implements SendWatcher {
+/** What the deadline reads of the node (rpc/admission.ts NodeAdmission). */
+export interface NodeRecord {
+  /** The node's last request was cut by its deadline, and none answered since. */
+  readonly hanging: boolean;
+  /** The node has answered since it last hung (false before its first answer). */
+  readonly answering: boolean;
+}
+
+export class PollDeadline implements PollHandle {
   private readonly controller = new AbortController();
   private readonly startedAt = performance.now();
   private timer: NodeJS.Timeout;
@@ -59,6 +83,8 @@ export class PollDeadline implements SendWatcher {
   private readonly busyAtStart = performance.eventLoopUtilization().active;
   /** The deadline was due and is checked once more after the turn's I/O. */
   private recheck = false;
+  /** When the timer is due (performance.now() ms): how late it fires is how long the loop could not look. */
+  private dueAt: number;
   /** Set when the deadline passed with nothing on the wire. */
   saturated = false;
 
@@ -67,7 +93,11 @@ export class PollDeadline implements SendWatcher {
     private readonly waitMs: number,
     /** Aborted when the poll's owner stops (the exporter shuts down, the target is reloaded away): the poll ends at once. */
     private readonly stop?: AbortSignal,
+    /** The node polled: whether it answers, read at the end of the bound. */
+    private readonly node?: NodeRecord,
+    readonly overdue = false,
   ) {
+    this.dueAt = this.startedAt + timeoutMs;
     this.timer = setTimeout(this.check, timeoutMs);
     if (stop?.aborted) this.stopNow();
     else stop?.addEventListener('abort', this.stopNow, { once: true });
@@ -78,7 +108,8 @@ export class PollDeadline implements SendWatcher {
     this.controller.abort(new PollStoppedError());
   };
 
-  private arm(delayMs: number): void {
+  private arm(delayMs: number, now: number): void {
+    this.dueAt = now + delayMs;
     this.timer = setTimeout(this.check, delayMs);
   }
 
@@ -91,7 +122,7 @@ export class PollDeadline implements SendWatcher {
     if (this.waitingTimer) {
       this.waitingTimer = false;
       clearTimeout(this.timer);
-      this.arm(this.timeoutMs);
+      this.arm(this.timeoutMs, at);
     }
   }
 
@@ -108,25 +139,37 @@ export class PollDeadline implements SendWatcher {
   private readonly check = (): void => {
     const now = performance.now();
     const oldest = this.onWire[0];
-    if (oldest !== undefined && now - this.startedAt < this.waitMs + this.timeoutMs) {
-      // While the event loop was busy (scrapes, other polls, the process descheduled on a shared machine) an answer can
-      // wait unread: that time is the exporter's, and extends the node's deadline (read only here, when a request is late).
-      const busy = Math.min(now - oldest, performance.eventLoopUtilization().active - this.busyAtStart);
-      const left = oldest + this.timeoutMs + busy - now;
-      if (left > 1) {
-        this.arm(left);
+    if (oldest !== undefined) {
+      const stalled = now - this.dueAt >= Math.max(this.waitMs, this.timeoutMs);
+      const bounded = now - this.startedAt >= this.waitMs + this.timeoutMs;
+      const { node } = this;
+      // Past the bound a request on the wire is judged only for a node that does not answer (not yet, or not since it
+      // hung), unless this check ran an interval late (the loop stalled: a long scrape, the process descheduled; it
+      // could not look). A node that answers gets the benefit of the doubt: the poll ends as saturated.
+      if (!bounded || (!stalled && node !== undefined && !node.answering)) {
+        // While the event loop was busy (scrapes, other polls, the process descheduled on a shared machine) an answer
+        // can wait unread: that time is the exporter's, and extends the node's deadline up to the bound (read only
+        // here, when late). Not for a node that hangs: in a saturated process its requests were never late, and its
+        // polls were skipped as saturated instead of failing as its timeouts.
+        const covered = !bounded && (stalled || node === undefined || !node.hanging);
+        const busy = covered ? Math.min(now - oldest, performance.eventLoopUtilization().active - this.busyAtStart) : 0;
+        const left = oldest + this.timeoutMs + busy - now;
+        if (left > 1) {
+          this.arm(left, now);
+          return;
+        }
+        // Due. Timers run before I/O in an event-loop turn: after a busy turn (a scrape, a burst of polls) the answer
+        // may be in the socket, unread. Let I/O run once before blaming the node; the busy turn was the exporter's time.
+        if (!this.recheck) {
+          this.recheck = true;
+          this.dueAt = now;
+          setImmediate(this.check);
+          return;
+        }
+        this.recheck = false;
+        this.controller.abort(new Error(`poll deadline of ${this.timeoutMs} ms passed`));
         return;
       }
-      // Due. Timers run before I/O in an event-loop turn: after a busy turn (a scrape, a burst of polls) the answer may
-      // be in the socket, unread. Let I/O run once before blaming the node; the busy turn was the exporter's time.
-      if (!this.recheck) {
-        this.recheck = true;
-        setImmediate(this.check);
-        return;
-      }
-      this.recheck = false;
-      this.controller.abort(new Error(`poll deadline of ${this.timeoutMs} ms passed`));
-      return;
     }
     this.recheck = false;
     const left = this.startedAt + this.waitMs - now;
@@ -138,6 +181,6 @@ export class PollDeadline implements SendWatcher {
       return;
     }
     this.waitingTimer = true;
-    this.arm(Math.min(left, this.timeoutMs));
+    this.arm(Math.min(left, this.timeoutMs), now);
   };
 }

@@ -16,6 +16,11 @@
 // that hung once would never send again, so it could never be seen answering
 // (its `hanging` clears only on an answer) and stayed stale: at 30,000 nodes
 // on 2 cores, 4,000–6,500 nodes were never polled after start-up.
+//
+// Overdue: a request of a poll whose source was skipped as saturated several
+// times in a row (rpc/admission.ts) goes ahead of the other answering nodes'
+// waiting requests, in the order such requests came: whatever the queues, every
+// node is tried at least every few intervals, so one that hangs is found out.
 import { performance } from 'node:perf_hooks';
 
 /** While both kinds wait, one grant in this many goes to a hanging node's request. */
@@ -24,6 +29,7 @@ export const HANGING_TURN = 4;
 interface Waiter {
   grant: () => void;
   hanging: boolean;
+  overdue: boolean;
   /** When it started waiting (performance.now() ms). */
   since: number;
   prev?: Waiter;
@@ -47,6 +53,8 @@ export class Limiter {
   /** Grants to answering requests since the last to a hanging one, while hanging ones waited. */
   private answeringRun = 0;
   private readonly answering: Queue = { length: 0 };
+  /** Answering nodes' requests that go first (overdue polls). */
+  private readonly overdue: Queue = { length: 0 };
   private readonly hangingQueue: Queue = { length: 0 };
   /** Slots taken since start, and the rate they were taken at over the last measured span (a millisecond). */
   private taken = 0;
@@ -57,7 +65,7 @@ export class Limiter {
   /**
    * @param max the slots
    * @param shareHanging whether hanging nodes' requests together hold at most half the slots (the process's
-   *   limiter); an origin's admission (Dispatchers.originSlots) takes turns only, so that a lone node that hangs
+   *   limiter); an origin's slots (rpc/admission.ts) take turns only, so that a lone node that hangs
    *   keeps its two connections and its polls end as the node's timeouts, not as waits of the exporter
    */
   constructor(
@@ -81,17 +89,18 @@ export class Limiter {
   }
 
   get queued(): number {
-    return this.answering.length + this.hangingQueue.length;
+    return this.answering.length + this.overdue.length + this.hangingQueue.length;
   }
 
   /**
    * The wait ahead of a request of an answering node that joins now (ms; 0 when none waits): the waiting requests of
    * answering nodes over the rate slots were taken at in the last second, once the oldest of them has waited a quarter
    * of `targetMs` (a burst that has just arrived is not yet a standing queue); the oldest one's wait while no rate is
-   * measured yet. Polls are skipped before they join a queue this long (NodeClient.backlogMs).
+   * measured yet. Polls are skipped before they join a queue this long (rpc/admission.ts NodeAdmission.backlogMs). For
+   * an overdue request, only the overdue ones are ahead.
    */
-  expectedWaitMs(now: number, targetMs: number): number {
-    const head = this.answering.head;
+  expectedWaitMs(now: number, targetMs: number, overdue = false): number {
+    const head = overdue ? this.overdue.head : (this.answering.head ?? this.overdue.head);
     if (!head) return 0;
     const waited = now - head.since;
     const span = now - this.spanStart;
@@ -101,13 +110,16 @@ export class Limiter {
       this.takenAtSpan = this.taken;
     }
     if (this.rate <= 0) return waited;
-    return waited < targetMs / 4 ? waited : Math.max(waited, this.answering.length / this.rate);
+    const ahead = overdue ? this.overdue.length : this.answering.length + this.overdue.length;
+    return waited < targetMs / 4 ? waited : Math.max(waited, ahead / this.rate);
   }
 
-  /** Takes a slot when one is free now (true); give it back with release(hanging), once. */
-  take(hanging = false): boolean {
+  /** Takes a slot when one is free now (true); give it back with release(hanging), once. An overdue request overtakes waiters that are not. */
+  take(hanging = false, overdue = false): boolean {
     if (this.active >= this.max) return false;
-    if (hanging ? this.activeHanging >= this.hangingShare || this.queued > 0 : this.answering.head !== undefined) return false;
+    if (hanging) {
+      if (this.activeHanging >= this.hangingShare || this.queued > 0) return false;
+    } else if (this.overdue.head !== undefined || (!overdue && this.answering.head !== undefined)) return false;
     this.hold(hanging);
     return true;
   }
@@ -126,10 +138,10 @@ export class Limiter {
     this.grantFree();
   }
 
-  /** Free slots to waiters: answering nodes' first, hanging nodes' within their share and on their turn. */
+  /** Free slots to waiters: answering nodes' first (overdue ones before the others), hanging nodes' within their share and on their turn. */
   private grantFree(): void {
     while (this.active < this.max) {
-      const answering = this.answering.head;
+      const answering = this.overdue.head ?? this.answering.head;
       const hanging = this.activeHanging < this.hangingShare ? this.hangingQueue.head : undefined;
       let next: Waiter | undefined;
       if (answering && hanging) {
@@ -148,12 +160,13 @@ export class Limiter {
   }
 
   /** Resolves once a slot is held for the caller (give it back with release(hanging)); rejects if `signal` aborts first. */
-  wait(signal?: AbortSignal, hanging = false): Promise<void> {
+  wait(signal?: AbortSignal, hanging = false, overdue = false): Promise<void> {
     if (signal?.aborted) return Promise.reject(abortReason(signal));
-    if (this.take(hanging)) return Promise.resolve();
+    if (this.take(hanging, overdue)) return Promise.resolve();
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
         hanging,
+        overdue: overdue && !hanging,
         since: performance.now(),
         grant: () => {
           signal?.removeEventListener('abort', onAbort);
@@ -171,7 +184,7 @@ export class Limiter {
   }
 
   private push(w: Waiter): void {
-    const q = w.hanging ? this.hangingQueue : this.answering;
+    const q = w.hanging ? this.hangingQueue : w.overdue ? this.overdue : this.answering;
     if (q.tail) {
       q.tail.next = w;
       w.prev = q.tail;
@@ -181,7 +194,7 @@ export class Limiter {
   }
 
   private unlink(w: Waiter): void {
-    const q = w.hanging ? this.hangingQueue : this.answering;
+    const q = w.hanging ? this.hangingQueue : w.overdue ? this.overdue : this.answering;
     if (w.prev === undefined && q.head !== w) return; // not queued (granted or dropped already)
     if (w.prev) w.prev.next = w.next;
     else q.head = w.next;

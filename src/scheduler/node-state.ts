@@ -5,20 +5,22 @@
 // (summary, detail).
 //
 // It knows no snapshot's shape: a source's lines, status, summary and page
-// sections come through the Source contract (sources/source.ts). A poll's end
+// sections come through the Source contract (sources/source.ts), and a source
+// reads another only through it (`uses`: use, runs). A poll's end
 // (settle) allocates nothing that outlives it in the steady state: the ring's
 // records, the stats and a source's line block are rewritten in place.
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { lazyChild } from '../log.js';
 import type { TargetConfig } from '../config/schema.js';
-import type { PollError, Reason } from '../rpc/errors.js';
+import { failureFacts, type FailureFacts, type PollError, type Reason } from '../rpc/errors.js';
 import { LabelTable, LinesBuilder, NodeLabel, type LineBlock, type NodeLines } from '../metrics/render.js';
 import { addPollStats, type SourceStats } from '../metrics/samples.js';
-import type { PageSection, Problem, ValidatorPart } from '../sources/section.js';
-import type { NodeSnapshots, NodeStatus, Source, StateWatcher } from '../sources/source.js';
+import { validatorFacts, type PageSection, type Problem, type ValidatorFacts, type ValidatorPart } from '../sources/section.js';
+import type { Facts } from '../sources/facts.js';
+import type { NodeSnapshots, NodeStatus, PollContext, Source, StateWatcher } from '../sources/source.js';
 import { truncate } from '../util/text.js';
-import { maskSecrets, secretsOf } from '../util/redact.js';
+import { NodeText } from '../util/node-text.js';
 
 /** A short summary of a node's state, for the fleet page. */
 export interface NodeSummary {
@@ -30,8 +32,8 @@ export interface NodeSummary {
   stateSinceSeconds?: number;
   nodeId?: string;
   lastError?: string;
-  /** Each failing source's last failure (reason and message), for a summary in an operator's words. */
-  failures: Array<{ source: string; reason: Reason; message: string }>;
+  /** Each failing source's last failure (its facts and message), for a summary in an operator's words. */
+  failures: Array<FailureFacts & { source: string; message: string }>;
   /** The node's enabled sources. */
   sourceCount: number;
   /** Polls every enabled source of the node has completed (the least of them). */
@@ -42,8 +44,8 @@ export interface NodeSummary {
   failing: Problem[];
   /** Last accepted height per chain. */
   heights: Array<{ chain: string; height: number }>;
-  /** What the node is as a validator (info and platform sources). */
-  validator?: ValidatorPart;
+  /** What the node is as a validator (info and platform sources), "no longer a validator" decided (sources/section.ts). */
+  validator?: ValidatorFacts;
 }
 
 /** One poll of one source, kept in a small ring for the status page (like blackbox_exporter's recent probes). */
@@ -98,8 +100,8 @@ export interface SourceState {
   lines?: LineBlock;
   /** The last poll's error while it is failing, for the pages. */
   lastError?: string;
-  /** Its reason and message (without the source's name), for the fleet page's one-line summary. */
-  lastFailure?: { reason: Reason; message: string };
+  /** Its facts and message (without the source's name), for the fleet page's one-line summary. */
+  lastFailure?: FailureFacts & { message: string };
   /** The last polls, oldest first (at most RECENT_POLLS). */
   recent: PollRecord[];
   lastEndSeconds?: number;
@@ -113,31 +115,40 @@ export class NodeState implements NodeSnapshots {
   private status?: NodeStatus;
   private statusSinceSeconds?: number;
   /**
-   * The target's configured secrets (header values, the basic-auth password and token): a node or proxy that
-   * echoes the request back puts them in its error text, which is masked before it is stored, shown or logged.
+   * The boundary every text of this node passes on its way out (util/node-text.ts): the target's secrets masked
+   * (a node or proxy may echo the request back, in any source's answer) and the text bounded. The views
+   * (summary, detail) and the sources' loggers go through it; so does the traced poll (debug-poll.ts).
    */
-  private readonly secrets: string[];
+  readonly text: NodeText;
 
   constructor(
     readonly target: TargetConfig,
-    sources: ReadonlyArray<Source<unknown>>,
+    /** The exporter's sources, enabled for this target or not (one it does not poll may still offer facts). */
+    private readonly registered: ReadonlyArray<Source<unknown>>,
     private readonly clock: Clock,
     logger: Logger,
     /** The exporter's label table: every block of this node is built with it. */
     private readonly labels: LabelTable = new LabelTable(),
   ) {
     this.label = new NodeLabel(target.name);
-    this.secrets = secretsOf(target);
-    this.sources = sources
-      .filter((source) => source.enabled(target))
+    this.text = new NodeText(target);
+    this.sources = registered
+      .filter((source) => source.config.enabled(target))
       .map((source) => {
-        const log = lazyChild(logger, { source: source.name });
-        return { source, intervalMs: source.intervalMs(target), log, watcher: source.watch?.(log), polls: 0, recent: [] };
+        const log = lazyChild(logger, { source: source.name }, this.text.logArgument);
+        return { source, intervalMs: source.config.intervalMs(target), log, watcher: source.watch?.(log), polls: 0, recent: [] };
       });
   }
 
-  latest<T>(source: Source<T>): T | undefined {
-    return this.sources.find((s) => s.source === source)?.snapshot as T | undefined;
+  runs(name: string): boolean {
+    return this.sources.some((s) => s.source.name === name);
+  }
+
+  use<K extends keyof Facts>(name: K, ctx: PollContext): Promise<Facts[K]> {
+    const source = this.registered.find((s) => s.name === name);
+    if (!source?.offers) return Promise.reject(new Error(`no source named ${name} offers facts: check the sources' \`uses\``));
+    // Facts[name] is the shape the source named so offers (facts.ts).
+    return source.offers(this.sources.find((s) => s.source === source)?.snapshot, ctx) as Promise<Facts[K]>;
   }
 
   /** Polls every enabled source has completed (the least of them). */
@@ -145,11 +156,6 @@ export class NodeState implements NodeSnapshots {
     let least = Infinity;
     for (const s of this.sources) if (s.polls < least) least = s.polls;
     return this.sources.length === 0 ? 0 : least;
-  }
-
-  /** Every enabled source has completed a poll. */
-  get hasPolled(): boolean {
-    return this.sources.every((s) => s.polls > 0);
   }
 
   /** The node's sample lines: one block per source that has polled. */
@@ -165,10 +171,7 @@ export class NodeState implements NodeSnapshots {
    */
   settle(s: SourceState, snapshot: unknown, error: PollError | undefined, durationSeconds: number): void {
     const { source, log } = s;
-    // Node-provided text, masked once here (nothing to do for a target without secrets).
-    const message = error && this.secrets.length > 0 ? maskSecrets(error.message, this.secrets) : error?.message;
-    if (this.secrets.length > 0) maskCheckErrors(snapshot, this.secrets);
-    const stats = this.record(s, durationSeconds, error, message);
+    const stats = this.record(s, durationSeconds, error);
     const nowSeconds = this.clock.now() / 1000;
     // The ring's oldest record is rewritten once it is full (no new object a poll).
     const record: PollRecord =
@@ -177,7 +180,7 @@ export class NodeState implements NodeSnapshots {
     record.durationSeconds = durationSeconds;
     if (error) {
       record.reason = error.reason;
-      record.error = truncate(message ?? error.message, MAX_RECORDED_ERROR);
+      record.error = truncate(error.message, MAX_RECORDED_ERROR);
     } else if (record.reason !== undefined) {
       delete record.error;
       delete record.reason;
@@ -198,7 +201,7 @@ export class NodeState implements NodeSnapshots {
       { maxSeries: Math.max(0, limits.maxSeriesPerNode - others), maxLabelLength: limits.maxLabelLength },
       this.labels,
     );
-    source.samples(b, snapshot);
+    source.samples(b, snapshot, this);
     s.dataSeries = b.limitedSeries;
     b.unlimited();
     if (b.dropped > 0) {
@@ -221,7 +224,12 @@ export class NodeState implements NodeSnapshots {
     if (!error) log.debug({ durationSeconds }, 'poll ok');
   }
 
+  /** The fleet page's view of the node: every text of it through the node's boundary (this.text). */
   summary(): NodeSummary {
+    return this.text.value(this.rawSummary());
+  }
+
+  private rawSummary(): NodeSummary {
     const errors: string[] = [];
     const failures: NodeSummary['failures'] = [];
     const failing: Problem[] = [];
@@ -248,7 +256,7 @@ export class NodeState implements NodeSnapshots {
       ...(nodeId !== undefined ? { nodeId } : {}),
       failing,
       heights,
-      ...(validator ? { validator } : {}),
+      ...(validator ? { validator: validatorFacts(validator, this.status === 'healthy' || this.status === 'unhealthy') } : {}),
       ...(errors.length > 0 ? { lastError: errors.join('; ') } : {}),
       failures,
       sourceCount: this.sources.length,
@@ -257,10 +265,10 @@ export class NodeState implements NodeSnapshots {
     };
   }
 
-  /** The node page's view: no I/O, the last snapshots and polls. */
+  /** The node page's view: no I/O, the last snapshots and polls; every text through the node's boundary (this.text). */
   detail(): NodeDetail {
-    return {
-      summary: this.summary(),
+    return this.text.value({
+      summary: this.rawSummary(),
       sections: this.sources.flatMap((s) => s.source.sections?.(s.snapshot, s.memory) ?? []),
       sources: this.sources.map((s) => ({
         name: s.source.name,
@@ -270,7 +278,7 @@ export class NodeState implements NodeSnapshots {
         ...(s.stats?.lastSuccessSeconds !== undefined ? { lastSuccessSeconds: s.stats.lastSuccessSeconds } : {}),
         recent: s.recent.map((r) => ({ ...r })),
       })),
-    };
+    });
   }
 
   private noteStatus(status: NodeStatus, nowSeconds: number): void {
@@ -280,20 +288,20 @@ export class NodeState implements NodeSnapshots {
   }
 
   /** Poll statistics and the poll logs: a change of state at warn/info, repeats at debug. */
-  private record(s: SourceState, durationSeconds: number, error: PollError | undefined, message: string | undefined): SourceStats {
+  private record(s: SourceState, durationSeconds: number, error: PollError | undefined): SourceStats {
     const { log } = s;
     const previous = s.stats;
     const stats: SourceStats = previous ?? { success: false, durationSeconds: 0, errors: new Map<Reason, number>() };
     if (error) {
       // Expected failures are logged by message, not stack.
-      if (!previous || previous.success) log.warn({ reason: error.reason, error: message }, 'poll failed');
-      else log.debug({ reason: error.reason, error: message }, 'poll failed again');
+      if (!previous || previous.success) log.warn({ reason: error.reason, error: error.message }, 'poll failed');
+      else log.debug({ reason: error.reason, error: error.message }, 'poll failed again');
       // The stack once when it starts, not on every poll.
       if (error.reason === 'internal' && (!previous || previous.success))
         log.error({ err: error.cause ?? error }, 'internal error while polling: please report this');
       stats.errors.set(error.reason, (stats.errors.get(error.reason) ?? 0) + 1);
-      s.lastError = `${s.source.name}: ${message ?? error.message}`;
-      s.lastFailure = { reason: error.reason, message: message ?? error.message };
+      s.lastError = `${s.source.name}: ${error.message}`;
+      s.lastFailure = { ...failureFacts(error), message: error.message };
     } else {
       if (previous && !previous.success && previous.errors.size > 0) log.info('poll recovered');
       stats.lastSuccessSeconds = this.clock.now() / 1000;
@@ -305,11 +313,4 @@ export class NodeState implements NodeSnapshots {
     s.stats = stats;
     return stats;
   }
-}
-
-/** A health report's check errors (the node's own text) with the target's secrets masked, in place. */
-function maskCheckErrors(snapshot: unknown, secrets: readonly string[]): void {
-  const checks = (snapshot as { checks?: unknown } | undefined)?.checks;
-  if (!Array.isArray(checks)) return;
-  for (const c of checks as Array<{ error?: unknown }>) if (typeof c.error === 'string') c.error = maskSecrets(c.error, secrets);
 }

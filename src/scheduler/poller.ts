@@ -11,21 +11,15 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { TargetConfig } from '../config/schema.js';
-import type { Limiter } from '../rpc/limiter.js';
-import { NodeClient, type Dispatchers, type RequestBodies } from '../rpc/client.js';
-import { PollDeadline, type SendWatcher } from '../rpc/deadline.js';
+import { isOverdue, type Admission, type NodeAdmission } from '../rpc/admission.js';
+import { NodeClient, type RequestBodies } from '../rpc/client.js';
+import { PollDeadline, type PollHandle } from '../rpc/deadline.js';
+import type { Dispatchers } from '../rpc/sockets.js';
 import { classifyError, type PollError } from '../rpc/errors.js';
 import type { LabelTable, NodeLines } from '../metrics/render.js';
 import type { PollContext, Source } from '../sources/source.js';
 import type { Due, DueQueue } from './due.js';
 import { NodeState, type NodeDetail, type NodeSummary, type SourceState } from './node-state.js';
-
-/**
- * A poll is skipped as saturated before it sends when the requests of answering nodes queued for the same slots (its
- * origin's or the process's) would take this share of the poll's interval to start (NodeClient.backlogMs); twice it
- * after one skipped poll of the source, four times after two in a row.
- */
-export const BACKLOG_SKIP = 0.25;
 
 export interface PollerDeps {
   /** Called as each poll starts, with how late it is (seconds after it was due). */
@@ -33,7 +27,8 @@ export interface PollerDeps {
   /** A poll could not send its requests within its interval (the exporter's own load): counted, never the node's fault. */
   onPollSkipped?: (reason: 'saturated') => void;
   dispatchers: Dispatchers;
-  limiter: Limiter;
+  /** The exporter's admission (rpc/admission.ts): the process's and the origins' slots, and the skip rule. */
+  admission: Admission;
   clock: Clock;
   sources: ReadonlyArray<Source<unknown>>;
   /** The exporter's poll timetable, shared by its nodes. */
@@ -55,25 +50,22 @@ export interface PollOutcome {
 }
 
 /**
- * The poll boundary: one deadline a poll (rpc/deadline.ts: the target's
- * timeout on the wire, the exporter's waits bounded by `waitMs`), timed,
+ * The poll boundary: one deadline a poll (rpc/deadline.ts), timed,
  * everything caught and mapped to a PollError with a bounded reason
  * (rpc/errors.ts classifyError), or marked saturated. Never rejects.
  */
-export async function pollBounded(
+async function pollBounded(
   source: Source<unknown>,
   target: TargetConfig,
-  context: (signal: AbortSignal, watcher: SendWatcher) => PollContext,
+  context: (poll: PollHandle) => PollContext,
   into: PollOutcome,
-  waitMs = target.intervalMs,
-  stop?: AbortSignal,
+  deadline: PollDeadline,
 ): Promise<void> {
   const started = performance.now();
-  const deadline = new PollDeadline(target.timeoutMs, waitMs, stop);
   let snapshot: unknown;
   let failure: { error: unknown } | undefined;
   try {
-    snapshot = await source.poll(context(deadline.signal, deadline));
+    snapshot = await source.poll(context(deadline));
     const partial = source.failure?.(snapshot);
     if (partial !== undefined) failure = { error: partial };
   } catch (err) {
@@ -94,21 +86,25 @@ interface SourceLoop extends Due {
   running?: Promise<void>;
   /** Its polls skipped as saturated in a row: each doubles the queue its next poll may join, up to 4 × (fair under saturation). */
   skips: number;
+  /** Its first poll has ended: settled, or skipped as saturated. */
+  tried: boolean;
 }
 
 export class NodePoller {
   private readonly loops: SourceLoop[];
   /** The node's HTTP client (the traced poll of debug-poll.ts uses it too). */
   readonly client: NodeClient;
+  /** The node's admission: its slots, its hanging mark, and whether a poll due now is tried. */
+  private readonly door: NodeAdmission;
   readonly state: NodeState;
   private stopped = false;
   /** Aborted by stop(): polls under way end at once (one waiting for a slot may otherwise wait out its interval). */
   private readonly stopping = new AbortController();
   /** The context of a scheduled poll, made once a node (not a closure a poll). */
-  private readonly context = (signal: AbortSignal, watcher: SendWatcher): PollContext => ({
+  private readonly context = (poll: PollHandle): PollContext => ({
     target: this.target,
-    signal,
-    rpc: (path, method, params) => this.client.rpc(path, method, params, signal, watcher),
+    signal: poll.signal,
+    rpc: (path, method, params) => this.client.rpc(path, method, params, poll),
     node: this.state,
     now: () => this.deps.clock.now(),
   });
@@ -118,7 +114,8 @@ export class NodePoller {
     private readonly deps: PollerDeps,
     private readonly logger: Logger,
   ) {
-    this.client = new NodeClient(target, deps.dispatchers, deps.limiter, deps.bodies);
+    this.door = deps.admission.node(target.url);
+    this.client = new NodeClient(target, deps.dispatchers, this.door, deps.bodies);
     this.state = new NodeState(target, deps.sources, deps.clock, logger, deps.labels);
     this.loops = this.state.sources.map((state) => {
       const loop: SourceLoop = {
@@ -127,6 +124,7 @@ export class NodePoller {
         due: 0,
         slot: -1,
         skips: 0,
+        tried: false,
         fire: () => this.begin(loop),
       };
       return loop;
@@ -147,9 +145,13 @@ export class NodePoller {
     await Promise.all(this.loops.flatMap((loop) => (loop.running ? [loop.running] : [])));
   }
 
-  /** Every enabled source has completed a poll. */
+  /**
+   * Every enabled source's first poll has ended (/-/ready): answered, failed, or skipped as the exporter's saturation.
+   * A target whose polls are skipped does not hold readiness back: the exporter tried, and counts the skip (a saturated
+   * exporter kept out of its Service by a failing readiness probe could not even be scraped for it).
+   */
   get hasPolled(): boolean {
-    return this.state.hasPolled;
+    return this.loops.every((loop) => loop.tried);
   }
 
   get nodeLines(): NodeLines {
@@ -162,6 +164,17 @@ export class NodePoller {
 
   detail(): NodeDetail {
     return this.state.detail();
+  }
+
+  /**
+   * One poll of a source through the boundary, as the schedule runs it: its deadline (the target's timeout on the wire,
+   * the exporter's waits bounded by the source's interval, cut when the poller stops; rpc/deadline.ts), the node's
+   * admission, the failure classified. The traced poll of debug-poll.ts runs it too, with its own context: a debug
+   * probe shows the deadline and the reasons of the scheduled polls, never others.
+   */
+  bounded(s: SourceState, context: (poll: PollHandle) => PollContext, into: PollOutcome, overdue = false): Promise<void> {
+    const deadline = new PollDeadline(this.target.timeoutMs, s.intervalMs, this.stopping.signal, this.door, overdue);
+    return pollBounded(s.source, this.target, context, into, deadline);
   }
 
   /** Schedules the loop's next poll, due `delayMs` from now; its start is compared with that due time. */
@@ -193,18 +206,12 @@ export class NodePoller {
   /** One scheduled poll: through the boundary, then settled in the node's state. */
   private async runPoll(loop: SourceLoop): Promise<void> {
     const { outcome } = loop;
-    const target = loop.state.intervalMs * BACKLOG_SKIP * 2 ** Math.min(loop.skips, 2);
-    if (this.client.backlogMs(performance.now(), target) > target) {
-      // The queue this poll would join holds more than a quarter of its interval of requests: a standing queue, the
-      // exporter's saturation. Skipped before it joins: left to wait, such queues grew to hold every poll for its whole
-      // interval (at 30,000 nodes on 2 cores, 37,000 requests an origin), and waiters cut at the end of their wait cost
-      // the event loop more than the requests it sent (these fell from 1,580 to 560 a second an origin). A poll whose
-      // last poll was skipped may join a queue twice as long (half its interval), after two in a row one as long as
-      // its interval: the nodes skipped go first, instead of the same nodes missing every poll.
+    if (this.door.shouldSkip(performance.now(), loop.state.intervalMs, loop.skips)) {
+      // A standing queue of other nodes' requests: the exporter's saturation. Skipped before it joins (rpc/admission.ts).
       this.skipSaturated(loop);
       return;
     }
-    await pollBounded(loop.state.source, this.target, this.context, outcome, loop.state.intervalMs, this.stopping.signal);
+    await this.bounded(loop.state, this.context, outcome, isOverdue(loop.skips));
     const { snapshot } = outcome;
     // The outcome is reused: it must not hold the snapshot until the next poll.
     outcome.snapshot = undefined;
@@ -215,12 +222,14 @@ export class NodePoller {
       return;
     }
     loop.skips = 0;
+    loop.tried = true;
     this.state.settle(loop.state, snapshot, outcome.error, outcome.durationSeconds);
   }
 
   /** The exporter's own saturation: not a failure of the node. Its state, series and poll metrics stay as they were. */
   private skipSaturated(loop: SourceLoop): void {
     loop.skips++;
+    loop.tried = true;
     this.deps.onPollSkipped?.('saturated');
     this.logger.debug({ source: loop.state.source.name }, 'poll skipped: the exporter could not send its requests within the interval (saturated)');
   }

@@ -4,8 +4,9 @@ import { systemClock, type Clock } from '../clock.js';
 import { lazyChild } from '../log.js';
 import { nameHash } from '../util/hash.js';
 import type { Config, TargetConfig } from '../config/schema.js';
-import { RequestBodies, type Dispatchers } from '../rpc/client.js';
-import { Limiter } from '../rpc/limiter.js';
+import { Admission } from '../rpc/admission.js';
+import { RequestBodies } from '../rpc/client.js';
+import type { Dispatchers } from '../rpc/sockets.js';
 import { LabelTable } from '../metrics/render.js';
 import { renderChunks, renderNodes } from '../metrics/scrape.js';
 import type { FleetView } from '../metrics/self.js';
@@ -36,15 +37,16 @@ export function spreadFraction(name: string): number {
 
 export class Scheduler implements FleetView, FleetReader {
   private pollers = new Map<string, NodePoller>();
-  private readonly limiter: Limiter;
   private readonly clock: Clock;
   private readonly sources: ReadonlyArray<Source<unknown>>;
   private config: Config;
   private started = false;
   private readonly debugPolls = new Map<string, Promise<DebugStep[]>>();
   // What this exporter's nodes share, and no other exporter in the process: the poll timetable
-  // (due.ts), the request bodies (rpc/client.ts) and the label table (metrics/render.ts).
+  // (due.ts), the admission (rpc/admission.ts), the request bodies (rpc/client.ts) and the label
+  // table (metrics/render.ts).
   private readonly timetable = new DueQueue();
+  private readonly admission: Admission;
   private readonly bodies = new RequestBodies();
   private readonly labels = new LabelTable();
 
@@ -54,7 +56,9 @@ export class Scheduler implements FleetView, FleetReader {
   ) {
     this.clock = deps.clock ?? systemClock;
     this.sources = deps.sources ?? SOURCES;
-    this.limiter = new Limiter(config.maxConcurrentRequests);
+    this.admission = new Admission(config.maxConcurrentRequests, deps.dispatchers.maxConnections);
+    // The pools to each origin are as large as this exporter's origin layout says.
+    deps.dispatchers.sizePoolsBy(this.admission);
     this.config = config;
   }
 
@@ -68,12 +72,11 @@ export class Scheduler implements FleetView, FleetReader {
   /** Applies a (re)loaded config: new targets start, removed ones stop, changed ones restart with fresh state. */
   async apply(config: Config): Promise<void> {
     this.config = config;
-    this.limiter.setMax(config.maxConcurrentRequests);
     if (this.started) await this.reconcile(config);
   }
 
   private async reconcile(config: Config): Promise<void> {
-    this.deps.dispatchers.setLayout(
+    this.admission.setLayout(
       config.targets.map((t) => t.url),
       config.maxConcurrentRequests,
       config.maxConnectionsPerOrigin,
@@ -94,7 +97,7 @@ export class Scheduler implements FleetView, FleetReader {
         target,
         {
           dispatchers: this.deps.dispatchers,
-          limiter: this.limiter,
+          admission: this.admission,
           clock: this.clock,
           sources: this.sources,
           timetable: this.timetable,
@@ -122,12 +125,12 @@ export class Scheduler implements FleetView, FleetReader {
   }
 
   get requestsInFlight(): number {
-    return this.limiter.inFlight;
+    return this.admission.inFlight;
   }
 
   /** Requests waiting for a slot: of the process's limiter, and of their origin's (where a saturated fleet queues first). */
   get requestsQueued(): number {
-    return this.limiter.queued + this.deps.dispatchers.queuedForOrigins;
+    return this.admission.queued;
   }
 
   /**
@@ -171,7 +174,7 @@ export class Scheduler implements FleetView, FleetReader {
     if (!poller) return undefined;
     let running = this.debugPolls.get(name);
     if (!running) {
-      running = debugPoll(poller.target, poller.state, poller.client, this.clock).finally(() => this.debugPolls.delete(name));
+      running = debugPoll(poller, this.clock).finally(() => this.debugPolls.delete(name));
       this.debugPolls.set(name, running);
     }
     return running;

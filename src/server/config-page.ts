@@ -5,7 +5,7 @@
 // are public but long: shown by size.
 import { stringify } from 'yaml';
 import { formatPromDuration } from '../config/duration.js';
-import type { Config, TargetConfig } from '../config/schema.js';
+import type { Config, ConfigSection, TargetConfig } from '../config/schema.js';
 import { REDACTED } from '../util/redact.js';
 import { esc, page } from './html.js';
 
@@ -15,21 +15,18 @@ function pem(text: string | undefined, what: string): string | undefined {
 
 const d = formatPromDuration;
 
-/** A target in the config file's form: no secret leaves this function, and no object is shared (no anchors). */
-export function redactTarget(t: TargetConfig): Record<string, unknown> {
+/**
+ * A target in the config file's form: no secret leaves this function, and no object is shared (no anchors).
+ * Each source's section is shown by the section itself (config/source-section.ts), in the sources' order.
+ */
+export function redactTarget(t: TargetConfig, sections: readonly ConfigSection[]): Record<string, unknown> {
   const { tls, basicAuth } = t;
   return {
     name: t.name,
     url: t.url,
     interval: d(t.intervalMs),
     timeout: d(t.timeoutMs),
-    health: { enabled: t.health.enabled, tags: [...t.health.tags] },
-    index: { endpoints: [...t.index.endpoints], interval: d(t.index.intervalMs) },
-    info: { enabled: t.info.enabled, interval: d(t.info.intervalMs) },
-    platform: { enabled: t.platform.enabled, interval: d(t.platform.intervalMs), subnets: [...t.platform.subnets] },
-    evm: { enabled: t.evm.enabled, interval: d(t.evm.intervalMs), chains: [...t.evm.chains] },
-    proposervm: { enabled: t.proposervm.enabled, interval: d(t.proposervm.intervalMs), chains: [...t.proposervm.chains] },
-    admin: { enabled: t.admin.enabled, interval: d(t.admin.intervalMs) },
+    ...Object.fromEntries(sections.map((section) => [section.key, section.show(section.of(t))])),
     limits: { max_series_per_node: t.limits.maxSeriesPerNode, max_label_length: t.limits.maxLabelLength },
     headers: Object.fromEntries(Object.keys(t.headers).map((k) => [k, REDACTED])),
     ...(tls
@@ -55,7 +52,7 @@ export const MAX_TARGETS_SHOWN = 200;
 export function redactConfig(config: Config): Record<string, unknown> {
   return {
     scheduler: { max_concurrent_requests: config.maxConcurrentRequests },
-    targets: config.targets.slice(0, MAX_TARGETS_SHOWN).map(redactTarget),
+    targets: config.targets.slice(0, MAX_TARGETS_SHOWN).map((t) => redactTarget(t, config.sections)),
   };
 }
 

@@ -2,32 +2,26 @@
 // failures summarised once (not one undici message per source), and its validator state with
 // what puts the reward or the stake at risk. Pure: from the node's summary and the fleet.
 import type { NodeSummary } from '../scheduler/fleet.js';
+import type { Code, FailureFacts } from '../rpc/errors.js';
 import { PRIMARY_NETWORK_ID } from '../config/schema.js';
+import { stakeExpiry } from '../metrics/stake-expiry.js';
 import { UPTIME_REQUIREMENT } from '../sources/platform.js';
-import type { ValidatorPart } from '../sources/section.js';
 import { humanDuration, nodeState } from './html.js';
 
-/** A poll failure in an operator's words, from its bounded reason and the message's facts. */
-export function failureWords(reason: string, message: string): string {
-  switch (reason) {
+/** A poll failure in an operator's words, from its facts (reason, phase, code, status: rpc/errors.ts classifyError), never its message. */
+export function failureWords(f: FailureFacts): string {
+  switch (f.reason) {
     case 'connect':
-      if (/ECONNREFUSED|connection refused/i.test(message)) return "connection refused (nothing listens at the node's address and port)";
-      if (/ENOTFOUND|EAI_AGAIN|getaddrinfo/i.test(message)) return "the node's host name does not resolve";
-      if (/EHOSTUNREACH|ENETUNREACH/i.test(message)) return "no route to the node's host";
-      if (/EMFILE|ENFILE|ESOCKETBUDGET|open files|socket budget/i.test(message)) return 'the exporter is out of sockets (its limit, not the node)';
-      if (/other side closed|ECONNRESET|socket hang up|closed/i.test(message)) return 'connection closed by the node';
-      return 'cannot connect to the node';
+      return CONNECT_WORDS[f.code] ?? 'cannot connect to the node';
     case 'timeout':
-      return /request slot/.test(message) ? 'the exporter had no request slot free (its limit, not the node)' : 'no answer within the timeout';
+      return f.phase === 'slot' ? 'the exporter had no request slot free (its limit, not the node)' : 'no answer within the timeout';
     case 'tls':
       return 'TLS handshake failed (certificate or protocol)';
     case 'host_rejected':
       return 'the node rejects this host name (its --http-allowed-hosts)';
-    case 'http_status': {
-      const status = /HTTP (\d{3})/.exec(message)?.[1];
-      if (status === '404' && /base URL/.test(message)) return "HTTP 404: the target's url is not the node's base URL?";
-      return status ? `HTTP ${status} from the node or its proxy` : 'an HTTP error from the node or its proxy';
-    }
+    case 'http_status':
+      if (f.code === 'not_base_url') return "HTTP 404: the target's url is not the node's base URL?";
+      return f.status !== undefined ? `HTTP ${f.status} from the node or its proxy` : 'an HTTP error from the node or its proxy';
     case 'rpc_error':
       return 'the node answered with an error';
     case 'invalid_response':
@@ -37,11 +31,20 @@ export function failureWords(reason: string, message: string): string {
   }
 }
 
+/** The words of each way a connection fails (rpc/errors.ts decides which it was). */
+const CONNECT_WORDS: Partial<Record<Code, string>> = {
+  refused: "connection refused (nothing listens at the node's address and port)",
+  unresolved: "the node's host name does not resolve",
+  unreachable: "no route to the node's host",
+  out_of_sockets: 'the exporter is out of sockets (its limit, not the node)',
+  closed: 'connection closed by the node',
+};
+
 /** One line per kind of failure: "connection closed by the node, all 5 sources" or "no answer within the timeout (info, platform)". */
 export function failureSummary(n: Pick<NodeSummary, 'failures' | 'sourceCount'>): string[] {
   const byWords = new Map<string, string[]>();
   for (const f of n.failures) {
-    const words = failureWords(f.reason, f.message);
+    const words = failureWords(f);
     byWords.set(words, [...(byWords.get(words) ?? []), f.source]);
   }
   return [...byWords].map(([words, sources]) =>
@@ -59,13 +62,16 @@ export interface ValidatorView {
 }
 
 const DAY = 86_400;
-/** Stake ending or L1 balance running out within these: warn, then bad (as the alerts: a week, a day). */
+/** An L1 balance running out within these: warn, then bad. */
 const WARN_WITHIN = 7 * DAY;
 const BAD_WITHIN = DAY;
 
 function within(seconds: number): Risk | undefined {
   return seconds < BAD_WITHIN ? 'bad' : seconds < WARN_WITHIN ? 'warn' : undefined;
 }
+
+/** A stake's tone: the stake-expiry alert's own decision (metrics/stake-expiry.ts), a page for critical, a ticket for warning. */
+const STAKE_TONE = { critical: 'bad', warning: 'warn' } as const;
 
 /** The newest version number among the nodes listed (the fleet of this page). */
 export function fleetVersion(nodes: NodeSummary[]): { number: number; text: string } | undefined {
@@ -75,18 +81,6 @@ export function fleetVersion(nodes: NodeSummary[]): { number: number; text: stri
     if (v?.number !== undefined && (best === undefined || v.number > best.number)) best = { number: v.number, text: v.text };
   }
   return best;
-}
-
-/**
- * The validator sets the node left (it validated within 7 days, as this process saw it, and does not
- * now), as AvalancheGoNoLongerValidator decides: the platform source's view (platform.lostValidations)
- * whenever it asked for the sets; else, info.uptime's answer "not a validator" after an uptime, once the
- * node is past bootstrapping (until its P-Chain has loaded the set a restarted node answers so).
- */
-export function noLongerValidator(v: ValidatorPart | undefined, status: NodeSummary['status']): NonNullable<ValidatorPart['noLonger']> {
-  if (v?.noLonger) return v.noLonger;
-  if (!v?.uptimeLost || status === undefined || status === 'bootstrapping' || status === 'down') return [];
-  return [{ subnet: PRIMARY_NETWORK_ID, nodeId: v.uptimeLost.nodeId ?? '', lastSeenSeconds: v.uptimeLost.lastSeenSeconds }];
 }
 
 /** "primary network", "subnet 2v3qLBtR…": a set's name for the validator column. */
@@ -112,10 +106,11 @@ export function validatorView(n: NodeSummary, fleet: { number: number; text: str
   if (v.stake?.autoRenew) facts.push({ text: 'stake auto-renews', tone: 'ok' });
   else if (v.stake?.endSeconds !== undefined) {
     const left = v.stake.endSeconds - nowSeconds;
+    const expiring = stakeExpiry({ ...v.stake, endSeconds: v.stake.endSeconds }, nowSeconds);
     facts.push(
       left <= 0
         ? { text: 'stake ended', tone: 'bad' }
-        : { text: `stake ends in ${humanDuration(left)}`, ...(within(left) ? { tone: within(left) } : { tone: 'dim' as const }) },
+        : { text: `stake ends in ${humanDuration(left)}`, tone: expiring ? STAKE_TONE[expiring.severity] : 'dim' },
     );
   }
   for (const l1 of v.l1 ?? []) {
@@ -125,7 +120,8 @@ export function validatorView(n: NodeSummary, fleet: { number: number; text: str
       facts.push({ text: `L1 balance lasts ${humanDuration(l1.runwaySeconds)}`, tone: risk ?? 'dim' });
     }
   }
-  const lost = noLongerValidator(v, n.status);
+  // Decided once, before the pages (sources/section.ts validatorFacts), as AvalancheGoNoLongerValidator decides it.
+  const lost = v.noLonger ?? [];
   if (lost.length > 0) {
     // A fault: it validated and stopped, so it earns no reward (its stake is still locked under the old node ID).
     const changed = n.nodeId !== undefined && lost.some((l) => l.nodeId !== '' && l.nodeId !== n.nodeId);

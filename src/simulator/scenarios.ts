@@ -88,7 +88,10 @@ export interface ScenarioTimings {
    * compared with the wall clock by whoever reads it); at endTime the node leaves the validator set.
    */
   stakeExpirySeconds: number;
-  /** l1-balance-draining: seconds for the L1 validator's balance to fall from six days of fees to 0. */
+  /**
+   * l1-balance-draining: the scenario seconds of fees the L1 validator's balance holds at the switch; it pays the fee
+   * price per scenario second, as every balance does, so it reaches 0 (inactive) that long after, as its runway says.
+   */
   l1DrainSeconds: number;
   /** helicon-uptime: the perceived uptime (percent) it falls to, over uptimeDropSeconds, and stays at. */
   heliconUptimeFloor: number;

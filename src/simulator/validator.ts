@@ -16,8 +16,6 @@ const NAVAX_PER_AVAX = 1_000_000_000n;
 export const FEE_STATE = { excess: 0, price: 512 } as const;
 /** A healthy L1 validator holds this many days of fees. */
 const HEALTHY_RUNWAY_DAYS = 45;
-/** l1-balance-draining starts from this many days of fees. */
-const DRAINING_RUNWAY_DAYS = 6;
 /** uptime-dropping: where the weighted average ends. */
 const UPTIME_FLOOR = 55;
 /** The mainnet reward threshold (uptime-requirement 0.8); 90 for validations from Helicon on (ACP-267). */
@@ -140,10 +138,14 @@ export class Staking {
   /** The stake on the primary network, registered to the identity it was made with. */
   stake: PrimaryStake | undefined;
   readonly l1: L1Validation | undefined;
-  /** The L1 balance at `balanceWallS` (wall seconds), paying FEE_STATE.price per second since. */
+  /**
+   * The L1 balance at `balanceAtMs` (scenario time), paying FEE_STATE.price per scenario second since. One rate for
+   * the drain and for the projection: the runway a client derives (balance / price) is the scenario time the balance
+   * really has left, at any time scale (l1-balance-draining drained six days of fees in two minutes, so a page
+   * said "lasts 5d" half a minute before the validator went inactive).
+   */
   private balanceBase = 0n;
-  private balanceWallS = 0;
-  private drainStartMs: number | undefined;
+  private balanceAtMs = 0;
   private uptimeDropStartMs: number | undefined;
   private uptimeFloor = UPTIME_FLOOR;
   private readonly baseUptime: number;
@@ -169,7 +171,7 @@ export class Staking {
         publicKey: this.identity.publicKey,
         ownerAddress: pChainAddressFor(`l1-owner:${opts.seed}`),
       };
-      this.topUp();
+      this.fund(HEALTHY_RUNWAY_DAYS * DAY_S, opts.clock.simMs());
     }
   }
 
@@ -231,22 +233,17 @@ export class Staking {
     return Math.max(0, Math.min(100, Math.round(u.weightedAverage + spread)));
   }
 
-  /** The L1 validator's balance in nAVAX now (0 = inactive). */
+  /** The L1 validator's balance in nAVAX at `nowMs` (scenario time; 0 = inactive). */
   l1Balance(nowMs: number): bigint {
     if (!this.l1) return 0n;
-    const price = BigInt(FEE_STATE.price);
-    if (this.drainStartMs !== undefined) {
-      const start = BigInt(DRAINING_RUNWAY_DAYS * DAY_S) * price;
-      const progress = Math.min(1, Math.max(0, (nowMs - this.drainStartMs) / 1000 / this.opts.timings.l1DrainSeconds));
-      return BigInt(Math.floor(Number(start) * (1 - progress)));
-    }
-    const paid = BigInt(Math.max(0, this.wallS() - this.balanceWallS)) * price;
+    const paid = BigInt(Math.floor((Math.max(0, nowMs - this.balanceAtMs) * FEE_STATE.price) / 1000));
     return this.balanceBase > paid ? this.balanceBase - paid : 0n;
   }
 
-  private topUp(): void {
-    this.balanceBase = BigInt(HEALTHY_RUNWAY_DAYS * DAY_S) * BigInt(FEE_STATE.price);
-    this.balanceWallS = this.wallS();
+  /** Sets the L1 balance to `seconds` of fees at `nowMs` (scenario time): a top-up, or a validator that has that long left. */
+  private fund(seconds: number, nowMs: number): void {
+    this.balanceBase = BigInt(Math.round(seconds)) * BigInt(FEE_STATE.price);
+    this.balanceAtMs = nowMs;
   }
 
   /** Applies what a scenario change means for the stake, the L1 balance, the identity and the perceived uptime. */
@@ -285,12 +282,10 @@ export class Staking {
       this.generation = 0;
       this.identity = identityFor(this.opts.seed, 0);
     }
-    if (next === 'l1-balance-draining') this.drainStartMs = nowMs;
-    else if (previous === 'l1-balance-draining') {
-      // Topped up with an IncreaseL1ValidatorBalanceTx.
-      this.drainStartMs = undefined;
-      if (this.l1) this.topUp();
-    }
+    // l1-balance-draining: l1DrainSeconds of fees left, paid as every balance is. Leaving it is a top-up
+    // (an IncreaseL1ValidatorBalanceTx).
+    if (next === 'l1-balance-draining') this.fund(t.l1DrainSeconds, nowMs);
+    else if (previous === 'l1-balance-draining') this.fund(HEALTHY_RUNWAY_DAYS * DAY_S, nowMs);
     this.uptimeDropStartMs = next === 'uptime-dropping' || next === 'helicon-uptime' ? nowMs : undefined;
     this.uptimeFloor = next === 'helicon-uptime' ? t.heliconUptimeFloor : UPTIME_FLOOR;
   }

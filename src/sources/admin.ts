@@ -8,11 +8,12 @@
 //   - index.getLastAccepted on /ext/index/C/block: whether indexing is on.
 // An endpoint that is off (HTTP 404, a method the node does not have) is a
 // state of the node, not a failed poll.
+import { configSection, sourceKeys } from '../config/source-section.js';
 import type { RpcReply } from '../rpc/client.js';
 import { InvalidResponseError } from '../rpc/errors.js';
-import { decodeRpc, isMethodNotFound } from '../rpc/jsonrpc.js';
 import type { LinesBuilder } from '../metrics/render.js';
 import type { Source } from './source.js';
+import { askAll, decodeMethod, replyOf, type Failed } from './wire.js';
 
 export const ADMIN_PATH = '/ext/admin';
 export const ADMIN_METHOD = 'admin.getLoggerLevel';
@@ -35,15 +36,13 @@ function level(value: unknown): LevelLabel {
   return (LOG_LEVELS as readonly string[]).includes(v) ? (v as LevelLabel) : 'unknown';
 }
 
+/** Any JSON-RPC error from a method that exists: the API answers, so it is on. */
+const answers = () => 'answers' as const;
+
 /** Pure: admin.getLoggerLevel's answer → whether the API is on and the loggers by level. */
 export function parseLoggerLevels(reply: RpcReply): Pick<AdminSnapshot, 'adminApiEnabled' | 'levels'> {
-  if (reply.status === 404) return { adminApiEnabled: false };
-  const outcome = decodeRpc(reply);
-  if (!outcome.ok) {
-    if (isMethodNotFound(outcome.message)) return { adminApiEnabled: false };
-    // The API answers (an error from a method that exists): it is on.
-    return { adminApiEnabled: true };
-  }
+  const outcome = decodeMethod(reply, ['not_served', 'unsupported'], answers);
+  if (outcome.state !== 'ok') return { adminApiEnabled: outcome.state === 'answers' };
   const loggers = (outcome.result as { loggerLevels?: unknown } | null)?.loggerLevels;
   if (!loggers || typeof loggers !== 'object' || Array.isArray(loggers)) {
     throw new InvalidResponseError(`${ADMIN_METHOD} at ${reply.url} answered without a loggerLevels map`);
@@ -61,25 +60,46 @@ export function parseLoggerLevels(reply: RpcReply): Pick<AdminSnapshot, 'adminAp
 
 /** Pure: the index probe's answer → whether indexing is on (any JSON-RPC answer is; HTTP 404 is off). */
 export function parseIndexingProbe(reply: RpcReply): boolean {
-  if (reply.status === 404) return false;
-  decodeRpc(reply);
-  return true;
+  return decodeMethod(reply, ['not_served'], answers).state !== 'not_served';
 }
 
-export const admin: Source<AdminSnapshot> = {
+/**
+ * Pure: both answers → the snapshot. The admin API's failure fails the poll with no data; the index probe's
+ * is kept as the poll's failure, the rest served.
+ */
+export function parseAdmin(logger: RpcReply | Failed, indexing: RpcReply | Failed): AdminSnapshot {
+  const s: AdminSnapshot = { ...parseLoggerLevels(replyOf(logger)) };
+  try {
+    s.indexingEnabled = parseIndexingProbe(replyOf(indexing));
+  } catch (error) {
+    s.failure = error;
+  }
+  return s;
+}
+
+/** Off by default. */
+export const adminConfig = configSection('admin', {
+  description: 'The admin source (admin.getLoggerLevel on {url}/ext/admin).',
+  keys: sourceKeys({
+    enabled:
+      "Check the node's posture with a read-only admin call (admin.getLoggerLevel): whether the admin API answers, and its logger levels. Off by default: it sends a request the node's operator may not expect.",
+    interval: 'the posture is checked',
+  }),
+  defaults: { enabled: false, interval: '5m' },
+});
+
+export const admin: Source<AdminSnapshot, unknown, typeof adminConfig> = {
   name: 'admin',
-  enabled: (target) => target.admin.enabled,
-  intervalMs: (target) => target.admin.intervalMs,
+  config: adminConfig,
   async poll(ctx) {
-    const [logger, index] = await Promise.allSettled([
-      ctx.rpc(ADMIN_PATH, ADMIN_METHOD, { loggerName: '' }).then(parseLoggerLevels),
-      ctx.rpc(INDEX_PROBE_PATH, 'index.getLastAccepted', { encoding: 'hex' }).then(parseIndexingProbe),
-    ]);
-    if (logger.status === 'rejected') throw logger.reason;
-    const s: AdminSnapshot = { ...logger.value };
-    if (index.status === 'fulfilled') s.indexingEnabled = index.value;
-    else s.failure = index.reason;
-    return s;
+    const [logger, indexing] = await askAll(
+      [
+        { path: ADMIN_PATH, method: ADMIN_METHOD, params: { loggerName: '' } },
+        { path: INDEX_PROBE_PATH, method: 'index.getLastAccepted', params: { encoding: 'hex' } },
+      ],
+      (request) => ctx.rpc(request.path, request.method, request.params),
+    );
+    return parseAdmin(logger, indexing);
   },
   failure: (snapshot) => snapshot.failure,
   samples(b: LinesBuilder, s: AdminSnapshot | undefined) {

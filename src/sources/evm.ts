@@ -9,6 +9,7 @@
 // HTTP 503 (`chain is not done bootstrapping`): a state of the node, shown as
 // such, not a failed poll (no executed height until it is done).
 import type { Logger } from 'pino';
+import { chainList, configSection, sourceKeys } from '../config/source-section.js';
 import type { RpcReply } from '../rpc/client.js';
 import { InvalidResponseError } from '../rpc/errors.js';
 import { rpcResult } from '../rpc/jsonrpc.js';
@@ -16,7 +17,7 @@ import type { LinesBuilder } from '../metrics/render.js';
 import { jsonKind } from '../util/json-kind.js';
 import type { PageSection } from './section.js';
 import type { Source, StateWatcher } from './source.js';
-import { chainNotBootstrapped } from './wire.js';
+import { askAll, decodeMethod } from './wire.js';
 
 export const EVM_METHOD = 'eth_blockNumber';
 /** A block number is a uint64: anything longer than 16 hex digits is not one. */
@@ -34,19 +35,37 @@ export interface EvmSnapshot {
 
 export const evmPath = (chain: string): string => `/ext/bc/${chain}/rpc`;
 
-export const evm: Source<EvmSnapshot> = {
+/**
+ * Off when `enabled` is false or `chains` is empty. Its interval is the target's unless set: the executed
+ * height is compared with health's accepted height, polled at that cadence.
+ */
+export const evmConfig = configSection('evm', {
+  description: 'The evm source (eth_blockNumber on {url}/ext/bc/<chain>/rpc).',
+  keys: sourceKeys(
+    {
+      enabled:
+        "Poll each EVM chain's executed height (eth_blockNumber). After Helicon the C-Chain accepts blocks before it executes them; the gap is an execution backlog.",
+      interval: "the executed heights are polled (default: the target's interval, health's cadence)",
+    },
+    {
+      chains: chainList(
+        '[C]',
+        "EVM chains whose executed height is polled, by alias or blockchain ID; use the name its health check has (C, or the L1 chain's blockchain ID) so the rules can compare it with the accepted height. [] turns the source off.",
+      ),
+    },
+  ),
+  defaults: { enabled: true, chains: ['C'] },
+  enabled: (settings) => settings.enabled && settings.chains.length > 0,
+});
+
+export const evm: Source<EvmSnapshot, unknown, typeof evmConfig> = {
   name: 'evm',
-  enabled: (target) => target.evm.enabled && target.evm.chains.length > 0,
-  intervalMs: (target) => target.evm.intervalMs,
+  config: evmConfig,
   async poll(ctx) {
-    const chains = await Promise.all(
-      ctx.target.evm.chains.map(async (chain): Promise<EvmChainSnapshot> => {
-        try {
-          return parseChainReply(chain, await ctx.rpc(evmPath(chain), EVM_METHOD, []));
-        } catch (error) {
-          return { chain, state: 'failed', error };
-        }
-      }),
+    const chains = await askAll(
+      evmConfig.of(ctx.target).chains,
+      async (chain): Promise<EvmChainSnapshot> => parseChainReply(chain, await ctx.rpc(evmPath(chain), EVM_METHOD, [])),
+      (error, chain): EvmChainSnapshot => ({ chain, state: 'failed', error }),
     );
     return { chains };
   },
@@ -79,8 +98,9 @@ export function evmSections(s: EvmSnapshot | undefined): PageSection[] {
 
 /** Pure: one chain's answer → its executed height, or `not_bootstrapped` while the chain bootstraps. Throws as parseBlockNumber. */
 export function parseChainReply(chain: string, reply: RpcReply): EvmChainSnapshot {
-  if (chainNotBootstrapped(reply)) return { chain, state: 'not_bootstrapped' };
-  return { chain, state: 'ok', executedHeight: parseBlockNumber(reply) };
+  const outcome = decodeMethod(reply, ['not_bootstrapped']);
+  if (outcome.state === 'not_bootstrapped') return { chain, state: 'not_bootstrapped' };
+  return { chain, state: 'ok', executedHeight: blockNumber(outcome.result) };
 }
 
 /**
@@ -88,7 +108,11 @@ export function parseChainReply(chain: string, reply: RpcReply): EvmChainSnapsho
  * JSON-RPC error or a result that is not a hex quantity.
  */
 export function parseBlockNumber(reply: RpcReply): number {
-  const result = rpcResult(reply);
+  return blockNumber(rpcResult(reply));
+}
+
+/** The `result` of eth_blockNumber → the height; throws InvalidResponseError for what is not a hex quantity. */
+function blockNumber(result: unknown): number {
   if (typeof result !== 'string' || !QUANTITY.test(result)) {
     const shown = typeof result === 'string' ? JSON.stringify(result.slice(0, 40)) : jsonKind(result);
     throw new InvalidResponseError(`${EVM_METHOD} returned ${shown}, not a hex block number such as "0x1b4"`);

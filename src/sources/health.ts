@@ -5,6 +5,9 @@
 // meets; an unknown check keeps its per-check values, an unparseable field is
 // counted.
 import type { Logger } from 'pino';
+import { z } from 'zod';
+import { configSection, enabledKey } from '../config/source-section.js';
+import { PRIMARY_NETWORK_ID, nonEmpty } from '../config/schema.js';
 import type { RpcReply } from '../rpc/client.js';
 import { jsonKind } from '../util/json-kind.js';
 import { InvalidResponseError, NotFoundAtUrlError } from '../rpc/errors.js';
@@ -12,10 +15,10 @@ import { header, rpcResult } from '../rpc/jsonrpc.js';
 import type { LinesBuilder } from '../metrics/render.js';
 import { parseGoDuration, parseRfc3339 } from '../util/gotime.js';
 import type { PageSection, SummaryPart } from './section.js';
-import type { NodeStatus, Source, StateWatcher } from './source.js';
+import type { NodeSources, NodeStatus, Source, StateWatcher } from './source.js';
+import type { HealthApi } from './facts.js';
 import { NODE_ID_SHAPE } from '../config/cb58.js';
 import { shorten, truncate } from '../util/text.js';
-import { info } from './info.js';
 
 export interface CheckSnapshot {
   name: string;
@@ -44,8 +47,6 @@ export interface ChainSnapshot {
 export interface HealthSnapshot {
   /** The node's ID, from the `node-id` header AvalancheGo (v1.11.3+) sets on its answers. */
   nodeId?: string;
-  /** The info source is on for this target: it, not health, serves avalanchego_node_info. */
-  nodeInfoByInfoSource?: true;
   healthy: boolean;
   checks: CheckSnapshot[];
   chains: ChainSnapshot[];
@@ -64,15 +65,34 @@ export interface HealthSnapshot {
 
 const PRIMARY_CHAINS = new Set(['C', 'P', 'X']);
 
+export const HEALTH_PATH = '/ext/health';
 export const HEALTH_METHOD = 'health.health';
 
-export const health: Source<HealthSnapshot> = {
+/** Polled at the target's own interval (no interval key). */
+export const healthConfig = configSection('health', {
+  description: 'The health source (health.health on {url}/ext/health).',
+  keys: {
+    enabled: enabledKey('Poll health.health. Without it avalanchego_up is not served for the node.'),
+    tags: z
+      .array(nonEmpty('a tag'), { error: `expected a list of tags, e.g. [${PRIMARY_NETWORK_ID}]` })
+      .optional()
+      .describe(
+        "Sent as the `tags` param of health.health: subnet IDs select their chains' checks; application checks are always included. [] = all checks.",
+      ),
+  },
+  defaults: { enabled: true, tags: [] },
+});
+
+const FOUND: HealthApi = { found: true };
+
+export const health: Source<HealthSnapshot, unknown, typeof healthConfig> = {
   name: 'health',
-  enabled: (target) => target.health.enabled,
-  intervalMs: (target) => target.intervalMs,
+  config: healthConfig,
+  // Whether the info source runs: it, not health, then serves avalanchego_node_info (one series, never two).
+  uses: ['info'],
   async poll(ctx) {
-    const tags = ctx.target.health.tags;
-    const reply = await ctx.rpc('/ext/health', HEALTH_METHOD, tags.length > 0 ? { tags } : {});
+    const { tags } = healthConfig.of(ctx.target);
+    const reply = await ctx.rpc(HEALTH_PATH, HEALTH_METHOD, tags.length > 0 ? { tags } : {});
     if (reply.status === 404) {
       throw new NotFoundAtUrlError(
         reply.body,
@@ -80,10 +100,13 @@ export const health: Source<HealthSnapshot> = {
         `no health API there: check that the target's url is the node's base URL (e.g. http://10.0.0.5:9650, no /ext/… path), or the node runs with --api-health-enabled=false`,
       );
     }
-    const snapshot = parseHealthReply(reply);
-    // With the info source on, avalanchego_node_info is its (with version and network ID): one series, never two.
-    if (info.enabled(ctx.target)) snapshot.nodeInfoByInfoSource = true;
-    return snapshot;
+    return parseHealthReply(reply);
+  },
+  // Whether a node answers at the target's URL: yes once health has answered; else health.health is asked once.
+  async offers(latest, ctx): Promise<HealthApi> {
+    if (latest) return FOUND;
+    const reply = await ctx.rpc(HEALTH_PATH, HEALTH_METHOD, {});
+    return reply.status === 404 ? { found: false, reply } : FOUND;
   },
   reuse: reuseHealth,
   samples: addHealthLines,
@@ -113,7 +136,6 @@ export function reuseHealth(previous: HealthSnapshot, next: HealthSnapshot): Hea
   for (let i = 0; i < chains.length; i++) if ((chains[i] as ChainSnapshot).chain !== (next.chains[i] as ChainSnapshot).chain) return next;
   // A node ID seen before is kept (the header's string is new at every answer).
   if (next.nodeId !== previous.nodeId) previous.nodeId = next.nodeId;
-  previous.nodeInfoByInfoSource = next.nodeInfoByInfoSource;
   previous.healthy = next.healthy;
   for (let i = 0; i < checks.length; i++) {
     const to = checks[i] as CheckSnapshot;
@@ -382,12 +404,16 @@ function readChain(name: string, message: unknown, f: FieldReader): ChainSnapsho
   return chain;
 }
 
-/** The node's series: avalanchego_up always (0 after a failed poll), the rest only from a valid report. */
-function addHealthLines(b: LinesBuilder, s: HealthSnapshot | undefined): void {
+/**
+ * The node's series: avalanchego_up always (0 after a failed poll), the rest only from a valid report.
+ * avalanchego_node_info only when the info source does not run for the node (it serves its own, with the
+ * version and network ID).
+ */
+function addHealthLines(b: LinesBuilder, s: HealthSnapshot | undefined, node?: NodeSources): void {
   b.add('avalanchego_up', healthStatus(s) === 'down' ? 0 : 1);
   if (!s) return;
   b.add('avalanchego_healthy', s.healthy ? 1 : 0);
-  if (s.nodeId && !s.nodeInfoByInfoSource) b.add('avalanchego_node_info', 1, { node_id: s.nodeId });
+  if (s.nodeId && !node?.runs('info')) b.add('avalanchego_node_info', 1, { node_id: s.nodeId });
   for (const c of s.checks) {
     const labels = { check: c.name };
     b.add('avalanchego_health_check_passing', c.passing ? 1 : 0, labels);

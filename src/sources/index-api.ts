@@ -4,17 +4,40 @@
 // "no containers have been accepted" is an empty index (both are answers, not
 // failures). An endpoint that fails keeps the others' values.
 import type { Logger } from 'pino';
-import type { IndexEndpoint } from '../config/schema.js';
+import { z } from 'zod';
+import { quote } from '../config/echo.js';
+import { configSection, intervalKey } from '../config/source-section.js';
 import type { RpcReply } from '../rpc/client.js';
 import { jsonKind } from '../util/json-kind.js';
-import { InvalidResponseError, NotFoundAtUrlError, RpcError } from '../rpc/errors.js';
-import { decodeRpc } from '../rpc/jsonrpc.js';
+import { InvalidResponseError, NotFoundAtUrlError } from '../rpc/errors.js';
 import type { LinesBuilder } from '../metrics/render.js';
 import { parseRfc3339 } from '../util/gotime.js';
 import type { PageSection } from './section.js';
 import { uint64 } from '../util/uint64.js';
 import type { Source, StateWatcher } from './source.js';
-import { HEALTH_METHOD, health } from './health.js';
+import { askAll, decodeMethod } from './wire.js';
+
+export const INDEX_ENDPOINTS = ['C/block', 'P/block', 'X/block', 'X/tx', 'X/vtx'] as const;
+export type IndexEndpoint = (typeof INDEX_ENDPOINTS)[number];
+
+/** Off when `endpoints` is empty; polled at the target's interval unless its own is set. */
+export const indexConfig = configSection('index', {
+  description: 'The index source (index.getLastAccepted on {url}/ext/index/<endpoint>).',
+  keys: {
+    endpoints: z
+      .array(
+        z.enum(INDEX_ENDPOINTS, {
+          error: (issue) => `${quote(issue.input)} is not an index endpoint: use one of ${INDEX_ENDPOINTS.join(', ')}`,
+        }),
+        { error: 'expected a list of index endpoints, e.g. [C/block, P/block]' },
+      )
+      .optional()
+      .describe(`Index endpoints polled with index.getLastAccepted, from ${INDEX_ENDPOINTS.join(', ')}. [] turns the index source off.`),
+    interval: intervalKey('the index endpoints are polled'),
+  },
+  defaults: { endpoints: ['C/block', 'P/block', 'X/block', 'X/tx'] },
+  enabled: (settings) => settings.endpoints.length > 0,
+});
 
 export const INDEX_METHOD = 'index.getLastAccepted';
 export const EMPTY_INDEX_MESSAGE = 'no containers have been accepted';
@@ -30,25 +53,23 @@ export interface IndexSnapshot {
   endpoints: EndpointSnapshot[];
 }
 
-export const indexApi: Source<IndexSnapshot> = {
+export const indexApi: Source<IndexSnapshot, unknown, typeof indexConfig> = {
   name: 'index',
-  enabled: (target) => target.index.endpoints.length > 0,
-  intervalMs: (target) => target.index.intervalMs,
+  config: indexConfig,
+  // Whether the node's health API answers at the URL, when every endpoint answers 404.
+  uses: ['health'],
   async poll(ctx) {
-    const endpoints = await Promise.all(
-      ctx.target.index.endpoints.map(async (endpoint): Promise<EndpointSnapshot> => {
-        try {
-          return parseIndexReply(endpoint, await ctx.rpc(`/ext/index/${endpoint}`, INDEX_METHOD, { encoding: 'hex' }));
-        } catch (error) {
-          return { endpoint, state: 'failed', error };
-        }
-      }),
+    const endpoints = await askAll(
+      indexConfig.of(ctx.target).endpoints,
+      async (endpoint): Promise<EndpointSnapshot> =>
+        parseIndexReply(endpoint, await ctx.rpc(`/ext/index/${endpoint}`, INDEX_METHOD, { encoding: 'hex' })),
+      (error, endpoint): EndpointSnapshot => ({ endpoint, state: 'failed', error }),
     );
-    if (endpoints.every((e) => e.state === 'disabled') && ctx.node.latest(health) === undefined) {
-      // Every endpoint 404 and no health answer to show the URL is a node's: ask /ext/health once.
-      // 404 there too says the URL is wrong, not that the node has indexing off.
-      const probe = await ctx.rpc('/ext/health', HEALTH_METHOD, {});
-      if (probe.status === 404) throw wrongBaseUrl(ctx.target.url, probe);
+    if (endpoints.every((e) => e.state === 'disabled')) {
+      // Every endpoint 404: indexing off, or a URL that is no node's. The health source tells (from its last
+      // answer, else by asking /ext/health once): 404 there too says the URL is wrong, not that indexing is off.
+      const api = await ctx.node.use('health', ctx);
+      if (!api.found) throw wrongBaseUrl(ctx.target.url, api.reply);
     }
     return { endpoints };
   },
@@ -111,11 +132,15 @@ export function reuseIndex(previous: IndexSnapshot, next: IndexSnapshot): IndexS
 
 /** Pure: the answer of one endpoint → its state. Throws (rpc/errors.ts types) when it is neither an index's answer nor a known state. */
 export function parseIndexReply(endpoint: IndexEndpoint, reply: RpcReply): EndpointSnapshot {
-  if (reply.status === 404) return { endpoint, state: 'disabled' };
-  const outcome = decodeRpc(reply);
-  if (outcome.ok) return parseLastAccepted(endpoint, outcome.result);
-  if (outcome.message === EMPTY_INDEX_MESSAGE) return { endpoint, state: 'empty' };
-  throw new RpcError(outcome.code, outcome.message, reply.method);
+  const outcome = decodeMethod(reply, ['not_served'], (message) => (message === EMPTY_INDEX_MESSAGE ? 'empty' : undefined));
+  switch (outcome.state) {
+    case 'not_served':
+      return { endpoint, state: 'disabled' };
+    case 'empty':
+      return { endpoint, state: 'empty' };
+    case 'ok':
+      return parseLastAccepted(endpoint, outcome.result);
+  }
 }
 
 /** Pure: the `result` of index.getLastAccepted → last index and accept time. Checked by hand: it runs at every poll. */

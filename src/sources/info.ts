@@ -10,14 +10,15 @@
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { RpcReply } from '../rpc/client.js';
-import { InvalidResponseError, RpcError } from '../rpc/errors.js';
-import { decodeRpc, isMethodNotFound } from '../rpc/jsonrpc.js';
+import { InvalidResponseError } from '../rpc/errors.js';
 import type { LinesBuilder } from '../metrics/render.js';
 import { parseRfc3339 } from '../util/gotime.js';
 import { isNodeId } from '../config/cb58.js';
+import { configSection, sourceKeys } from '../config/source-section.js';
+import type { NodeIdentity } from './facts.js';
 import type { PageSection, SectionRow, SummaryPart } from './section.js';
-import type { Source, StateWatcher } from './source.js';
-import { firstIssue, uint } from './wire.js';
+import type { PollContext, Source, StateWatcher } from './source.js';
+import { askAll, decodeMethod, firstIssue, replyOf, uint, type Failed } from './wire.js';
 
 export const INFO_PATH = '/ext/info';
 export const INFO_METHODS = ['info.getNodeID', 'info.getNodeVersion', 'info.getNetworkID', 'info.uptime', 'info.upgrades', 'info.peers'] as const;
@@ -91,19 +92,21 @@ export interface InfoMemory {
 /** As the platform source's (NO_LONGER_WINDOW_SECONDS): 7 days, the alert's look-back. */
 const UPTIME_MEMORY_SECONDS = 7 * 86_400;
 
-export const info: Source<InfoSnapshot, InfoMemory> = {
+export const infoConfig = configSection('info', {
+  description: 'The info source (info.* on {url}/ext/info).',
+  keys: sourceKeys({
+    enabled: 'Poll the info API (node ID, version, network ID, uptime, upgrades, a summary of peers).',
+    interval: 'the info API is polled',
+  }),
+  defaults: { enabled: true, interval: '30s' },
+});
+
+export const info: Source<InfoSnapshot, InfoMemory, typeof infoConfig> = {
   name: 'info',
-  enabled: (target) => target.info.enabled,
-  intervalMs: (target) => target.info.intervalMs,
+  config: infoConfig,
+  offers: identity,
   async poll(ctx) {
-    const answers = await Promise.all(
-      INFO_METHODS.map((method) =>
-        ctx.rpc(INFO_PATH, method, {}).then(
-          (reply): RpcReply | Failed => reply,
-          (error: unknown) => ({ failed: error }),
-        ),
-      ),
-    );
+    const answers = await askAll(INFO_METHODS, (method) => ctx.rpc(INFO_PATH, method, {}));
     return parseInfo(Object.fromEntries(INFO_METHODS.map((m, i) => [m, answers[i]])) as InfoAnswers, ctx.now() / 1000);
   },
   failure: (snapshot) => snapshot.failure,
@@ -173,11 +176,15 @@ export function infoSections(s: InfoSnapshot | undefined): PageSection[] {
   return [{ title: 'Node (info API)', rows, empty: 'The info source has not answered yet, or is off for this node.' }];
 }
 
-/** A request that got no answer. */
-export interface Failed {
-  failed: unknown;
-}
 export type InfoAnswers = Record<InfoMethod, RpcReply | Failed>;
+
+/** info.uptime's errors that are states of the node (its version's words for them). */
+function uptimeState(message: string): 'not_validator' | 'start_time_bootstrapping' | 'start_time_not_found' | undefined {
+  if (NOT_VALIDATOR.test(message)) return 'not_validator';
+  if (message.endsWith(START_TIME_ERRORS.start_time_bootstrapping)) return 'start_time_bootstrapping';
+  if (message.endsWith(START_TIME_ERRORS.start_time_not_found)) return 'start_time_not_found';
+  return undefined;
+}
 
 /**
  * Pure: one method's answer → its result or a state. Throws (rpc/errors.ts
@@ -185,15 +192,48 @@ export type InfoAnswers = Record<InfoMethod, RpcReply | Failed>;
  * error, not JSON-RPC at all.
  */
 export function methodOutcome(reply: RpcReply): { state: 'ok'; result: unknown } | { state: Exclude<MethodState, 'ok'> } {
-  const outcome = decodeRpc(reply);
-  if (outcome.ok) return { state: 'ok', result: outcome.result };
-  if (isMethodNotFound(outcome.message)) return { state: 'unsupported' };
-  if (reply.method === 'info.uptime') {
-    if (NOT_VALIDATOR.test(outcome.message)) return { state: 'not_validator' };
-    if (outcome.message.endsWith(START_TIME_ERRORS.start_time_bootstrapping)) return { state: 'start_time_bootstrapping' };
-    if (outcome.message.endsWith(START_TIME_ERRORS.start_time_not_found)) return { state: 'start_time_not_found' };
+  return decodeMethod(reply, ['unsupported'], reply.method === 'info.uptime' ? uptimeState : undefined);
+}
+
+/**
+ * What the info source offers the sources that use it (facts.ts NodeIdentity): the node ID and BLS key, and
+ * the Helicon time, from its last poll; what that poll did not tell is asked here (info.getNodeID, then
+ * info.upgrades), under the poll of the source that uses them. No node ID when the node's release has no
+ * info.getNodeID: the Helicon time is then not asked.
+ */
+async function identity(latest: InfoSnapshot | undefined, ctx: PollContext): Promise<NodeIdentity> {
+  // A poll that did not get the node ID tells nothing the other's poll can use.
+  let known = latest?.nodeId ? latest : undefined;
+  if (!known) {
+    const outcome = methodOutcome(await ctx.rpc(INFO_PATH, 'info.getNodeID', {}));
+    if (outcome.state !== 'ok') return {};
+    known = { methods: {}, ...parseNodeId(outcome.result) };
   }
-  throw new RpcError(outcome.code, outcome.message, reply.method);
+  const heliconSeconds = await heliconTime(ctx, known);
+  return {
+    ...(known.nodeId ? { nodeId: known.nodeId } : {}),
+    ...(known.blsPublicKey ? { blsPublicKey: known.blsPublicKey } : {}),
+    ...(heliconSeconds !== undefined ? { heliconSeconds } : {}),
+  };
+}
+
+/**
+ * The Helicon time from the info source's last poll when it asked info.upgrades, else from info.upgrades
+ * asked now. undefined when it cannot be known now.
+ */
+async function heliconTime(ctx: PollContext, known: InfoSnapshot): Promise<number | null | undefined> {
+  const state = known.methods['info.upgrades'];
+  if (state === 'ok') return known.heliconSeconds ?? null;
+  if (state === 'unsupported') return null;
+  try {
+    const outcome = methodOutcome(await ctx.rpc(INFO_PATH, 'info.upgrades', {}));
+    if (outcome.state !== 'ok') return null;
+    parseUpgrades(outcome.result);
+    return heliconOf(outcome.result) ?? null;
+  } catch {
+    // The using poll does not fail for it: what depends on it is left out until it is known.
+    return undefined;
+  }
 }
 
 /** Pure: every method's answer (or failure) → the snapshot. `nowSeconds` decides which upgrades are still ahead. */
@@ -201,10 +241,8 @@ export function parseInfo(answers: InfoAnswers, nowSeconds: number): InfoSnapsho
   const s: InfoSnapshot = { methods: {} };
   let peerVersions: PeerVersions | undefined;
   for (const method of INFO_METHODS) {
-    const answer = answers[method];
     try {
-      if ('failed' in answer) throw answer.failed;
-      const outcome = methodOutcome(answer);
+      const outcome = methodOutcome(replyOf(answers[method]));
       s.methods[method] = outcome.state;
       if (outcome.state !== 'ok') continue;
       switch (method) {

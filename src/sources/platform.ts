@@ -4,23 +4,24 @@
 // whole set), and the L1 validator fee price (platform.getValidatorFeeState,
 // v1.12.2+), from /ext/bc/P. HTTP 503 while the P-Chain bootstraps and a method
 // the node's version lacks are states (avalanchego_platform_method_state), not
-// poll failures. The own node ID and BLS key come from the info source, or
-// from info.getNodeID when that source is off or has not answered yet; so does
-// the Helicon time (info.upgrades) that decides a validation's uptime
-// requirement. platform.getHeight gives the P-Chain height, which an L1's
-// ProposerVM view is compared with (proposervm.ts).
+// poll failures. The own node ID and BLS key come from the info source (it
+// `uses` info: from its last poll, or asked by it when it is off or has not
+// answered yet); so does the Helicon time (info.upgrades) that decides a
+// validation's uptime requirement. platform.getHeight gives the P-Chain
+// height, which an L1's ProposerVM view is compared with (proposervm.ts).
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { RpcReply } from '../rpc/client.js';
-import { InvalidResponseError, RpcError } from '../rpc/errors.js';
-import { decodeRpc, isMethodNotFound } from '../rpc/jsonrpc.js';
+import { InvalidResponseError } from '../rpc/errors.js';
 import type { LinesBuilder } from '../metrics/render.js';
 import { uint64Schema } from '../util/uint64.js';
-import { INFO_PATH, heliconOf, info, methodOutcome, parseNodeId, parseUpgrades, type InfoSnapshot } from './info.js';
 import type { PageSection, SectionRow, SummaryPart } from './section.js';
-import type { PollContext, Source, StateWatcher } from './source.js';
-import { uint } from './wire.js';
+import type { Source, StateWatcher } from './source.js';
+import { askAll, decodeMethod, replyOf, uint, type Failed } from './wire.js';
 import { PRIMARY_NETWORK_ID } from '../config/schema.js';
+import { decodeCb58 } from '../config/cb58.js';
+import { quote } from '../config/echo.js';
+import { configSection, sourceKeys } from '../config/source-section.js';
 
 export const PLATFORM_PATH = '/ext/bc/P';
 export const PLATFORM_METHODS = ['platform.getCurrentValidators', 'platform.getValidatorFeeState', 'platform.getHeight'] as const;
@@ -99,36 +100,66 @@ export interface LostValidation {
   readonly lastSeenSeconds: number;
 }
 
-export const platform: Source<PlatformSnapshot, PlatformMemory> = {
+const subnetId = z.string({ error: 'expected a subnet ID as a string' }).superRefine((text, ctx) => {
+  const decoded = decodeCb58(text);
+  if ('error' in decoded || decoded.bytes.length !== 32) {
+    const why = 'error' in decoded ? decoded.error : `it holds ${decoded.bytes.length} bytes, an ID holds 32`;
+    ctx.addIssue({
+      code: 'custom',
+      message: `${quote(text)} is not a subnet ID (CB58, e.g. 2v3qLBtRK4VHC1W1JJMgKYPrSzsXEc83DuWBrhhLKRJXJbiRVA): ${why}; copy the ID from platform.getSubnets or the explorer`,
+    });
+  } else if (text === PRIMARY_NETWORK_ID) {
+    ctx.addIssue({ code: 'custom', message: `${PRIMARY_NETWORK_ID} is the primary network, which is always checked: remove it from the list` });
+  }
+});
+
+/** `subnets` excludes the primary network, which is always checked. */
+export const platformConfig = configSection('platform', {
+  description: 'The platform source (platform.* on {url}/ext/bc/P).',
+  keys: sourceKeys(
+    {
+      enabled: "Poll the node's own entry in the current validator set (platform.getCurrentValidators with its node ID) and the validator fee price.",
+      interval: 'the platform API is polled',
+    },
+    {
+      subnets: z
+        .array(subnetId, { error: 'expected a list of subnet IDs, e.g. [2v3qLBtRK4VHC1W1JJMgKYPrSzsXEc83DuWBrhhLKRJXJbiRVA]' })
+        .optional()
+        .describe('Subnet or L1 IDs (CB58) whose validator entry is checked besides the primary network, which is always checked.'),
+    },
+  ),
+  defaults: { enabled: true, interval: '1m', subnets: [] },
+});
+
+export const platform: Source<PlatformSnapshot, PlatformMemory, typeof platformConfig> = {
   name: 'platform',
-  enabled: (target) => target.platform.enabled,
-  intervalMs: (target) => target.platform.intervalMs,
+  config: platformConfig,
+  // The node ID to look up, its BLS key and the Helicon time.
+  uses: ['info'],
   async poll(ctx) {
-    let identity = ctx.node.latest(info);
-    if (!identity?.nodeId) {
-      const reply = await ctx.rpc(INFO_PATH, 'info.getNodeID', {});
-      const outcome = methodOutcome(reply);
-      if (outcome.state !== 'ok')
-        throw new InvalidResponseError('info.getNodeID is not available: the node ID to look up in the validator set is unknown');
-      identity = { methods: {}, ...parseNodeId(outcome.result) };
-    }
-    const heliconSeconds = await heliconTime(ctx, identity);
+    const identity = await ctx.node.use('info', ctx);
     const nodeId = identity.nodeId;
     if (nodeId === undefined)
-      throw new InvalidResponseError('info.getNodeID gave no node ID: the node ID to look up in the validator set is unknown');
+      throw new InvalidResponseError('info.getNodeID is not available: the node ID to look up in the validator set is unknown');
     // The config refuses the primary network in `subnets`: it is always checked.
-    const subnets = [PRIMARY_NETWORK_ID, ...ctx.target.platform.subnets];
-    const settle = (p: Promise<RpcReply>) =>
-      p.then(
-        (reply): RpcReply | { failed: unknown } => reply,
-        (failed: unknown) => ({ failed }),
-      );
-    const [fee, height, ...validators] = await Promise.all([
-      settle(ctx.rpc(PLATFORM_PATH, 'platform.getValidatorFeeState', {})),
-      settle(ctx.rpc(PLATFORM_PATH, 'platform.getHeight', {})),
-      ...subnets.map((subnetID) => settle(ctx.rpc(PLATFORM_PATH, 'platform.getCurrentValidators', { subnetID, nodeIDs: [nodeId] }))),
-    ]);
-    return parsePlatform({ nodeId, ownKey: identity.blsPublicKey, subnets, validators, fee, height, heliconSeconds });
+    const subnets = [PRIMARY_NETWORK_ID, ...platformConfig.of(ctx.target).subnets];
+    const [fee, height, ...validators] = await askAll(
+      [
+        { method: 'platform.getValidatorFeeState', params: {} },
+        { method: 'platform.getHeight', params: {} },
+        ...subnets.map((subnetID) => ({ method: 'platform.getCurrentValidators', params: { subnetID, nodeIDs: [nodeId] } })),
+      ],
+      (request) => ctx.rpc(PLATFORM_PATH, request.method, request.params),
+    );
+    return parsePlatform({
+      nodeId,
+      ownKey: identity.blsPublicKey,
+      subnets,
+      validators,
+      fee,
+      height,
+      heliconSeconds: identity.heliconSeconds,
+    });
   },
   failure: (snapshot) => snapshot.failure,
   samples: addPlatformLines,
@@ -180,7 +211,11 @@ export function summarizePlatform(s: PlatformSnapshot, memory?: PlatformMemory):
     validator: {
       ...(primary?.kind === 'staker'
         ? {
-            stake: { endSeconds: primary.endSeconds, ...(primary.autoRenew && primary.autoRenew.nextPeriodSeconds > 0 ? { autoRenew: true } : {}) },
+            stake: {
+              startSeconds: primary.startSeconds,
+              endSeconds: primary.endSeconds,
+              ...(primary.autoRenew && primary.autoRenew.nextPeriodSeconds > 0 ? { autoRenew: true } : {}),
+            },
             ...(uptimeRequirement(primary, s.heliconSeconds) !== undefined
               ? { uptimeRequirement: uptimeRequirement(primary, s.heliconSeconds) }
               : {}),
@@ -259,26 +294,7 @@ export function platformSections(s: PlatformSnapshot | undefined, memory?: Platf
   return [{ title: 'Validator (platform API)', rows, empty: 'The platform source has not answered yet, or is off for this node.' }];
 }
 
-/**
- * The Helicon time from the info source's last poll when it asked info.upgrades, else from info.upgrades
- * asked here (the info source is off or has not answered yet). undefined when it cannot be known now.
- */
-async function heliconTime(ctx: PollContext, identity: InfoSnapshot): Promise<number | null | undefined> {
-  const state = identity.methods['info.upgrades'];
-  if (state === 'ok') return identity.heliconSeconds ?? null;
-  if (state === 'unsupported') return null;
-  try {
-    const outcome = methodOutcome(await ctx.rpc(INFO_PATH, 'info.upgrades', {}));
-    if (outcome.state !== 'ok') return null;
-    parseUpgrades(outcome.result);
-    return heliconOf(outcome.result) ?? null;
-  } catch {
-    // The platform poll does not fail for it: the requirement series is left out until it is known.
-    return undefined;
-  }
-}
-
-type Answer = RpcReply | { failed: unknown };
+type Answer = RpcReply | Failed;
 
 export interface PlatformAnswers {
   nodeId: string;
@@ -292,13 +308,9 @@ export interface PlatformAnswers {
   heliconSeconds?: number | null;
 }
 
-/** 503 is the node's answer while the P-Chain bootstraps (`API call rejected because chain is not done bootstrapping`). */
-function platformOutcome(reply: RpcReply): { state: 'ok'; result: unknown } | { state: 'not_bootstrapped' | 'unsupported' } {
-  if (reply.status === 503) return { state: 'not_bootstrapped' };
-  const outcome = decodeRpc(reply);
-  if (outcome.ok) return { state: 'ok', result: outcome.result };
-  if (isMethodNotFound(outcome.message)) return { state: 'unsupported' };
-  throw new RpcError(outcome.code, outcome.message, reply.method);
+/** A method's answer: its result, the P-Chain bootstrapping (wire.ts chainNotBootstrapped), or a release without it. */
+function platformOutcome(answer: Answer): { state: 'ok'; result: unknown } | { state: 'not_bootstrapped' | 'unsupported' } {
+  return decodeMethod(replyOf(answer), ['not_bootstrapped', 'unsupported']);
 }
 
 /** Pure: the answers of one poll → the snapshot. */
@@ -314,7 +326,6 @@ export function parsePlatform(a: PlatformAnswers): PlatformSnapshot {
   a.subnets.forEach((subnet, i) => {
     const answer = a.validators[i] ?? { failed: new InvalidResponseError(`no answer for subnet ${subnet}`) };
     try {
-      if ('failed' in answer) throw answer.failed;
       const outcome = platformOutcome(answer);
       states.add(outcome.state);
       if (outcome.state !== 'ok') return;
@@ -332,7 +343,6 @@ export function parsePlatform(a: PlatformAnswers): PlatformSnapshot {
     if (state === 'not_bootstrapped') s.subnets = [];
   }
   try {
-    if ('failed' in a.fee) throw a.fee.failed;
     const outcome = platformOutcome(a.fee);
     s.methods['platform.getValidatorFeeState'] = outcome.state;
     if (outcome.state === 'ok') s.feePriceNavaxPerSecond = parseFeeState(outcome.result);
@@ -341,7 +351,6 @@ export function parsePlatform(a: PlatformAnswers): PlatformSnapshot {
   }
   if (a.height) {
     try {
-      if ('failed' in a.height) throw a.height.failed;
       const outcome = platformOutcome(a.height);
       s.methods['platform.getHeight'] = outcome.state;
       if (outcome.state === 'ok') s.height = parseHeight(outcome.result);

@@ -9,13 +9,13 @@
 // states, not failures, logged once.
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import { chainList, configSection, sourceKeys } from '../config/source-section.js';
 import type { RpcReply } from '../rpc/client.js';
-import { InvalidResponseError, RpcError } from '../rpc/errors.js';
-import { decodeRpc, isMethodNotFound } from '../rpc/jsonrpc.js';
+import { InvalidResponseError } from '../rpc/errors.js';
 import type { LinesBuilder } from '../metrics/render.js';
 import type { PageSection } from './section.js';
 import type { Source, StateWatcher } from './source.js';
-import { chainNotBootstrapped, firstIssue, uint } from './wire.js';
+import { askAll, decodeMethod, firstIssue, uint } from './wire.js';
 
 export const PROPOSERVM_METHOD = 'proposervm.getCurrentEpoch';
 
@@ -40,19 +40,33 @@ export interface ProposerVmSnapshot {
 
 export const proposervmPath = (chain: string): string => `/ext/bc/${chain}/proposervm`;
 
-export const proposervm: Source<ProposerVmSnapshot> = {
+/** Off when `enabled` is false or `chains` is empty (the default). */
+export const proposervmConfig = configSection('proposervm', {
+  description: 'The proposervm source (proposervm.getCurrentEpoch on {url}/ext/bc/<chain>/proposervm).',
+  keys: sourceKeys(
+    {
+      enabled: "Poll each listed chain's ProposerVM epoch (proposervm.getCurrentEpoch): the P-Chain height the chain's validator set is taken from.",
+      interval: 'the ProposerVM epochs are polled',
+    },
+    {
+      chains: chainList(
+        '[2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5]',
+        "Chains (usually L1 chains) whose ProposerVM epoch is polled, by blockchain ID or alias; use the name its health check has (the blockchain ID for an L1, C for the C-Chain) so the rules can compare it with the chain's height. [] (the default) turns the source off.",
+      ),
+    },
+  ),
+  defaults: { enabled: true, interval: '1m', chains: [] },
+  enabled: (settings) => settings.enabled && settings.chains.length > 0,
+});
+
+export const proposervm: Source<ProposerVmSnapshot, unknown, typeof proposervmConfig> = {
   name: 'proposervm',
-  enabled: (target) => target.proposervm.enabled && target.proposervm.chains.length > 0,
-  intervalMs: (target) => target.proposervm.intervalMs,
+  config: proposervmConfig,
   async poll(ctx) {
-    const chains = await Promise.all(
-      ctx.target.proposervm.chains.map(async (chain): Promise<ProposerChainSnapshot> => {
-        try {
-          return parseEpochReply(chain, await ctx.rpc(proposervmPath(chain), PROPOSERVM_METHOD, {}));
-        } catch (error) {
-          return { chain, state: 'failed', error };
-        }
-      }),
+    const chains = await askAll(
+      proposervmConfig.of(ctx.target).chains,
+      async (chain): Promise<ProposerChainSnapshot> => parseEpochReply(chain, await ctx.rpc(proposervmPath(chain), PROPOSERVM_METHOD, {})),
+      (error, chain): ProposerChainSnapshot => ({ chain, state: 'failed', error }),
     );
     return { chains };
   },
@@ -94,14 +108,16 @@ const epochSchema = z.object({ number: uint, startTime: uint, pChainHeight: uint
 
 /** Pure: one chain's answer → its epoch, or `unsupported` for a release without the method. */
 export function parseEpochReply(chain: string, reply: RpcReply): ProposerChainSnapshot {
-  if (reply.status === 404) return { chain, state: 'unavailable' };
-  if (chainNotBootstrapped(reply)) return { chain, state: 'not_bootstrapped' };
-  const outcome = decodeRpc(reply);
-  if (!outcome.ok) {
-    if (isMethodNotFound(outcome.message)) return { chain, state: 'unsupported' };
-    throw new RpcError(outcome.code, outcome.message, reply.method);
+  const outcome = decodeMethod(reply, ['not_served', 'not_bootstrapped', 'unsupported']);
+  switch (outcome.state) {
+    case 'not_served':
+      return { chain, state: 'unavailable' };
+    case 'not_bootstrapped':
+    case 'unsupported':
+      return { chain, state: outcome.state };
+    case 'ok':
+      return { chain, state: 'ok', epoch: parseEpoch(chain, outcome.result) };
   }
-  return { chain, state: 'ok', epoch: parseEpoch(chain, outcome.result) };
 }
 
 /** Pure: the `result` of proposervm.getCurrentEpoch (`{"number","startTime","pChainHeight"}`, vms/proposervm/service.go GetEpochResponse). */

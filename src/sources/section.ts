@@ -7,6 +7,7 @@
 //
 // These are built when a page is asked for (never per poll or per scrape):
 // plain objects, no HTML, no I/O.
+import { PRIMARY_NETWORK_ID } from '../config/schema.js';
 
 /** How a value reads at a glance; the page colours it. */
 export type Tone = 'ok' | 'warn' | 'bad' | 'dim';
@@ -68,8 +69,8 @@ export interface ValidatorPart {
   readonly uptimeRequirement?: number;
   /** info.uptime answered "not a validator". */
   readonly notValidator?: boolean;
-  /** Primary-network stake: when it ends (Unix seconds); `autoRenew` when it renews itself. */
-  readonly stake?: { readonly endSeconds?: number; readonly autoRenew?: boolean };
+  /** Primary-network stake: when it started and ends (Unix seconds); `autoRenew` when it renews itself. */
+  readonly stake?: { readonly startSeconds?: number; readonly endSeconds?: number; readonly autoRenew?: boolean };
   /** L1 validators (ACP-77): balance and how long it lasts at the current fee. */
   readonly l1?: ReadonlyArray<{ readonly subnet: string; readonly balanceNavax: number; readonly runwaySeconds?: number }>;
   /** The platform source asked and the node is in no validator set it asked about. */
@@ -88,4 +89,21 @@ export interface ValidatorPart {
   readonly version?: { readonly text: string; readonly number?: number };
   /** Share of the node's peers that run a newer version. */
   readonly peersNewerRatio?: number;
+}
+
+/** The validator column's facts as the pages read them: the sources' parts merged, "no longer a validator" decided. */
+export type ValidatorFacts = Omit<ValidatorPart, 'uptimeLost'>;
+
+/**
+ * The one place a node is decided "no longer a validator" (the pages read `noLonger`, nothing else), as
+ * AvalancheGoNoLongerValidator decides it: the platform source's view (platform.lostValidations) whenever it asked
+ * for the validator sets; else info.uptime's answer "not a validator" after an uptime within 7 days, once the node is
+ * past bootstrapping (until its P-Chain has loaded the set, a restarted node answers so). The node state applies it
+ * to the parts its sources gave (scheduler/node-state.ts summary); `bootstrapped`: the node's status says it is past
+ * bootstrapping (healthy or unhealthy).
+ */
+export function validatorFacts(part: ValidatorPart, bootstrapped: boolean): ValidatorFacts {
+  const { uptimeLost, ...facts } = part;
+  if (facts.noLonger !== undefined || uptimeLost === undefined || !bootstrapped) return facts;
+  return { ...facts, noLonger: [{ subnet: PRIMARY_NETWORK_ID, nodeId: uptimeLost.nodeId ?? '', lastSeenSeconds: uptimeLost.lastSeenSeconds }] };
 }

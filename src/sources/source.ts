@@ -1,30 +1,50 @@
 // The Source contract: what a data source of a node is, for the poller. One
 // module per source (health.ts, index-api.ts …), listed in registry.ts.
 //
-// A source owns its name (the `source` label and its logger's), its
-// request(s), a pure parse from the answers to a snapshot (exported, no I/O,
-// no clock, so tests run tables over fixtures), the sample lines it
-// contributes, the logs of its state changes, and what it shows people (its
-// part of the node's summary and its node-page sections, section.ts). The one
-// source that decides whether the node is up says so through `status`. The
-// poller owns the rest:
-// the schedule, the poll's deadline, timing, the mapping of a failure to its
-// reason (rpc/errors.ts classifyError), the poll metrics and the poll logs.
+// A source owns its name (the `source` label and its logger's), its config
+// section (its keys and their defaults), its request(s), a pure parse from the
+// answers to a snapshot (exported, no I/O, no clock, so tests run tables over
+// fixtures), the sample lines it contributes, the logs of its state changes,
+// and what it shows people (its part of the node's summary and its node-page
+// sections, section.ts). The one source that decides whether the node is up
+// says so through `status`. The poller owns the rest: the schedule, the poll's
+// deadline, timing, the mapping of a failure to its reason (rpc/errors.ts
+// classifyError), the poll metrics and the poll logs.
+//
+// Sources are peers: no source imports another (test/static/architecture.test.ts).
+// One that reads another's facts names it in `uses`, and the node gives them
+// (NodeSnapshots); the other `offers` them, in the shapes of facts.ts.
 import type { Logger } from 'pino';
-import type { TargetConfig } from '../config/schema.js';
+import type { ConfigSection, TargetConfig } from '../config/schema.js';
 import type { RpcReply } from '../rpc/client.js';
 import type { LinesBuilder } from '../metrics/render.js';
+import type { Facts } from './facts.js';
 import type { PageSection, SummaryPart } from './section.js';
 
-export interface Source<S, M = unknown> {
+export interface Source<S, M = unknown, C extends ConfigSection = ConfigSection> {
   /** The `source` label of the poll metrics and the logger's `source` field; unique, lowercase. */
   readonly name: string;
 
-  /** Whether the target polls this source. */
-  enabled(target: TargetConfig): boolean;
+  /**
+   * Its section of the config file, keyed by its name (config/source-section.ts configSection): its keys and
+   * their built-in defaults, whether a target's settings turn it on, and its cadence (its own `interval`,
+   * else the target's; a source's polls of one node never overlap). The registry puts it in the config file.
+   */
+  readonly config: C;
 
-  /** How often the source is polled for the target; a source's polls of one node never overlap. */
-  intervalMs(target: TargetConfig): number;
+  /**
+   * The sources whose facts this one reads, by name (as ethereum-metrics-exporter's jobs declare
+   * RequiredModules): each must be registered and offer facts (registry.ts checks), and this source reads
+   * only those (`node.use`, `node.runs`; test/static/architecture.test.ts checks).
+   */
+  readonly uses?: readonly string[];
+
+  /**
+   * Optional, for a source others use: its facts (their shape is `Facts[name]`, facts.ts) from the snapshot
+   * it serves now, or asked of the node here, within the poll of the source that uses them (`ctx`: its
+   * deadline, its requests), when it is off for the node or its last poll did not tell them.
+   */
+  offers?(latest: S | undefined, ctx: PollContext): Promise<unknown>;
 
   /**
    * One poll: the request(s) through `ctx`, then the source's pure parse.
@@ -53,8 +73,10 @@ export interface Source<S, M = unknown> {
    * The source's sample lines for the node, built once when a poll ends.
    * `snapshot` is undefined after a poll that failed without data: a source
    * then adds what says so (health: avalanchego_up 0) and no data series.
+   * `node` says which of the node's sources it `uses` run (absent in a test of
+   * the lines alone: as if none did).
    */
-  samples(lines: LinesBuilder, snapshot: S | undefined): void;
+  samples(lines: LinesBuilder, snapshot: S | undefined, node?: NodeSources): void;
 
   /**
    * Makes the node's state-change logger for this source (one per node, with
@@ -106,22 +128,47 @@ export interface StateWatcher<S> {
 
 /** What a poll gets: the target, the deadline, requests bounded by it, and the node's other sources. */
 export interface PollContext {
+  /** The target's settings: the common ones; the source's own are `source.config.of(target)`. */
   readonly target: TargetConfig;
   /** The poll's deadline (the target's timeout from the start of the poll, slot waits included). */
   readonly signal: AbortSignal;
   /** A JSON-RPC 2.0 request to `{url}{path}` under the poll's deadline; decode the reply with rpc/jsonrpc.ts. */
   rpc(path: string, method: string, params: object): Promise<RpcReply>;
-  /** The node's latest snapshots of its other sources. */
+  /** The node's other sources, as far as the polled source `uses` them. */
   readonly node: NodeSnapshots;
   /** Wall-clock milliseconds (the exporter's clock: fixed in tests), for parsers that compare times with now. */
   now(): number;
 }
 
-/** Read-only: the snapshot each source of this node serves now. */
-export interface NodeSnapshots {
+/** Which of the node's sources run: for a source that `uses` them. */
+export interface NodeSources {
+  /** Whether the source `name` runs for this node (its settings turn it on). */
+  runs(name: string): boolean;
+}
+
+/** What a poll reads of the node's other sources: the facts of those its source `uses`. */
+export interface NodeSnapshots extends NodeSources {
   /**
-   * The snapshot `source` serves for this node: undefined before its first
-   * poll, after a poll that failed without data, or when it is not enabled.
+   * The facts the source `name` offers (Source.offers): from the snapshot it serves now, or asked of the node
+   * by its own code under `ctx`, this poll's deadline, when it is off or has not told them yet.
    */
-  latest<T>(source: Source<T>): T | undefined;
+  use<K extends keyof Facts>(name: K, ctx: PollContext): Promise<Facts[K]>;
+}
+
+/**
+ * The sources of an exporter, as given: their names unique and lowercase, each its config section's key, each
+ * source it `uses` among them and offering facts. A mistake here is the source author's: it fails at start.
+ */
+export function checkSources<const L extends ReadonlyArray<Source<unknown>>>(sources: L): L {
+  const names = sources.map((s) => s.name);
+  for (const s of sources) {
+    if (!/^[a-z][a-z0-9_]*$/.test(s.name)) throw new Error(`source ${JSON.stringify(s.name)}: a name is lowercase letters, digits and _`);
+    if (names.indexOf(s.name) !== names.lastIndexOf(s.name)) throw new Error(`source ${s.name} is listed twice`);
+    if (s.config.key !== s.name) throw new Error(`source ${s.name}: its config section is keyed ${s.config.key}, not by its name`);
+    for (const used of s.uses ?? []) {
+      if (!sources.some((o) => o.name === used && o.offers !== undefined))
+        throw new Error(`source ${s.name} uses ${used}, which is not among the sources or offers nothing (Source.offers)`);
+    }
+  }
+  return sources;
 }

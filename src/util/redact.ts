@@ -5,7 +5,7 @@
 // query, fragment). Every output that may hold one goes through here: the
 // logs (pino's redaction paths), config errors (maskUrl, isSecretPath), the
 // /config page (REDACTED, server/config-page.ts) and a node's own text, which may echo a request
-// header back (maskSecrets with secretsOf).
+// header back (maskSecrets with secretsOf, applied at one boundary: util/node-text.ts).
 //
 // Types are structural, so this module sits under the config (log.ts uses it).
 
@@ -65,21 +65,55 @@ export const MIN_MASKED_SECRET = 4;
 
 /**
  * The configured secrets of a target as they may appear in text a node sends
- * back: header values, the basic-auth password and its `Authorization` token.
- * Compute once per target (a reload makes a new target), not per use.
+ * back: header values, the basic-auth password and its `Authorization` token,
+ * each also as it reads inside a JSON string when that differs (a `"` or `\\`
+ * in it). Compute once per target (a reload makes a new target), not per use.
  */
 export function secretsOf(target: TargetSecrets): string[] {
   const secrets = [...Object.values(target.headers), target.basicAuth?.password].filter(
     (v): v is string => v !== undefined && v.length >= MIN_MASKED_SECRET,
   );
   if (target.basicAuth) secrets.push(Buffer.from(`${target.basicAuth.username}:${target.basicAuth.password}`).toString('base64'));
+  for (const secret of [...secrets]) {
+    const inJson = JSON.stringify(secret).slice(1, -1);
+    if (inJson !== secret) secrets.push(inJson);
+  }
   return secrets;
 }
 
-/** `text` with every occurrence of each secret replaced by REDACTED; the same string when none occurs. */
+/** What util/text.ts puts where it cut a text. */
+const CUT = '…';
+
+/**
+ * `text` with every occurrence of each secret replaced by REDACTED; the same string when none occurs. A text cut
+ * before it reached here (util/text.ts: a snippet, a bounded message) may end a secret's first characters at the
+ * cut: those are masked too (at least MIN_MASKED_SECRET of them).
+ */
 export function maskSecrets(text: string, secrets: readonly string[]): string {
   for (const secret of secrets) if (text.includes(secret)) text = text.split(secret).join(REDACTED);
-  return text;
+  return text.includes(CUT) ? maskCutSecrets(text, secrets) : text;
+}
+
+/** The start of a secret right before a cut mark, masked. */
+function maskCutSecrets(text: string, secrets: readonly string[]): string {
+  let out = '';
+  let from = 0;
+  for (let at = text.indexOf(CUT); at >= 0; at = text.indexOf(CUT, at + 1)) {
+    let longest = 0;
+    for (const secret of secrets) {
+      for (let k = Math.min(secret.length - 1, at - from); k >= MIN_MASKED_SECRET && k > longest; k--) {
+        if (text.startsWith(secret.slice(0, k), at - k)) {
+          longest = k;
+          break;
+        }
+      }
+    }
+    if (longest > 0) {
+      out += `${text.slice(from, at - longest)}${REDACTED}`;
+      from = at;
+    }
+  }
+  return from === 0 ? text : out + text.slice(from);
 }
 
 /** A target's TLS settings: the key is a secret, the certificates are public. */

@@ -35,6 +35,23 @@ interface Answer {
 interface Waiting {
   resolve(ok: boolean): void;
   reject(err: Error): void;
+  timer?: NodeJS.Timeout;
+}
+
+/** A compare that did not end within its limit: the worker was stopped (and is started again at the next compare). */
+export class BcryptTimeoutError extends Error {
+  constructor(readonly limitMs: number) {
+    super(`the bcrypt compare did not end within ${limitMs} ms`);
+    this.name = 'BcryptTimeoutError';
+  }
+}
+
+/** A compare cut by its caller (the hash it checks is no longer configured). */
+export class BcryptCutError extends Error {
+  constructor() {
+    super('the bcrypt compare was cut: its hash is no longer configured');
+    this.name = 'BcryptCutError';
+  }
 }
 
 /**
@@ -49,15 +66,34 @@ export class BcryptWorker {
   private nextId = 0;
   private closed = false;
 
-  /** Whether `password` matches the bcrypt `hash`; rejects when the worker fails or is closed. */
-  compare(password: string, hash: string): Promise<boolean> {
+  /**
+   * Whether `password` matches the bcrypt `hash`; rejects when the worker fails or is closed, and with
+   * BcryptTimeoutError when the compare has not ended within `limitMs`: the thread is then stopped (a compare cannot
+   * be interrupted otherwise) and the next compare starts a new one.
+   */
+  compare(password: string, hash: string, limitMs = Infinity): Promise<boolean> {
     if (this.closed) return Promise.reject(new Error('password checks stopped: the exporter is shutting down'));
     const worker = this.worker ?? this.start();
     const id = this.nextId++;
     return new Promise<boolean>((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject });
+      const waiting: Waiting = { resolve, reject };
+      if (Number.isFinite(limitMs)) waiting.timer = setTimeout(() => this.stop(new BcryptTimeoutError(limitMs)), limitMs);
+      this.waiting.set(id, waiting);
       worker.postMessage({ id, password, hash });
     });
+  }
+
+  /** Stops the compares under way (BcryptCutError); the next compare starts a new thread. */
+  cut(): void {
+    this.stop(new BcryptCutError());
+  }
+
+  /** Terminates the thread, failing its compares with `err`. */
+  private stop(err: Error): void {
+    const worker = this.worker;
+    this.worker = undefined;
+    this.failAll(err);
+    void worker?.terminate();
   }
 
   /** Compares sent and not yet answered. */
@@ -83,6 +119,7 @@ export class BcryptWorker {
       const w = this.waiting.get(answer.id);
       if (!w) return;
       this.waiting.delete(answer.id);
+      clearTimeout(w.timer);
       if (answer.error !== undefined) w.reject(new Error(`bcrypt compare failed: ${answer.error}`));
       else w.resolve(answer.ok);
     });
@@ -100,6 +137,9 @@ export class BcryptWorker {
   private failAll(err: Error): void {
     const all = [...this.waiting.values()];
     this.waiting.clear();
-    for (const w of all) w.reject(err);
+    for (const w of all) {
+      clearTimeout(w.timer);
+      w.reject(err);
+    }
   }
 }

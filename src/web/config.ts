@@ -173,7 +173,16 @@ function resolveHeaders(raw: RawWebConfig, config: WebConfig, problems: ConfigPr
   }
 }
 
-/** basic_auth_users: bcrypt hashes only, of a cost bcrypt takes. */
+/**
+ * The highest bcrypt cost a user's hash may have. Each step doubles a check's work: bcryptjs takes about 75 ms of one
+ * current core at cost 10 (htpasswd's usual), so 1.2 s at 14, and 44 hours at 31, the most bcrypt itself takes. A check
+ * of an unverified password runs while other logins wait (one worker thread, web/bcrypt-worker.ts), and a scrape
+ * that logs in must end within Prometheus' scrape timeout (10 s by default): 14 keeps a check within that even on a
+ * core several times slower, behind a few others. A check that still overruns is stopped (BCRYPT_CHECK_LIMIT_MS).
+ */
+export const MAX_BCRYPT_COST = 14;
+
+/** basic_auth_users: bcrypt hashes only, of a cost that can be checked in bounded time (MAX_BCRYPT_COST). */
 function resolveUsers(raw: RawWebConfig, config: WebConfig, problems: ConfigProblem[]): void {
   for (const [user, hash] of Object.entries(raw.basic_auth_users ?? {})) {
     const path = ['basic_auth_users', user];
@@ -186,8 +195,11 @@ function resolveUsers(raw: RawWebConfig, config: WebConfig, problems: ConfigProb
       continue;
     }
     const cost = bcrypt.getRounds(hash);
-    if (cost < 4 || cost > 31) {
-      problems.push({ path, message: `the bcrypt cost of user "${user}" is ${cost}: it must be 4..31 (10 is usual)` });
+    if (cost < 4 || cost > MAX_BCRYPT_COST) {
+      problems.push({
+        path,
+        message: `the bcrypt cost of user "${user}" is ${cost}: it must be 4..${MAX_BCRYPT_COST}, so that a login is checked in bounded time (each step doubles it; ${cost > MAX_BCRYPT_COST ? `${cost} takes ${2 ** (cost - MAX_BCRYPT_COST)} times as long as ${MAX_BCRYPT_COST}` : 'below 4 bcrypt refuses'}); make a new hash with htpasswd -nBC 10 "" | tr -d ':\\n'`,
+      });
       continue;
     }
     config.users.set(user, hash);

@@ -2,7 +2,7 @@
 // rate limit, the extra response headers, and basic authentication.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { BcryptWorker } from './bcrypt-worker.js';
+import { BcryptCutError, BcryptTimeoutError, BcryptWorker } from './bcrypt-worker.js';
 import type { WebConfig } from './config.js';
 
 /**
@@ -26,6 +26,12 @@ export const MAX_PENDING_BCRYPT_PER_ADDRESS = 4;
  * known client (a Prometheus server after its password changed) still gets one.
  */
 export const KEPT_FOR_KNOWN_ADDRESSES = 8;
+/**
+ * A password check that has not ended in this time is stopped and answered 503. With costs of at most
+ * MAX_BCRYPT_COST (web/config.ts) a check takes about 1.2 s of an idle current core; this leaves room for a core
+ * eight times slower. Past it a check would hold every waiter behind it (one worker thread runs them in turn).
+ */
+export const BCRYPT_CHECK_LIMIT_MS = 10_000;
 /** Addresses remembered as known (the most recent ones). */
 const MAX_KNOWN_ADDRESSES = 1024;
 
@@ -82,6 +88,8 @@ export class WebGuard {
   private readonly knownAddresses = new Map<string, true>();
   private readonly pendingByAddress = new Map<string, number>();
   private running = false;
+  /** The hash the check under way compares with (to cut it when a reload removes it). */
+  private comparing: string | undefined = undefined;
   private pending = 0;
   /** bcrypt comparisons run so far (the cache's effect, for tests and the curious). */
   bcryptRuns = 0;
@@ -93,14 +101,21 @@ export class WebGuard {
     private readonly now: () => number = () => performance.now(),
     /** Called for each password check refused with 429 (avalanchego_exporter_password_checks_refused_total). */
     private readonly onCheckRefused: () => void = () => {},
+    /** How long one password check may run (BCRYPT_CHECK_LIMIT_MS; tests shorten it). */
+    private readonly checkLimitMs = BCRYPT_CHECK_LIMIT_MS,
   ) {
     this.resetBucket();
   }
 
-  /** Takes a reloaded web config: verified passwords stay valid only while the user's hash is unchanged. */
+  /**
+   * Takes a reloaded web config: verified passwords stay valid only while the user's hash is unchanged, and a check
+   * under way against a hash the config no longer holds is cut (answered 401), so the users behind it wait no longer.
+   */
   setConfig(config: WebConfig): void {
     this.config = config;
     for (const [user, v] of this.verified) if (config.users.get(user) !== v.hash) this.verified.delete(user);
+    const comparing = this.comparing;
+    if (comparing !== undefined && comparing !== UNKNOWN_USER_HASH && ![...config.users.values()].includes(comparing)) this.bcrypt.cut();
     this.resetBucket();
   }
 
@@ -133,13 +148,14 @@ export class WebGuard {
 
   /**
    * Whether user and password match, in constant time once verified; a bcrypt otherwise, queued behind the
-   * address's turn, or 'busy' (429) when the address has its share queued or the queue is full.
+   * address's turn, or 'busy' (429) when the address has its share queued or the queue is full, or 'slow' (503)
+   * when the bcrypt did not end within the check limit.
    */
-  async check(user: string, password: string, address = ''): Promise<boolean | 'busy'> {
-    const hash = this.config.users.get(user);
+  async check(user: string, password: string, address = ''): Promise<boolean | 'busy' | 'slow'> {
+    const known = this.config.users.get(user);
     const digest = createHash('sha256').update(password, 'utf8').digest();
-    const verified = hash !== undefined ? this.verified.get(user) : undefined;
-    if (verified && verified.hash === hash && timingSafeEqual(verified.digest, digest)) return true;
+    const verified = known !== undefined ? this.verified.get(user) : undefined;
+    if (verified && verified.hash === known && timingSafeEqual(verified.digest, digest)) return true;
     const key = addressKey(address);
     const mine = this.pendingByAddress.get(key) ?? 0;
     const room = this.knownAddresses.has(key) ? MAX_PENDING_BCRYPT : MAX_PENDING_BCRYPT - KEPT_FOR_KNOWN_ADDRESSES;
@@ -147,11 +163,20 @@ export class WebGuard {
     this.pending++;
     this.pendingByAddress.set(key, mine + 1);
     let ok: boolean;
+    // The hash as the config holds it when the check's turn comes: a reload while it waited may have removed the user.
+    let hash: string | undefined;
     try {
       await this.turn(key);
       this.bcryptRuns++;
-      ok = (await this.bcrypt.compare(password, hash ?? UNKNOWN_USER_HASH)) && hash !== undefined;
+      hash = this.config.users.get(user);
+      this.comparing = hash ?? UNKNOWN_USER_HASH;
+      ok = (await this.bcrypt.compare(password, this.comparing, this.checkLimitMs)) && hash !== undefined;
+    } catch (err) {
+      if (err instanceof BcryptCutError) ok = false;
+      else if (err instanceof BcryptTimeoutError) return 'slow';
+      else throw err;
     } finally {
+      this.comparing = undefined;
       this.pending--;
       const left = (this.pendingByAddress.get(key) ?? 1) - 1;
       if (left > 0) this.pendingByAddress.set(key, left);
@@ -220,6 +245,12 @@ export class WebGuard {
           res.setHeader('Retry-After', '1');
           res.setHeader('Content-Type', 'text/plain; charset=utf-8');
           res.end('too many password checks under way: retry in a second\n');
+        } else if (ok === 'slow') {
+          res.statusCode = 503;
+          res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+          res.end(
+            `the password check did not end within ${Math.round(this.checkLimitMs / 1000)} s and was stopped: lower the bcrypt cost of the user's hash in the web config (htpasswd -nBC 10)\n`,
+          );
         } else if (ok) next();
         else unauthorized(res);
       },

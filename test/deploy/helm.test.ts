@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configSchema } from '../../src/config/schema.js';
+import { configSchema } from '../../src/sources/registry.js';
 import { defined } from '../helpers/assert.js';
 import { waitFor } from '../helpers/fake-node.js';
 import { freePort } from '../helpers/net.js';

@@ -5,9 +5,10 @@ import { gunzipSync } from 'node:zlib';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { classifyError } from '../../src/rpc/errors.js';
-import { CONNECTIONS_PER_NODE, Dispatchers, NodeClient, RequestBodies } from '../../src/rpc/client.js';
-import { Limiter } from '../../src/rpc/limiter.js';
-import { parseConfigText } from '../../src/config/load.js';
+import { Admission, CONNECTIONS_PER_NODE } from '../../src/rpc/admission.js';
+import { NodeClient, RequestBodies } from '../../src/rpc/client.js';
+import { Dispatchers } from '../../src/rpc/sockets.js';
+import { parseConfigText } from '../../src/sources/registry.js';
 import { defined } from '../helpers/assert.js';
 import { startFakeNode, type FakeNode } from '../helpers/fake-node.js';
 import { nodeSeries, sample, startTestExporter, waitForPolls, type TestExporter } from '../helpers/exporter.js';
@@ -93,7 +94,7 @@ describe('/metrics at fleet scale', () => {
 
 describe('socket budget', () => {
   it('allows 2 connections per node to an origin, so nodes behind one gateway get their share', () => {
-    const d = new Dispatchers({ maxConnections: 5 });
+    const d = new Admission(Infinity, new Dispatchers({ maxConnections: 5 }).maxConnections);
     d.setLayout(['http://10.0.0.1:9650', 'http://gw.example:8080/node-1', 'http://gw.example:8080/node-2', 'http://gw.example:8080/node-3']);
     expect(d.connectionsFor('http://10.0.0.1:9650')).toBe(CONNECTIONS_PER_NODE);
     // Three nodes behind the gateway: 6, capped by the global budget.
@@ -108,23 +109,24 @@ describe('socket budget', () => {
 
   it('a connection past the budget fails at once with reason connect and a message that says what to do', async () => {
     const dispatchers = new Dispatchers({ maxConnections: 1 });
-    const limiter = new Limiter(10);
+    const admission = new Admission(10, dispatchers.maxConnections);
+    dispatchers.sizePoolsBy(admission);
     const config = parseConfigText(
       `targets:\n  - { name: a, url: '${defined(a, 'fake node a').url}' }\n  - { name: b, url: '${defined(b, 'fake node b').url}' }\n`,
       'test.yaml',
       {},
     );
-    dispatchers.setLayout(config.targets.map((t) => t.url));
+    admission.setLayout(config.targets.map((t) => t.url));
     const ta = defined(config.targets[0], 'target a');
     const tb = defined(config.targets[1], 'target b');
-    const signal = AbortSignal.timeout(2000);
+    const poll = { signal: AbortSignal.timeout(2000) };
     try {
       // The first node's keep-alive connection takes the whole budget.
-      const first = await new NodeClient(ta, dispatchers, limiter, new RequestBodies()).rpc('/ext/health', 'health.health', {}, signal);
+      const first = await new NodeClient(ta, dispatchers, admission.node(ta.url), new RequestBodies()).rpc('/ext/health', 'health.health', {}, poll);
       expect(first.status).toBe(200);
       expect(dispatchers.openConnections).toBe(1);
-      const err = await new NodeClient(tb, dispatchers, limiter, new RequestBodies())
-        .rpc('/ext/health', 'health.health', {}, signal)
+      const err = await new NodeClient(tb, dispatchers, admission.node(tb.url), new RequestBodies())
+        .rpc('/ext/health', 'health.health', {}, poll)
         .catch((e: unknown) => e);
       const failure = classifyError(err, { url: tb.url, timeoutMs: 2000 });
       expect(failure.reason).toBe('connect');
@@ -140,11 +142,13 @@ describe('socket budget', () => {
     const nodeA = defined(a, 'fake node a');
     const config = parseConfigText(`targets:\n  - { name: a, url: '${nodeA.url}' }\n`, 'test.yaml', {});
     const bodies = new RequestBodies();
-    const client = new NodeClient(defined(config.targets[0], 'target a'), dispatchers, new Limiter(4), bodies);
+    const ta = defined(config.targets[0], 'target a');
+    const client = new NodeClient(ta, dispatchers, new Admission(4).node(ta.url), bodies);
+    const within = () => ({ signal: AbortSignal.timeout(2000) });
     const before = nodeA.requests.length;
-    const one = await client.rpc('/ext/health', 'health.health', {}, AbortSignal.timeout(2000));
-    const two = await client.rpc('/ext/health', 'health.health', {}, AbortSignal.timeout(2000));
-    const other = await client.rpc('/ext/index/C/block', 'index.getLastAccepted', { encoding: 'hex' }, AbortSignal.timeout(2000));
+    const one = await client.rpc('/ext/health', 'health.health', {}, within());
+    const two = await client.rpc('/ext/health', 'health.health', {}, within());
+    const other = await client.rpc('/ext/index/C/block', 'index.getLastAccepted', { encoding: 'hex' }, within());
     await dispatchers.close();
     expect(one.id).toBe(two.id);
     expect(other.id).not.toBe(one.id);
@@ -158,7 +162,7 @@ describe('socket budget', () => {
       params: { encoding: 'hex' },
     });
     // Params JSON cannot encode: a rejected promise, as for any failed request, never a synchronous throw.
-    const bad = client.rpc('/ext/health', 'health.health', { n: 1n }, AbortSignal.timeout(2000));
+    const bad = client.rpc('/ext/health', 'health.health', { n: 1n }, within());
     await expect(bad).rejects.toThrow(/BigInt/);
   });
 });

@@ -166,6 +166,32 @@ targets:
     expect(text).not.toMatch(/\[health\] poll FAILED/);
   });
 
+  it.each([
+    // Accepts and never answers: the poll waited its whole interval and said SKIPPED, the exporter saturated.
+    ['hangs', 60_000],
+    // Answers after 1.5 s: the poll said "poll succeeded in 1500 ms" while every scheduled poll failed it as timeout.
+    ['answers after its timeout', 1_500],
+  ])('a debug poll of a node that %s runs the scheduled poll: the same deadline, and reason timeout', async (_what, delayMs) => {
+    node = await startFakeNode({ '/ext/health': { fixture: 'health/healthy-v1.14.2.json', delayMs } });
+    exporter = await startTestExporter(`
+defaults: { interval: 4s, timeout: 500ms, index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false }, evm: { enabled: false }, proposervm: { enabled: false } }
+targets:
+  - { name: n, url: '${node.url}' }`);
+    const running = exporter;
+    const started = Date.now();
+    const r = await get(`${running.url}/probe?target=n&debug=true`, { timeoutMs: 10_000 });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatch(
+      /\[health\] poll FAILED after \d+ ms, reason=timeout: no answer from http:\/\/127\.0\.0\.1:\d+\/ext\/health within 500 ms/,
+    );
+    expect(r.body).not.toMatch(/poll SKIPPED|poll succeeded/);
+    // Ended at the node's deadline, not after the interval or the answer.
+    expect(Date.now() - started).toBeLessThan(delayMs > 4_000 ? 3_000 : 1_400);
+    // The scheduled polls say the same.
+    await waitFor(() => running.logs.find((l) => l.msg === 'poll failed' && l.node === 'n'), 'a scheduled poll failed', 10_000);
+    expect(running.logs.filter((l) => l.msg === 'poll failed' && l.node === 'n').map((l) => l.reason)).toContain('timeout');
+  });
+
   it('a saturated queue is not joined: polls are skipped before they wait, so the queue stays short and every node is polled', async () => {
     // One request slot, answers in 200 ms: 5 requests a second. 40 nodes every 2 s ask 20: a quarter fits.
     node = await startFakeNode(healthRoutes(40, 200));

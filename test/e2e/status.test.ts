@@ -183,6 +183,37 @@ describe('/probe?target=…&debug=true', () => {
   });
 });
 
+describe('/probe in every form: one handler, the same answers and the same safe headers', () => {
+  it.each<[string, RequestInit | undefined, number, RegExp]>([
+    ['/probe?target=fine', undefined, 200, /^# HELP /],
+    ['/probe/?target=fine', undefined, 200, /^# HELP /],
+    ['/PROBE?target=fine', undefined, 200, /^# HELP /],
+    ['/probe?target=fine&debug=false', undefined, 200, /^# HELP /],
+    ['/probe?target=fine&debug=true', undefined, 200, /^Debug poll of fine /],
+    ['/probe?target=nobody', undefined, 404, /^no configured target named "nobody"/],
+    ['/probe?target=nobody&debug=1', undefined, 404, /^no configured target named "nobody"/],
+    ['/probe', undefined, 400, /^missing parameter "target"/],
+    ['/probe?target=', undefined, 400, /^missing parameter "target"/],
+    ['/probe?target=a&target=b', undefined, 400, /^give exactly one "target" parameter/],
+    ['/probe?target=fine', { method: 'POST' }, 405, /^method POST not allowed on \/probe; use GET/],
+  ])('%s %j: %i', async (path, init, status, body) => {
+    const res = await fetch(`${exporter.url}${path}`, init);
+    expect(res.status).toBe(status);
+    expect(await res.text()).toMatch(body);
+    // The safe defaults of every answer of the exporter, the scrape's included.
+    expect(res.headers.get('content-security-policy')).toMatch(/^default-src 'none'/);
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    if (status === 405) expect(res.headers.get('allow')).toBe('GET');
+  });
+
+  it('a HEAD scrape gets the headers and no body', async () => {
+    const res = await fetch(`${exporter.url}/probe?target=fine`, { method: 'HEAD' });
+    expect(res.status).toBe(200);
+    expect(Number(res.headers.get('content-length'))).toBeGreaterThan(0);
+    expect(await res.text()).toBe('');
+  });
+});
+
 describe("the node's error text is never a label", () => {
   it('appears in no series of /metrics', async () => {
     const text = await exporter.metrics();

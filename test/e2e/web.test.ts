@@ -192,7 +192,7 @@ describe('web config: the verified-password cache', () => {
     const guard = new WebGuard(parseWebConfigText(`basic_auth_users:\n  p: ${bcryptHash('pw')}\n`, 'web.yml', '.'));
     guards.push(guard);
     const done: string[] = [];
-    const track = (label: string, verdict: Promise<boolean | 'busy'>) =>
+    const track = (label: string, verdict: Promise<boolean | 'busy' | 'slow'>) =>
       verdict.then((v) => {
         if (v !== 'busy') done.push(label);
         return v;

@@ -2,7 +2,7 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterEach } from 'vitest';
-import { parseConfigText } from '../../src/config/load.js';
+import { parseConfigText } from '../../src/sources/registry.js';
 import { startExporter, type ExporterOptions, type RunningExporter } from '../../src/exporter.js';
 import { LOG_REDACTION } from '../../src/util/redact.js';
 import type { Clock } from '../../src/clock.js';

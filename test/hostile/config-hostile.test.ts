@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError, MAX_CONFIG_BYTES, loadConfigFile, parseConfigText } from '../../src/config/load.js';
+import { ConfigError, MAX_CONFIG_BYTES } from '../../src/config/load.js';
+import { loadConfigFile, parseConfigText } from '../../src/sources/registry.js';
 
 import { startExporter } from '../../src/exporter.js';
 import { LOG_REDACTION } from '../../src/util/redact.js';

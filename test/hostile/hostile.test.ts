@@ -9,7 +9,7 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { REASONS } from '../../src/rpc/errors.js';
 import { loadWebConfigFile, parseWebConfigText } from '../../src/web/config.js';
-import { parseConfigText } from '../../src/config/load.js';
+import { parseConfigText } from '../../src/sources/registry.js';
 import { bcryptHash } from '../helpers/tls.js';
 import { startTestExporter, waitForPolls, sample, type TestExporter } from '../helpers/exporter.js';
 import { fixtureText, startFakeNode, waitFor, type FakeNode, type Route } from '../helpers/fake-node.js';
@@ -76,6 +76,51 @@ const ECHOED_KEY = 'k3y-0f-the-0perat0r-5ecret';
 const ECHOED_PASSWORD = 'hunter2-pa55w0rd';
 const NODE_ID = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
 const NO_METHOD = JSON.stringify({ jsonrpc: '2.0', error: { code: -32601, message: "rpc: can't find method" }, id: 1 });
+
+const ECHOED_TOKEN = Buffer.from(`ops:${ECHOED_PASSWORD}`).toString('base64');
+const ECHOED_SECRETS = [ECHOED_KEY, ECHOED_PASSWORD, ECHOED_TOKEN];
+const WITH_SECRETS = `    headers: { X-Api-Key: ${ECHOED_KEY} }\n    basic_auth: { username: ops, password: ${ECHOED_PASSWORD} }\n`;
+/** Every source on, each asking one path: health, index, info, platform, evm, proposervm, admin. */
+const EVERY_SOURCE = '    evm: { chains: [C] }\n    proposervm: { chains: [C] }\n    admin: { enabled: true }\n';
+const SOURCE_PATHS = ['/ext/health', '/ext/index/C/block', '/ext/info', '/ext/bc/P', '/ext/bc/C/rpc', '/ext/bc/C/proposervm', '/ext/admin'];
+const rpcError = (message: string) => JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: 1 });
+/**
+ * Every source's path answers `route`, except that info.getNodeID answers the node ID (so the platform source asks
+ * its own path too) and info's other methods answer `infoError` (the info path answers JSON-RPC).
+ */
+const onEveryPath = (route: Route, infoError: string): Record<string, Route> => ({
+  ...Object.fromEntries(SOURCE_PATHS.map((path) => [path, route])),
+  '/ext/info': { body: rpcError(infoError), methods: { 'info.getNodeID': { nodeID: NODE_ID, nodePOP: null } } },
+});
+const echo = `a proxy echoes the request: X-Api-Key ${ECHOED_KEY}, Authorization: Basic ${ECHOED_TOKEN} (${ECHOED_PASSWORD})`;
+/** The node's answer shown cut (an error body's first 200 characters): the key straddles the cut. */
+const echoAtTheCut = `${'x'.repeat(170)} X-Api-Key ${ECHOED_KEY}, Authorization: Basic ${ECHOED_TOKEN} (${ECHOED_PASSWORD})`;
+
+/** The echoed secrets, or their first 8 characters, appear nowhere a person or a log reader sees: /, /node/n, a debug probe, the log. */
+async function expectNoSecretShown(exporter: TestExporter, node: FakeNode | undefined): Promise<void> {
+  // The echo went through every source's path.
+  const asked = new Set(defined(node, 'the fake node').requests.map((r) => r.path));
+  for (const path of SOURCE_PATHS) expect(asked, path).toContain(path);
+  const nodePage = (await get(`${exporter.url}/node/n`)).body;
+  const shown: Record<string, string> = {
+    '/': (await get(`${exporter.url}/`)).body,
+    '/node/n': nodePage,
+    '/probe?target=n&debug=true': (await get(`${exporter.url}/probe?target=n&debug=true`)).body,
+    log: exporter.rawLogs(),
+  };
+  for (const [where, text] of Object.entries(shown)) for (const secret of ECHOED_SECRETS) expect(text, where).not.toContain(secret.slice(0, 8));
+  // Shown masked, not left out: the node page has the node's text with the marker.
+  expect(nodePage).toContain('&#60;secret&#62;');
+}
+
+/** The longest line of the log, in bytes. */
+const longestLogLine = (exporter: TestExporter) =>
+  Math.max(
+    ...exporter
+      .rawLogs()
+      .split('\n')
+      .map((l) => Buffer.byteLength(l)),
+  );
 
 const NODE_CASES: NodeCase[] = [
   {
@@ -305,6 +350,52 @@ const NODE_CASES: NodeCase[] = [
         expect(text).not.toContain(ECHOED_PASSWORD);
       }
       expect((await get(`${exporter.url}/node/n`)).body).toContain('X-Api-Key &#60;secret&#62;');
+    },
+  },
+  ...(
+    [
+      [
+        "a proxy echoes the API key and the basic-auth password in a JSON-RPC error on every source's path",
+        { body: rpcError(echo) },
+        echo,
+        'rpc_error',
+      ],
+      [
+        "a proxy echoes them in an HTTP 401 body on every source's path, the key where the body is cut",
+        { status: 401, body: echoAtTheCut, contentType: 'text/plain' },
+        echoAtTheCut,
+        'http_status',
+      ],
+    ] as const
+  ).map(([name, route, infoError, reason]): NodeCase => ({
+    name: `${name}: masked (whole and where cut) on /, /node/n, a debug probe and in the log`,
+    routes: onEveryPath(route, infoError),
+    index: ['C/block'],
+    target: WITH_SECRETS + EVERY_SOURCE,
+    up: 0,
+    reason,
+    check: (_metrics, exporter, node) => expectNoSecretShown(exporter, node),
+  })),
+  {
+    name: 'a 6 MB JSON-RPC error message on every source: no log line reaches 64 KiB, and the node page stays small',
+    routes: onEveryPath({ body: rpcError('E'.repeat(6 << 20)) }, 'I'.repeat(6 << 20)),
+    index: ['C/block'],
+    target: EVERY_SOURCE,
+    up: 0,
+    reason: 'rpc_error',
+    async check(_metrics, exporter, node) {
+      const asked = new Set(defined(node, 'the fake node').requests.map((r) => r.path));
+      for (const path of SOURCE_PATHS) expect(asked, path).toContain(path);
+      // Every source that fails on it logged its failure (so the test saw each one's line), and none is long. (The admin
+      // source reads a JSON-RPC error of admin.getLoggerLevel as "the API is on": a state, with nothing of the text kept.)
+      for (const source of ['health', 'index', 'info', 'platform', 'evm', 'proposervm'])
+        expect(
+          exporter.logs.some((l) => l.source === source && (l.level as number) >= 40),
+          source,
+        ).toBe(true);
+      expect(longestLogLine(exporter)).toBeLessThan(64 * 1024);
+      expect((await get(`${exporter.url}/node/n`)).body.length).toBeLessThan(200_000);
+      expect((await get(`${exporter.url}/probe?target=n&debug=true`)).body.length).toBeLessThan(200_000);
     },
   },
   {

@@ -232,6 +232,36 @@ describe('dashboards as a set', () => {
     expect(JSON.stringify(t)).toContain('"version"');
   });
 
+  it("the validators dashboard colours uptime against each validation's own requirement, with the uptime alerts' steps", () => {
+    const v = dashboards.find((x) => x.dashboard.uid === 'avalanchego-validators')?.dashboard as Dashboard;
+    const text = JSON.stringify(v);
+    // The alerts warn below the requirement + 5 points and page below it + 2 (post-Helicon 90 %, else 80 %).
+    const rules = readFileSync(join(ROOT, 'deploy', 'prometheus', 'avalanchego-alerts.yml'), 'utf8');
+    const offsets = [...rules.matchAll(/< on \(job, instance, node\) \(node:avalanchego_uptime_reward_threshold:ratio \+ (0\.\d+)\)/g)].map((m) =>
+      Number(m[1]),
+    );
+    expect(offsets.sort()).toEqual([0.02, 0.05]);
+    const t = allPanels(v).find((p) => p.title === 'Validators' && p.type === 'table');
+    const margin = (t?.targets ?? []).find((x) => x.refId === 'margin');
+    expect(margin?.expr).toContain('avalanchego_uptime_weighted_average_ratio');
+    expect(margin?.expr).toContain('- on (job, instance, node) node:avalanchego_uptime_reward_threshold:ratio');
+    const overrides = (
+      t as unknown as { fieldConfig: { overrides: Array<{ matcher: { options: string }; properties: Array<{ id: string; value: unknown }> }> } }
+    ).fieldConfig.overrides;
+    const steps = (name: string) =>
+      (
+        overrides.find((o) => o.matcher.options === name)?.properties.find((p) => p.id === 'thresholds')?.value as
+          { steps: Array<{ value: number | null }> } | undefined
+      )?.steps.map((s) => s.value);
+    expect(steps('Margin over required')).toEqual([null, ...offsets.sort()]);
+    // No fixed uptime colour (0.82/0.85 left a 90 %-validator at 86–91 % green while it paged).
+    expect(steps('Perceived uptime')).toBeUndefined();
+    // The threshold line is each node's, not the lowest across the nodes in view (0.8 as soon as one pre-Helicon node is).
+    expect(text).not.toMatch(/(min|max|avg)\s*\(\s*node:avalanchego_uptime_reward_threshold:ratio/);
+    const uptime = allPanels(v).find((p) => p.title === 'Perceived uptime' && p.type === 'timeseries');
+    expect((uptime?.targets ?? []).map((x) => x.legendFormat)).toContain('{{node}} required');
+  });
+
   it('the node detail shows the validator and posture panels', () => {
     const node = dashboards.find((x) => x.dashboard.uid === 'avalanchego-node')?.dashboard as Dashboard;
     const titles = allPanels(node).map((p) => p.title);

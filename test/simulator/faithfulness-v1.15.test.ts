@@ -5,12 +5,13 @@
 // info.uptime errors, Helicon's Mainnet time and the current ACPs are the source's. The source
 // comes from the Go module proxy (`go mod download`); the files read are cached next to the
 // node builds (test/real-node/build.ts cacheRoot), so a later run needs neither Go nor the
-// network. Without either, the test is skipped with the reason (under CI=true it fails).
+// network. The fast lane (vitest.fast.config.ts) reads that cache only: it runs no program and
+// sends nothing. Without the source every row is skipped with the reason (under CI=true they fail).
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { L1_CHAIN, L1_SUBNET_ID, MAINNET_HELICON, PRIMARY_NETWORK_ID } from '../../src/simulator/index.js';
 import { UPTIME_START_TIME_ERRORS } from '../../src/simulator/info-api.js';
 import { releaseOf } from '../../src/simulator/scenarios.js';
@@ -34,12 +35,19 @@ const FILES = [
   'utils/constants/acps.go',
 ] as const;
 type SourceFile = (typeof FILES)[number];
+const TEST_FILE = 'test/simulator/faithfulness-v1.15.test.ts';
 const IN_CI = process.env.CI === 'true';
+/** Set by vitest.fast.config.ts: the lane that needs no network and no other program. */
+const FAST_LANE = process.env.AVALANCHEGO_FAST_LANE === '1';
 
 /** The source files, from the cache or from `go mod download` (then cached); a reason when neither can be had. */
 function sourceFiles(): { files: Map<SourceFile, string> } | { reason: string } {
   const cached = join(cacheRoot(), `avalanchego-source-${VERSION}`);
   if (!FILES.every((f) => existsSync(join(cached, f)))) {
+    if (FAST_LANE)
+      return {
+        reason: `the ${MODULE}@${VERSION} source is not cached under ${cached}, and the fast lane fetches nothing: run \`npx vitest run ${TEST_FILE}\` once with Go to cache it`,
+      };
     const go = spawnSync('go', ['version'], { encoding: 'utf8' });
     if (go.error || go.status !== 0) return { reason: `no Go on this machine and no cached ${MODULE}@${VERSION} source under ${cached}` };
     // Outside any module, so the download does not touch a go.mod.
@@ -110,6 +118,13 @@ beforeAll(() => {
   for (const [file, text] of source) for (const [name, s] of goStructs(text)) structs.set(`${packageOf(file)}.${name}`, s);
 }, 320_000);
 
+/** A row without the source is skipped with the reason, never passed; under CI=true it fails. */
+function needSource(ctx: TestContext): void {
+  if (source) return;
+  if (!IN_CI) ctx.skip(skipReason);
+  throw new Error(`${skipReason} (required under CI=true)`);
+}
+
 describe(`the simulator's v1.15.0 answers against the ${VERSION} source`, () => {
   it('the source is available (required under CI=true)', (ctx) => {
     if (!source && !IN_CI) ctx.skip(skipReason);
@@ -128,7 +143,7 @@ describe(`the simulator's v1.15.0 answers against the ${VERSION} source`, () => 
       expect({ what, unknown: [...keys].filter((k) => !allowed.has(k)) }).toEqual({ what, unknown: [] });
     };
 
-    it.each([
+    it.for<[string, string]>([
       ['info.getNodeVersion', 'info.GetNodeVersionReply'],
       ['info.getNodeID', 'info.GetNodeIDReply'],
       ['info.getNetworkID', 'info.GetNetworkIDReply'],
@@ -136,8 +151,8 @@ describe(`the simulator's v1.15.0 answers against the ${VERSION} source`, () => 
       ['info.acps', 'info.ACPsReply'],
       ['info.peers', 'info.PeersReply'],
       ['info.upgrades', 'upgrade.Config'],
-    ])('%s → %s', async (method, struct) => {
-      if (!source) return;
+    ])('%s → %s', async ([method, struct], ctx) => {
+      needSource(ctx);
       const r = await answer(await start(), '/ext/info', method);
       check(method, Object.keys(r), struct);
       if (method === 'info.peers') {
@@ -150,8 +165,8 @@ describe(`the simulator's v1.15.0 answers against the ${VERSION} source`, () => 
       }
     });
 
-    it('platform.getCurrentValidators: the auto-renewed entry (PermissionlessValidator, AutoRenewedConfig, Owner, PrimaryDelegator)', async () => {
-      if (!source) return;
+    it('platform.getCurrentValidators: the auto-renewed entry (PermissionlessValidator, AutoRenewedConfig, Owner, PrimaryDelegator)', async (ctx) => {
+      needSource(ctx);
       const sim = await start();
       const nodeId = defined(sim.nodes[0], 'node-0').nodeId;
       const r = await answer(sim, '/ext/bc/P', 'platform.getCurrentValidators', { subnetID: PRIMARY_NETWORK_ID, nodeIDs: [nodeId] });
@@ -164,8 +179,8 @@ describe(`the simulator's v1.15.0 answers against the ${VERSION} source`, () => 
       check('delegators[]', new Set(delegators.flatMap((d) => Object.keys(d))), 'api.PrimaryDelegator');
     });
 
-    it('platform.getCurrentValidators on the L1 (APIL1Validator) and platform.getHeight (GetHeightResponse)', async () => {
-      if (!source) return;
+    it('platform.getCurrentValidators on the L1 (APIL1Validator) and platform.getHeight (GetHeightResponse)', async (ctx) => {
+      needSource(ctx);
       const sim = await start();
       const r = await answer(sim, '/ext/bc/P', 'platform.getCurrentValidators', { subnetID: L1_SUBNET_ID });
       const entries = r.validators as Array<Record<string, unknown>>;
@@ -174,11 +189,11 @@ describe(`the simulator's v1.15.0 answers against the ${VERSION} source`, () => 
       check('platform.getHeight', Object.keys(await answer(sim, '/ext/bc/P', 'platform.getHeight')), 'api.GetHeightResponse');
     });
 
-    it.each([
+    it.for<[string, string]>([
       ['C', '/ext/bc/C/proposervm'],
       ['the L1', `/ext/bc/${L1_CHAIN.chainId}/proposervm`],
-    ])('proposervm.getCurrentEpoch on %s → GetEpochResponse, in its field order', async (_name, path) => {
-      if (!source) return;
+    ])('proposervm.getCurrentEpoch on %s → GetEpochResponse, in its field order', async ([, path], ctx) => {
+      needSource(ctx);
       const r = await answer(await start(), path, 'proposervm.getCurrentEpoch');
       expect(Object.keys(r)).toEqual(defined(structs.get('proposervm.GetEpochResponse'), 'GetEpochResponse').tags);
     });
@@ -190,7 +205,7 @@ describe(`the simulator's v1.15.0 answers against the ${VERSION} source`, () => 
       defined(new RegExp(`${name}\\s*=\\s*errors\\.New\\("([^"]+)"\\)`).exec(text(f))?.[1], `${name} in ${f}`);
 
     it("info.uptime's start-time errors: the simulator's and the exporter's are the source's", (ctx) => {
-      if (!source) ctx.skip(skipReason);
+      needSource(ctx);
       const format = defined(
         /fmt\.Errorf\("(error while fetching local validator start time) %w"/.exec(text('network/network.go'))?.[1],
         'the start-time format',
@@ -204,7 +219,7 @@ describe(`the simulator's v1.15.0 answers against the ${VERSION} source`, () => 
     });
 
     it("Helicon's Mainnet time and the release's current ACPs", (ctx) => {
-      if (!source) ctx.skip(skipReason);
+      needSource(ctx);
       const mainnet = defined(/Mainnet = Config\{([\s\S]*?)\n\t\}/.exec(text('upgrade/upgrade.go'))?.[1], 'upgrade.Mainnet');
       const m = defined(/HeliconTime:\s*time\.Date\((\d+), time\.(\w+), (\d+), (\d+), (\d+), (\d+), 0, time\.UTC\)/.exec(mainnet), 'HeliconTime');
       const month = new Date(`${m[2]} 1, 2000`).getMonth() + 1;

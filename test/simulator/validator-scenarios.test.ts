@@ -114,7 +114,7 @@ describe('stake-expiring', () => {
 });
 
 describe('l1-balance-draining', () => {
-  it('drains the L1 validator’s balance from six days of fees to 0 (inactive); a top-up restores it', async () => {
+  it('starts with l1DrainSeconds of fees and drains to 0 (inactive); a top-up restores it', async () => {
     const sim = await simulator({ ...FAST, trackL1: true, timings: { l1DrainSeconds: 60 } });
     const base = sim.url;
     const nodeId = defined(sim.nodes[0], 'node-0').nodeId;
@@ -124,7 +124,7 @@ describe('l1-balance-draining', () => {
     expect(healthy / BigInt(price)).toBeGreaterThan(30n * 86_400n);
     sim.setScenario('node-0', 'l1-balance-draining');
     const first = await balance();
-    expect(first / BigInt(price)).toBeLessThanOrEqual(6n * 86_400n);
+    expect(first / BigInt(price)).toBeLessThanOrEqual(60n);
     const lower = await waitFor(balance, (b) => b < first, 5_000, 'the balance to fall');
     expect(lower).toBeGreaterThan(0n);
     await waitFor(balance, (b) => b === 0n, 5_000, 'the balance to reach 0');
@@ -136,6 +136,44 @@ describe('l1-balance-draining', () => {
     sim.setScenario('node-0', 'healthy');
     expect((await balance()) / BigInt(price)).toBeGreaterThan(44n * 86_400n);
   });
+
+  // The runway a client derives, balance / price, is the scenario time the balance really has left: every answer,
+  // read between two instants of the test's clock, lies between the runways those instants allow.
+  it.for([
+    { timeScale: 60, l1DrainSeconds: 120 },
+    { timeScale: 10, l1DrainSeconds: 60 },
+    { timeScale: 1, l1DrainSeconds: 2 },
+  ])(
+    'the runway balance / price is the time the drain takes: time scale $timeScale, $l1DrainSeconds s of fees',
+    async ({ timeScale, l1DrainSeconds }) => {
+      const sim = await simulator({ timeScale, checkFrequencyMs: 40, trackL1: true, timings: { l1DrainSeconds } });
+      const base = sim.url;
+      const nodeId = defined(sim.nodes[0], 'node-0').nodeId;
+      const { price } = await result(pchain(base), 'platform.getValidatorFeeState');
+      const runway = async () => Number(defined((await ownOne(base, nodeId, L1_SUBNET_ID)).balance, 'the L1 balance')) / price;
+      // The switch happens between these two readings of the test's clock.
+      const switching = performance.now();
+      sim.setScenario('node-0', 'l1-balance-draining');
+      const switched = performance.now();
+      /** Scenario seconds from a reading of the test's clock to another. */
+      const between = (from: number, to: number) => ((to - from) / 1000) * timeScale;
+      const drainWallMs = (l1DrainSeconds / timeScale) * 1000;
+      // Readings spread over the drain, each bracketed by the test's clock; the last ones at 0.
+      for (;;) {
+        const before = performance.now();
+        const r = await runway();
+        const after = performance.now();
+        // One second of slack for the whole nAVAX the balance is counted in.
+        expect(r).toBeLessThanOrEqual(Math.max(0, l1DrainSeconds - between(switched, before) + 1));
+        expect(r).toBeGreaterThanOrEqual(Math.max(0, l1DrainSeconds - between(switching, after) - 1));
+        if (r === 0) break;
+        expect(after - switching, 'the balance is still above 0 past its runway').toBeLessThan(drainWallMs + 5_000);
+        await new Promise((resolve) => setTimeout(resolve, drainWallMs / 8));
+      }
+      // It reached 0 no sooner than its first runway said.
+      expect(performance.now() - switching).toBeGreaterThanOrEqual(drainWallMs - 1_000 / timeScale);
+    },
+  );
 });
 
 describe('node-id-changed', () => {

@@ -3,7 +3,7 @@
 // loads back through the config schema to the same settings.
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { loadConfigFile, parseConfigText } from '../../src/config/load.js';
+import { loadConfigFile, parseConfigText } from '../../src/sources/registry.js';
 import type { TargetConfig } from '../../src/config/schema.js';
 import { MAX_TARGETS_SHOWN, configYaml } from '../../src/server/config-page.js';
 import { REDACTED } from '../../src/util/redact.js';

@@ -5,7 +5,9 @@ import { formatPath } from '../../src/config/path.js';
 import { quote } from '../../src/config/echo.js';
 import { isSecretPath, maskUrl } from '../../src/util/redact.js';
 import { keysAt } from '../../src/config/walk.js';
-import { configSchema } from '../../src/config/schema.js';
+import { configSchema } from '../../src/sources/registry.js';
+import { chainList, configSection, enabledKey, sourceKeys } from '../../src/config/source-section.js';
+import { z } from 'zod';
 
 describe('CB58', () => {
   it.each([
@@ -103,5 +105,36 @@ describe('schema walker', () => {
     [['nothing', 'here'], []],
   ] as const)('keys at %j', (path, keys) => {
     expect(keysAt(configSchema, path)).toEqual(keys);
+  });
+});
+
+describe("a source's config section (config/source-section.ts): its keys carry their own defaults", () => {
+  it('a key without a built-in default (but `interval`, then the target’s) is refused where the section is declared', () => {
+    expect(() =>
+      configSection('extra', {
+        description: 'x',
+        keys: { enabled: enabledKey('x'), depth: z.number().optional().describe('x') },
+        defaults: { enabled: true },
+      }),
+    ).toThrow('config section extra: depth has no built-in default: give it one in defaults');
+    expect(() => configSection('extra', { description: 'x', keys: { depth: z.number().optional().describe('x') }, defaults: { depth: 1 } })).toThrow(
+      'config section extra: no `enabled` key: say what turns the source on (enabled)',
+    );
+  });
+
+  it('resolves and shows itself: `interval` as intervalMs (the target’s when left out), durations written back as durations', () => {
+    const section = configSection('extra', {
+      description: 'x',
+      keys: { ...sourceKeys({ enabled: 'x', interval: 'x' }), chains: chainList('[C]', 'x') },
+      defaults: { enabled: true, chains: ['C'] },
+      enabled: (s) => s.enabled && s.chains.length > 0,
+    });
+    const chains = ['C'];
+    const settings = section.resolve({ enabled: true, chains }, 15_000);
+    expect(settings).toEqual({ enabled: true, intervalMs: 15_000, chains: ['C'] });
+    const shown = section.show(settings);
+    expect(shown).toEqual({ enabled: true, interval: '15s', chains: ['C'] });
+    // A copy: targets share their defaults' lists, which YAML would write as anchors.
+    expect(shown.chains).not.toBe(chains);
   });
 });

@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, configFromValue, defaultConfig, loadConfigFile, parseConfigText } from '../../src/config/load.js';
+import { ConfigError } from '../../src/config/load.js';
+import { configFromValue, defaultConfig, loadConfigFile, parseConfigText } from '../../src/sources/registry.js';
 import { parsePromDuration, formatPromDuration } from '../../src/config/duration.js';
 import { defined } from '../helpers/assert.js';
 

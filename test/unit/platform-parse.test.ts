@@ -269,6 +269,21 @@ describe('parsePlatform and its lines', () => {
     );
   });
 
+  it("a 503 without the bootstrapping text (a proxy's) is a failure, not the P-Chain bootstrapping: wire.ts's rule, as every source's", () => {
+    const proxy = '<html><body>503 Service Unavailable</body></html>';
+    const s = parsePlatform(
+      answers({
+        validators: [reply('platform.getCurrentValidators', proxy, 503), reply('platform.getCurrentValidators', proxy, 503)],
+        fee: reply('platform.getValidatorFeeState', proxy, 503),
+        height: reply('platform.getHeight', proxy, 503),
+      }),
+    );
+    expect(s.failure).toBeInstanceOf(HttpStatusError);
+    expect((s.failure as HttpStatusError).status).toBe(503);
+    expect(s.methods).toEqual({});
+    expect(lines(s)).not.toContain('not_bootstrapped');
+  });
+
   it('v1.10.19 lacks getValidatorFeeState: state unsupported, no price, the validators still served', () => {
     const s = parsePlatform(
       answers({

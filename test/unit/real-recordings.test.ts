@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { recordings, type Recording } from '../helpers/recordings.js';
 import { parseHealth } from '../../src/sources/health.js';
 import { EMPTY_INDEX_MESSAGE, parseLastAccepted } from '../../src/sources/index-api.js';
-import type { IndexEndpoint } from '../../src/config/schema.js';
+import type { IndexEndpoint } from '../../src/sources/index-api.js';
 
 const all = recordings();
 const rpcMethod = (r: Recording) => {

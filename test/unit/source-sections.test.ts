@@ -89,7 +89,7 @@ describe('source sections', () => {
     expect(rows['primary network: uptime its reward needs']).toBe('80');
     expect(rows['subnet L1xyz: balance lasts']).toBe('1');
     expect(summarizePlatform(snapshot).validator).toEqual({
-      stake: { endSeconds: 2000, autoRenew: true },
+      stake: { startSeconds: 100, endSeconds: 2000, autoRenew: true },
       uptimeRequirement: 0.8,
       l1: [{ subnet: 'L1xyz', balanceNavax: 86_400_000, runwaySeconds: 86_400 }],
     });

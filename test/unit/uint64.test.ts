@@ -7,6 +7,10 @@ describe('uint64 (json.Uint64 from a node)', () => {
     ['0', 0],
     ['18446744073709551615', 2 ** 64],
     [42, 42],
+    [2 ** 64 - 2048, 2 ** 64 - 2048],
+    // The JSON number 18446744073709551616 (2^64): Number(MAX_UINT64) rounds up to it, so a bound of <= passed it.
+    [2 ** 64, undefined],
+    [2 ** 70, undefined],
     ['18446744073709551616', undefined],
     ['9'.repeat(400), undefined],
     ['-1', undefined],

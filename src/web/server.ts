@@ -1,13 +1,15 @@
 // The exporter's listening socket: HTTP or HTTPS from the web config, with
 // limits that keep /metrics answering when clients misbehave (slow headers,
 // idle or half-open connections, large bodies), a start that fails fast, and a
-// stop that does not wait for clients.
+// stop that does not wait for clients. It sits beside the web config (config.ts)
+// and its guard (guard.ts): TLS and auth on the exporter's port in one place, as
+// prometheus/exporter-toolkit keeps them in its web package.
 import { createServer as createHttpServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
-import type { WebConfig, WebTls } from '../web/config.js';
+import type { WebConfig, WebTls } from './config.js';
 
 /** The limits, documented in the README ("Server limits"). */
 export const SERVER_LIMITS = {
