@@ -2,12 +2,18 @@
 // body holds exactly the families the recorder keeps, as served, and says per release which
 // families carry each stable fact. The live checks are in record.test.ts and local-network.test.ts.
 import { gunzipSync } from 'node:zlib';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { legacyVersions, pinnedVersion } from './build.js';
 import {
+  NODE_METRICS_DIR,
   STABLE_FACTS,
+  TABLE_END,
+  TABLE_START,
+  chainValue,
   compareMetrics,
+  factsTable,
   fixtureFiles,
   isKeptFamily,
   isStableFamily,
@@ -15,6 +21,7 @@ import {
   readNodeMetrics,
   splitFamilies,
   trimBody,
+  withTable,
   type NodeMetricsMeta,
 } from './node-metrics.js';
 import { records, type RecordingKind } from './record.js';
@@ -66,6 +73,31 @@ describe('the recorder', () => {
         '',
       ].join('\n'),
     );
+  });
+
+  it('tabulates per recording the families that carry each fact, with their label names, between the README markers', () => {
+    const v110 = '# TYPE avalanche_C_polls_successful counter\navalanche_C_polls_successful 4\n';
+    const table = factsTable([
+      { column: 'new', trimmed: trimBody(body) },
+      { column: 'old', trimmed: v110 },
+    ]);
+    const lines = table.split('\n');
+    expect(lines.slice(0, 4)).toEqual([TABLE_START, '', '| fact | new | old |', '|---|---|---|']);
+    expect(lines[4]).toBe('| consensus polls, successful | `avalanche_snowman_polls_successful{chain}` | `avalanche_C_polls_successful` |');
+    expect(lines[5]).toBe('| consensus polls, failed | (none) | (none) |');
+    expect(lines.at(-1)).toBe(TABLE_END);
+    const readme = `# x\n${TABLE_START}\nold table\n${TABLE_END}\nafter\n`;
+    expect(withTable(readme, table)).toBe(`# x\n${table}\nafter\n`);
+    expect(withTable(withTable(readme, table), table)).toBe(withTable(readme, table));
+  });
+
+  it("reads a chain's value under either naming: the chain label, or its alias in the family name (v1.10)", () => {
+    expect(chainValue(body, 'consensus polls, successful', 'P')).toBe(3);
+    expect(chainValue(body, 'consensus polls, successful', 'X')).toBeUndefined();
+    const v110 =
+      '# TYPE avalanche_C_polls_successful counter\navalanche_C_polls_successful 4\n# TYPE avalanche_P_polls_successful counter\navalanche_P_polls_successful 2\n';
+    expect(chainValue(v110, 'consensus polls, successful', 'C')).toBe(4);
+    expect(chainValue(v110, 'consensus polls, failed', 'C')).toBeUndefined();
   });
 
   it('records a kind when RECORD is 1 or names it', () => {
@@ -121,6 +153,24 @@ describe.each(versions)('the /ext/metrics recording of %s', (version) => {
         `${version}: polls of ${chain}`,
       ).toBe(true);
     }
+    // With values: the lone node's polls finalized the recorded transfers; nothing failed, no bad block.
+    expect(chainValue(trimmed, 'consensus polls, successful', 'C')).toBeGreaterThanOrEqual(3);
+    expect(chainValue(trimmed, 'consensus polls, failed', 'C')).toBe(0);
+    expect(chainValue(trimmed, 'EVM bad blocks', 'C')).toBe(0);
+  });
+});
+
+describe('the README of the recordings', async () => {
+  const pinned = await pinnedVersion();
+  it('tabulates what every recording serves per stable fact (RECORD=node-metrics on this file rewrites it)', async () => {
+    const recordings = [];
+    for (const version of versions) recordings.push({ column: version, trimmed: (await readNodeMetrics(version, 'single-node')).trimmed });
+    recordings.push({ column: `${pinned}, L1 validator`, trimmed: (await readNodeMetrics(pinned, 'local-network')).trimmed });
+    const file = join(NODE_METRICS_DIR, 'README.md');
+    const readme = readFileSync(file, 'utf8');
+    const updated = withTable(readme, factsTable(recordings));
+    if (records('node-metrics') && updated !== readme) writeFileSync(file, updated);
+    else expect(readme).toBe(updated);
   });
 });
 

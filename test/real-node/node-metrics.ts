@@ -282,3 +282,60 @@ export function compareMetrics(recorded: string, live: string): string[] {
   for (const name of b.keys()) if (!a.has(name)) out.push(`${name}: served live, not recorded`);
   return out;
 }
+
+/** The markers around the generated table in the fixtures' README. */
+export const TABLE_START = '<!-- node-metrics:table -->';
+export const TABLE_END = '<!-- /node-metrics:table -->';
+
+/**
+ * The README's table: per stable fact (rows) and recording (columns), the families that carry it
+ * with their label names, read from the trimmed bodies. What a reader of these fixtures (the
+ * node-metrics source) must map to one stable name.
+ */
+export function factsTable(recordings: ReadonlyArray<{ column: string; trimmed: string }>): string {
+  const byRecording = recordings.map((r) => splitFamilies(r.trimmed));
+  const cell = (families: Family[], fact: StableFact): string => {
+    const names = families
+      .filter((f) => fact.family.test(f.name))
+      .map((f) => {
+        const labels = [...new Set(f.samples.flatMap(labelNames))].filter((l) => l !== 'quantile' && l !== 'le').sort();
+        return `\`${f.name}${labels.length > 0 ? `{${labels.join(',')}}` : ''}\``;
+      });
+    return names.length > 0 ? names.join('<br>') : '(none)';
+  };
+  const rows = [
+    `| fact | ${recordings.map((r) => r.column).join(' | ')} |`,
+    `|---|${recordings.map(() => '---|').join('')}`,
+    ...STABLE_FACTS.map((fact) => `| ${fact.fact} | ${byRecording.map((families) => cell(families, fact)).join(' | ')} |`),
+  ];
+  return `${TABLE_START}\n\n${rows.join('\n')}\n\n${TABLE_END}`;
+}
+
+/** `readme` with its generated table replaced by `table` (the markers kept). */
+export function withTable(readme: string, table: string): string {
+  const start = readme.indexOf(TABLE_START);
+  if (start < 0) throw new Error(`the README has no ${TABLE_START} marker`);
+  const end = readme.indexOf(TABLE_END, start);
+  return `${readme.slice(0, start)}${table}${end < 0 ? readme.slice(start + TABLE_START.length) : readme.slice(end + TABLE_END.length)}`;
+}
+
+/**
+ * The value of a stable fact for `chain` (an alias: `C`, `P`, `X`) in a body of any release: the
+ * `chain` label from v1.11 on, the alias in the family name (`avalanche_C_…`) on v1.10.
+ * Undefined when the body has no such sample; throws when it has several.
+ */
+export function chainValue(body: string, fact: string, chain: string): number | undefined {
+  const stable = STABLE_FACTS.find((f) => f.fact === fact);
+  if (!stable) throw new Error(`no stable fact ${fact}`);
+  const values = splitFamilies(body)
+    .filter((f) => stable.family.test(f.name))
+    .flatMap((f) =>
+      f.samples.filter((s) => {
+        const name = /^[^{ ]+/.exec(s)?.[0] ?? '';
+        return name === f.name && (s.includes(`chain="${chain}"`) || (f.name.startsWith(`avalanche_${chain}_`) && !s.includes('{')));
+      }),
+    )
+    .map((s) => Number(s.slice(s.lastIndexOf(' ') + 1)));
+  if (values.length > 1) throw new Error(`${fact} of ${chain}: ${values.length} samples`);
+  return values[0];
+}

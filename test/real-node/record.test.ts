@@ -7,7 +7,7 @@ import { TOOLS_MODULE_DIR, legacyModuleDir, legacyVersions, pinnedVersion } from
 import { sendCChainTransfers } from './chain.js';
 import { compareAnswers } from './compare.js';
 import { portableFlags, startRealNode, type RealNode } from './node.js';
-import { compareMetrics, fetchNodeMetrics, readNodeMetrics, recordNodeMetrics } from './node-metrics.js';
+import { chainValue, compareMetrics, fetchNodeMetrics, readNodeMetrics, recordNodeMetrics } from './node-metrics.js';
 import { chainHeight, healthReport, lastAcceptedIndex } from './queries.js';
 import {
   bootstrappingCases,
@@ -94,6 +94,15 @@ describe.each(MODULES)('recorded node answers (%s)', async (moduleDir) => {
     const node = theNode();
     const recorded = await readNodeMetrics(version, 'single-node');
     expect(compareMetrics(recorded.trimmed, await fetchNodeMetrics(node.url))).toEqual([]);
+  });
+
+  it("serves the C-Chain's poll counters and bad-block count with live values, under this release's names", async () => {
+    const body = await fetchNodeMetrics(theNode().url);
+    // Each transfer is a block that the lone node finalizes through its own polls.
+    expect(chainValue(body, 'consensus polls, successful', 'C')).toBeGreaterThanOrEqual(TRANSFERS);
+    expect(chainValue(body, 'consensus polls, failed', 'C')).toBe(0);
+    expect(chainValue(body, 'EVM bad blocks', 'C')).toBe(0);
+    for (const chain of ['P', 'X']) expect(chainValue(body, 'consensus polls, failed', chain), chain).toBe(0);
   });
 
   it('the recording exists for the pinned version', () => {
