@@ -304,7 +304,11 @@ describe('a five-node local network of genesis validators', async () => {
       const recorded = answers.get(c.name);
       if (!recorded) continue;
       const live = await requestCase(l1CaseUrl(c), c);
-      for (const d of compareAnswers({ ...recorded, body: asThisRun(recorded.body) }, live)) differences.push(`${c.name}: ${d}`);
+      for (const d of compareAnswers({ ...recorded, body: asThisRun(recorded.body) }, live)) {
+        // Go writes a map's keys sorted: where the chain ID falls among the check names depends on the ID.
+        if (c.name === 'health-rpc-health-tag-l1' && d.startsWith('shape $.result.checks: key order ')) continue;
+        differences.push(`${c.name}: ${d}`);
+      }
     }
     expect(differences).toEqual([]);
   });
