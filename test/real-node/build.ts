@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -125,6 +125,65 @@ async function binaryVersion(binary: string): Promise<string> {
 }
 
 /**
+ * Builds `pkg` from the module at `moduleDir` into `binary` (cgo as AvalancheGo's own
+ * scripts/build.sh: BLST needs it, and the portable flag avoids CPU-specific instructions),
+ * through a temporary name that is renamed into place only once `check` accepted the result, so
+ * an interrupted or wrong build never leaves a broken binary. Writes `build-info.json` beside it.
+ */
+async function buildCached(
+  what: string,
+  moduleDir: string,
+  pkg: string,
+  binary: string,
+  version: string,
+  check: (partial: string) => Promise<void>,
+  extra: { info?: Record<string, unknown>; infoDir?: string } = {},
+): Promise<number> {
+  // The partial build and build-info.json go beside the binary, or in `infoDir` when the
+  // binary's directory must hold nothing else (a plugin directory).
+  const dir = extra.infoDir ?? dirname(binary);
+  await mkdir(dir, { recursive: true });
+  await mkdir(dirname(binary), { recursive: true });
+  const partial = join(dir, `${basename(binary)}.partial-${process.pid}`);
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    CGO_ENABLED: '1',
+    CGO_CFLAGS: process.env.CGO_CFLAGS ?? '-O2 -D__BLST_PORTABLE__',
+  };
+  const buildArgs = ['build', ...(await extraBuildFlags(moduleDir)), '-o', partial, pkg];
+  log(`building ${what} ${version} from the Go module proxy (a cold build takes a few minutes on 2 cores)`);
+  log(`  cd ${moduleDir} && go ${buildArgs.join(' ')}`);
+  const started = Date.now();
+  try {
+    await run('go', buildArgs, { cwd: moduleDir, env });
+    await chmod(partial, 0o755);
+    await check(partial);
+    await rename(partial, binary);
+  } finally {
+    await rm(partial, { force: true });
+  }
+  const buildSeconds = Math.round((Date.now() - started) / 1000);
+  const goSum = await readFile(join(moduleDir, 'go.sum'));
+  await writeFile(
+    join(dir, 'build-info.json'),
+    `${JSON.stringify(
+      {
+        version,
+        package: pkg,
+        builtAt: new Date().toISOString(),
+        buildSeconds,
+        goSumSha256: createHash('sha256').update(goSum).digest('hex'),
+        ...extra.info,
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  log(`built ${what} ${version} in ${buildSeconds}s, cached at ${binary}`);
+  return buildSeconds;
+}
+
+/**
  * Returns the AvalancheGo binary for the pinned version, building it on first use.
  *
  * AVALANCHEGO_BIN points at an existing binary instead (it must report the pinned version).
@@ -152,46 +211,102 @@ export async function ensureAvalancheGo(moduleDir: string = TOOLS_MODULE_DIR): P
     log(`cached binary at ${binary} reports ${reported}, expected ${version}: rebuilding`);
   }
 
-  const dir = join(cacheRoot(), `avalanchego-${version}`);
-  await mkdir(dir, { recursive: true });
-  // Build to a temporary name and rename, so an interrupted build never leaves a
-  // half-written binary at the cached path.
-  const partial = join(dir, `avalanchego.partial-${process.pid}`);
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    // AvalancheGo's own scripts/build.sh sets these: BLST needs cgo, and the
-    // portable flag avoids CPU-specific instructions.
-    CGO_ENABLED: '1',
-    CGO_CFLAGS: process.env.CGO_CFLAGS ?? '-O2 -D__BLST_PORTABLE__',
-  };
-  const buildArgs = ['build', ...(await extraBuildFlags(moduleDir)), '-o', partial, MAIN_PACKAGE];
-  log(`building AvalancheGo ${version} from the Go module proxy (a cold build takes a few minutes on 2 cores)`);
-  log(`  cd ${moduleDir} && go ${buildArgs.join(' ')}`);
-  const started = Date.now();
-  try {
-    await run('go', buildArgs, { cwd: moduleDir, env });
-    await chmod(partial, 0o755);
+  const buildSeconds = await buildCached('AvalancheGo', moduleDir, MAIN_PACKAGE, binary, version, async (partial) => {
     const reported = await binaryVersion(partial);
     if (reported !== version) throw new Error(`built binary reports ${reported}, expected ${version}`);
-    await rename(partial, binary);
-  } finally {
-    await rm(partial, { force: true });
-  }
-  const buildSeconds = Math.round((Date.now() - started) / 1000);
-  const goSum = await readFile(join(moduleDir, 'go.sum'));
-  await writeFile(
-    join(dir, 'build-info.json'),
-    `${JSON.stringify(
-      {
-        version,
-        builtAt: new Date().toISOString(),
-        buildSeconds,
-        goSumSha256: createHash('sha256').update(goSum).digest('hex'),
-      },
-      null,
-      2,
-    )}\n`,
-  );
-  log(`built AvalancheGo ${version} in ${buildSeconds}s, cached at ${binary}`);
+  });
   return { binary, version, built: true, buildSeconds };
+}
+
+/**
+ * The VM ID of Subnet-EVM (`constants.SubnetEVMID`: the bytes of "subnetevm"). The node runs a VM
+ * plugin from the file named by its VM ID in `--plugin-dir`.
+ */
+export const SUBNET_EVM_VM_ID = 'srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy';
+/**
+ * The Subnet-EVM plugin's main package: graft/subnet-evm's plugin/main.go with the file limit
+ * clamped to the hard limit (tools/avalanchego/subnetevm/main.go says why). Its VM is
+ * graft/subnet-evm's, at the version pinned in the same go.mod as the node.
+ */
+const SUBNET_EVM_PACKAGE = 'github.com/avalanchego-exporter/tools/avalanchego/subnetevm';
+const SUBNET_EVM_MAIN = join(TOOLS_MODULE_DIR, 'subnetevm', 'main.go');
+
+export interface SubnetEvmPlugin {
+  /** The directory to pass as `--plugin-dir`: it holds only the plugin, named by its VM ID. */
+  pluginDir: string;
+  binary: string;
+  /** The pinned module version of the node and its grafted modules, for example `v1.14.2`. */
+  version: string;
+  /** The RPC chain VM protocol the plugin speaks; the node's `info.getNodeVersion` says its own. */
+  rpcChainVm: number;
+  built: boolean;
+  buildSeconds: number;
+}
+
+export function subnetEvmPluginDir(version: string): string {
+  return join(cacheRoot(), `subnet-evm-${version}`, 'plugins');
+}
+
+/** `Subnet-EVM/v1.14.2 [rpcchainvm=45]` (the plugin's --version): the release and its RPC protocol. */
+async function pluginVersion(binary: string): Promise<{ version: string; rpcChainVm: number }> {
+  const out = await run(binary, ['--version'], { cwd: REPO_ROOT, env: process.env });
+  const match = /Subnet-EVM\/v?(\d+\.\d+\.\d+)\S* \[rpcchainvm=(\d+)\]/.exec(out);
+  if (!match?.[1] || !match[2]) throw new Error(`unexpected --version output from ${binary}: ${out}`);
+  return { version: `v${match[1]}`, rpcChainVm: Number(match[2]) };
+}
+
+/**
+ * Runs the plugin as the node starts it, minus the node: it sets its file limit, then fails to
+ * serve for want of the node's handshake. A plugin that cannot set its file limit exits before,
+ * and the node would only see it vanish.
+ */
+async function checkPluginStarts(binary: string): Promise<void> {
+  const out = await run(binary, [], { cwd: REPO_ROOT, env: process.env }).catch((err: unknown) => String(err));
+  if (/fd limit|fd-limit/.test(out)) throw new Error(`the plugin cannot start here: ${out.trim()}`);
+}
+
+/**
+ * Returns the Subnet-EVM VM plugin of the pinned release, building it on first use into
+ * `<cache>/subnet-evm-<version>/plugins/<VM ID>`. Only the current release has it: the older
+ * pins predate the grafted modules. A cached plugin is rebuilt when its version or the launcher
+ * (tools/avalanchego/subnetevm/main.go) changed.
+ */
+export async function ensureSubnetEvm(moduleDir: string = TOOLS_MODULE_DIR): Promise<SubnetEvmPlugin> {
+  const version = await pinnedVersion(moduleDir);
+  if (!/github\.com\/ava-labs\/avalanchego\/graft\/subnet-evm\s/.test(await readFile(join(moduleDir, 'go.mod'), 'utf8'))) {
+    throw new Error(`${moduleDir}/go.mod does not pin graft/subnet-evm: no Subnet-EVM plugin for ${version}`);
+  }
+  const pluginDir = subnetEvmPluginDir(version);
+  const binary = join(pluginDir, SUBNET_EVM_VM_ID);
+  const mainSha256 = createHash('sha256')
+    .update(await readFile(SUBNET_EVM_MAIN))
+    .digest('hex');
+  // Beside the plugin directory, not in it: the node takes every file there for a VM.
+  const infoDir = dirname(pluginDir);
+  const infoFile = join(infoDir, 'build-info.json');
+  if (existsSync(binary) && existsSync(infoFile)) {
+    const info = JSON.parse(await readFile(infoFile, 'utf8')) as { mainSha256?: string };
+    const reported = await pluginVersion(binary);
+    if (reported.version === version && info.mainSha256 === mainSha256) {
+      log(`using cached Subnet-EVM plugin ${version} at ${binary}`);
+      return { pluginDir, binary, version, rpcChainVm: reported.rpcChainVm, built: false, buildSeconds: 0 };
+    }
+    log(`cached plugin at ${binary} reports ${reported.version}, launcher ${info.mainSha256 ?? '?'}; expected ${version}, ${mainSha256}: rebuilding`);
+  }
+  let rpcChainVm = 0;
+  const buildSeconds = await buildCached(
+    'the Subnet-EVM plugin',
+    moduleDir,
+    SUBNET_EVM_PACKAGE,
+    binary,
+    version,
+    async (partial) => {
+      const reported = await pluginVersion(partial);
+      if (reported.version !== version) throw new Error(`built plugin reports ${reported.version}, expected ${version}`);
+      rpcChainVm = reported.rpcChainVm;
+      await checkPluginStarts(partial);
+    },
+    { info: { mainSha256 }, infoDir },
+  );
+  return { pluginDir, binary, version, rpcChainVm, built: true, buildSeconds };
 }

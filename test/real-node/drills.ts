@@ -356,17 +356,19 @@ function bootstrapper(s: Stack, except: RealNode): { ip: string; nodeId: string 
   return { ip: `127.0.0.1:${first.stakingPort}`, nodeId: first.nodeId };
 }
 
-/** Stops `name`'s node and starts it again on the same ports: as the same staker, or with `profile`. */
+/**
+ * Stops `name`'s node and starts it again on the same ports: as it was (its flags, a tracked L1
+ * included), or with the options `o` replacing them (another profile, another key).
+ */
 async function restart(s: Stack, name: string, o: Partial<StartOptions> = {}): Promise<RealNode> {
   const old = defined(s.nodes.get(name), `the node ${name}`);
   await old.stop();
   s.started.delete(old);
-  const staker = old.profile === 'local-validator' ? stakerOf(old) : undefined;
   const node = await startRealNode({
-    ...localNodeOptions(staker),
+    ...old.options,
     ...o,
     bootstrap: [bootstrapper(s, old)],
-    ports: { http: Number(new URL(old.url).port), staking: old.stakingPort },
+    ports: old.options.ports,
   });
   s.started.add(node);
   s.nodes.set(name, node);

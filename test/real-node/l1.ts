@@ -1,19 +1,60 @@
 // P-Chain transactions on the five-node local network, built and signed with @avalabs/avalanchejs
 // and the local network's prefunded key (ewoq): a legacy subnet with a permissioned validator,
-// and a second subnet converted to an L1 (ACP-77) whose validator has a P-Chain balance.
+// and a second subnet with a Subnet-EVM chain, converted to an L1 (ACP-77) whose validators have
+// a P-Chain balance. Running that chain on the L1's validators is l1-chain.ts.
 import * as avalanchejs from '@avalabs/avalanchejs';
-import { log } from './build.js';
+import { SUBNET_EVM_VM_ID, log } from './build.js';
 import { LOCAL_PREFUNDED_KEY } from './chain.js';
 import { rpcCall } from './http.js';
 import { waitFor } from './wait.js';
 
 /**
- * The VM ID of Subnet-EVM. The P-Chain records the chain's VM and genesis without running them,
- * so no node needs the plugin: the chain exists only to give the L1 its manager chain ID.
+ * The validator manager's address that the conversion records (ConvertSubnetToL1Tx `address`,
+ * with the chain's ID): where an L1's validator manager contract lives on its chain, so that its
+ * Warp messages are the only way to change the set from then on. The P-Chain does not look at
+ * the chain's state: no contract is deployed there, since no test changes the set after the
+ * conversion. The address is the one Avalanche's tooling gives the manager's proxy.
  */
-const SUBNET_EVM_VM_ID = 'srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy';
-/** The validator manager's address on that chain (never called: nothing runs the chain). */
 const MANAGER_ADDRESS = '0x0feedc0de0000000000000000000000000000000';
+
+/** The EIP-155 chain ID of the local L1's Subnet-EVM chain (and of the drills' second L1, +1 apart). */
+export const L1_EVM_CHAIN_ID = 99999;
+
+/**
+ * A Subnet-EVM genesis: the C-Chain's launch fee parameters (a 12M gas limit, a 2 s target block
+ * rate, a 25 nAVAX minimum base fee and no block gas cost floor), and the local network's prefunded
+ * address funded with 1,000,000 of the L1's native token so that viem can send transfers. The
+ * network upgrades come from the node's own schedule (all active on the local network).
+ */
+export function subnetEvmGenesis(evmChainId: number): Record<string, unknown> {
+  const gasLimit = 12_000_000;
+  return {
+    config: {
+      chainId: evmChainId,
+      feeConfig: {
+        gasLimit,
+        targetBlockRate: 2,
+        minBaseFee: 25_000_000_000,
+        targetGas: 60_000_000,
+        baseFeeChangeDenominator: 36,
+        minBlockGasCost: 0,
+        maxBlockGasCost: 1_000_000,
+        blockGasCostStep: 200_000,
+      },
+    },
+    alloc: { '8db97C7cEcE249c2b98bDC0226Cc4C2A57BF52FC': { balance: `0x${(10n ** 24n).toString(16)}` } },
+    nonce: '0x0',
+    timestamp: '0x0',
+    extraData: '0x',
+    gasLimit: `0x${gasLimit.toString(16)}`,
+    difficulty: '0x0',
+    mixHash: `0x${'0'.repeat(64)}`,
+    coinbase: `0x${'0'.repeat(40)}`,
+    number: '0x0',
+    gasUsed: '0x0',
+    parentHash: `0x${'0'.repeat(64)}`,
+  };
+}
 
 /**
  * The part of @avalabs/avalanchejs used here. The package's type declarations re-export with
@@ -89,18 +130,42 @@ interface AvalancheJs {
 }
 const { Context, pvm, pvmSerial, PChainOwner, L1Validator, addTxSignatures, secp256k1, utils } = avalanchejs as unknown as AvalancheJs;
 
+/** One validator of an L1 at its conversion: the node (BLS key from its info API), its weight and balance. */
+export interface L1ValidatorSpec {
+  url: string;
+  weight: bigint;
+  /** nAVAX: at the fee price (1 nAVAX/s on the local network) the seconds it stays active. */
+  balance: bigint;
+}
+
+export interface RegisteredL1Validator {
+  nodeId: string;
+  validationId: string;
+  weight: bigint;
+  balance: bigint;
+}
+
+export interface L1Setup {
+  subnetId: string;
+  chainId: string;
+  /** The chain's name on the P-Chain (platform.getBlockchains). */
+  chainName: string;
+  evmChainId: number;
+  conversionTxId: string;
+  /** In the order given to the conversion. */
+  validators: RegisteredL1Validator[];
+}
+
 export interface SubnetSetup {
   /** A permissioned subnet with `nodeId` as a legacy subnet validator (with an end time). */
   subnetId: string;
   subnetValidatorEnd: number;
   /**
-   * A subnet converted to an L1 with `nodeId` as its validator with `balance`, and a second
-   * validator (`inactive`) whose tiny balance runs out seconds after the conversion.
+   * A subnet with a Subnet-EVM chain converted to an L1 with `nodeId` as its validator with
+   * `balance`, a validator (`inactive`) whose tiny balance runs out seconds after the conversion,
+   * and the `others`.
    */
-  l1: {
-    subnetId: string;
-    chainId: string;
-    conversionTxId: string;
+  l1: L1Setup & {
     validationId: string;
     balance: bigint;
     weight: bigint;
@@ -188,11 +253,16 @@ const INACTIVE_BALANCE = 3n;
 
 /**
  * On the network at `url` (the node `nodeId`): creates a subnet and adds `nodeId` as its (legacy)
- * validator until now + 2 days; creates a second subnet and a chain on it, and converts it to an
- * L1 with `nodeId` (BLS key from its info.getNodeID) as a validator with `balance` nAVAX and the
- * node at `inactiveUrl` with 3 nAVAX, then waits until that one is out of balance (inactive).
+ * validator until now + 2 days; creates a second subnet with a Subnet-EVM chain and converts it to
+ * an L1 with `nodeId` as a validator with `balance` nAVAX and `weight`, the node at `inactive.url`
+ * with 3 nAVAX, and the `others`; then waits until the second one is out of balance (inactive).
  */
-export async function setUpSubnets(url: string, nodeId: string, inactiveUrl: string, balance = 1_000_000_000n): Promise<SubnetSetup> {
+export async function setUpSubnets(
+  url: string,
+  nodeId: string,
+  options: { balance?: bigint; weight?: bigint; inactive: { url: string; weight: bigint }; others?: L1ValidatorSpec[] },
+): Promise<SubnetSetup> {
+  const { balance = 1_000_000_000n, weight = 100n, inactive, others = [] } = options;
   const w = await wallet(url);
   const txs: SubnetSetup['txs'] = [];
   const owner = { subnetOwners: [w.address] };
@@ -219,74 +289,32 @@ export async function setUpSubnets(url: string, nodeId: string, inactiveUrl: str
     true,
   );
 
-  const l1SubnetId = await issue(w, 'CreateSubnetTx', pvm.e.newCreateSubnetTx({ ...(await spendable(w)), ...owner }, w.context), txs);
-  const chainId = await issue(
-    w,
-    'CreateChainTx',
-    pvm.e.newCreateChainTx(
-      {
-        ...(await spendable(w)),
-        subnetId: l1SubnetId,
-        subnetAuth: [0],
-        chainName: 'exporterl1',
-        vmId: SUBNET_EVM_VM_ID,
-        fxIds: [],
-        genesisData: { config: { chainId: 99999 } },
-      },
-      w.context,
-    ),
-    txs,
-    true,
-  );
-  const weight = 100n;
-  const owners = PChainOwner.fromNative([w.address], 1);
-  const own = await nodePop(url);
-  const other = await nodePop(inactiveUrl);
-  const validators = [
-    L1Validator.fromNative(own.nodeId, weight, balance, own.pop, owners, owners),
-    L1Validator.fromNative(other.nodeId, weight, INACTIVE_BALANCE, other.pop, owners, owners),
-  ];
-  const conversionTxId = await issue(
-    w,
-    'ConvertSubnetToL1Tx',
-    pvm.e.newConvertSubnetToL1Tx(
-      {
-        ...(await spendable(w)),
-        subnetId: l1SubnetId,
-        chainId,
-        address: utils.hexToBuffer(MANAGER_ADDRESS),
-        validators,
-        subnetAuth: [0],
-      },
-      w.context,
-    ),
-    txs,
-    true,
-  );
-  const active = await l1Validator(url, l1SubnetId, own.nodeId);
-  if (!active) throw new Error(`no L1 validator ${own.nodeId} on ${l1SubnetId} after the conversion`);
+  const prepared = await prepareL1(url, 'exporterl1', L1_EVM_CHAIN_ID, txs);
+  const l1 = await convertToL1(prepared, [
+    { url, weight, balance },
+    { url: inactive.url, weight: inactive.weight, balance: INACTIVE_BALANCE },
+    ...others,
+  ]);
+  const [own, other] = l1.validators;
+  if (!own || !other) throw new Error('the conversion returned fewer validators than given');
+  if (own.nodeId !== nodeId) throw new Error(`${url} is ${own.nodeId}, not ${nodeId}`);
   // The P-Chain builds a block when the next L1 validator runs out of balance (its eviction time).
   const started = Date.now();
-  const inactive = await waitFor(
-    async () => {
-      const v = await l1Validator(url, l1SubnetId, other.nodeId);
-      return v?.balance === '0' ? v : false;
-    },
-    { timeoutMs: 60_000, intervalMs: 500, what: `L1 validator ${other.nodeId} to run out of balance` },
-  );
+  await waitFor(async () => (await l1Validator(url, l1.subnetId, other.nodeId))?.balance === '0', {
+    timeoutMs: 60_000,
+    intervalMs: 500,
+    what: `L1 validator ${other.nodeId} to run out of balance`,
+  });
   log(`L1 validator ${other.nodeId} inactive (balance 0) ${Math.round((Date.now() - started) / 100) / 10}s after the conversion`);
-  if (own.nodeId !== nodeId) throw new Error(`${url} is ${own.nodeId}, not ${nodeId}`);
   return {
     subnetId,
     subnetValidatorEnd,
     l1: {
-      subnetId: l1SubnetId,
-      chainId,
-      conversionTxId,
-      validationId: active.validationID,
+      ...l1,
+      validationId: own.validationId,
       balance,
       weight,
-      inactive: { nodeId: other.nodeId, validationId: inactive.validationID, balance: INACTIVE_BALANCE },
+      inactive: { nodeId: other.nodeId, validationId: other.validationId, balance: INACTIVE_BALANCE },
     },
     txs,
   };
@@ -297,13 +325,19 @@ export interface PreparedL1 {
   url: string;
   subnetId: string;
   chainId: string;
+  chainName: string;
+  evmChainId: number;
   txs: SubnetSetup['txs'];
 }
 
-/** On the network at `url`: creates a subnet and a chain on it (not converted yet). */
-export async function prepareL1(url: string): Promise<PreparedL1> {
+/** On the network at `url`: creates a subnet and a Subnet-EVM chain on it (not converted yet). */
+export async function prepareL1(
+  url: string,
+  chainName = 'drilll1',
+  evmChainId = L1_EVM_CHAIN_ID - 1,
+  txs: SubnetSetup['txs'] = [],
+): Promise<PreparedL1> {
   const w = await wallet(url);
-  const txs: SubnetSetup['txs'] = [];
   const subnetId = await issue(w, 'CreateSubnetTx', pvm.e.newCreateSubnetTx({ ...(await spendable(w)), subnetOwners: [w.address] }, w.context), txs);
   const chainId = await issue(
     w,
@@ -313,31 +347,29 @@ export async function prepareL1(url: string): Promise<PreparedL1> {
         ...(await spendable(w)),
         subnetId,
         subnetAuth: [0],
-        chainName: 'drilll1',
+        chainName,
         vmId: SUBNET_EVM_VM_ID,
         fxIds: [],
-        genesisData: { config: { chainId: 99998 } },
+        genesisData: subnetEvmGenesis(evmChainId),
       },
       w.context,
     ),
     txs,
     true,
   );
-  return { url, subnetId, chainId, txs };
+  return { url, subnetId, chainId, chainName, evmChainId, txs };
 }
 
 /**
  * Converts the prepared subnet to an L1 whose validators are the nodes at `validators[].url`
- * (BLS keys from their info.getNodeID), each with `balance` nAVAX; returns their validation IDs.
+ * (BLS keys from their info.getNodeID), each with its weight and balance; returns their
+ * validation IDs, in the order given.
  */
-export async function convertToL1(
-  l1: PreparedL1,
-  validators: Array<{ url: string; balance: bigint }>,
-): Promise<Array<{ nodeId: string; validationId: string }>> {
+export async function convertToL1(l1: PreparedL1, validators: Array<Omit<L1ValidatorSpec, 'weight'> & { weight?: bigint }>): Promise<L1Setup> {
   const w = await wallet(l1.url);
   const owners = PChainOwner.fromNative([w.address], 1);
-  const pops = await Promise.all(validators.map(async (v) => ({ ...(await nodePop(v.url)), balance: v.balance })));
-  await issue(
+  const pops = await Promise.all(validators.map(async (v) => ({ ...(await nodePop(v.url)), balance: v.balance, weight: v.weight ?? 100n })));
+  const conversionTxId = await issue(
     w,
     'ConvertSubnetToL1Tx',
     pvm.e.newConvertSubnetToL1Tx(
@@ -346,7 +378,7 @@ export async function convertToL1(
         subnetId: l1.subnetId,
         chainId: l1.chainId,
         address: utils.hexToBuffer(MANAGER_ADDRESS),
-        validators: pops.map((p) => L1Validator.fromNative(p.nodeId, 100n, p.balance, p.pop, owners, owners)),
+        validators: pops.map((p) => L1Validator.fromNative(p.nodeId, p.weight, p.balance, p.pop, owners, owners)),
         subnetAuth: [0],
       },
       w.context,
@@ -354,11 +386,19 @@ export async function convertToL1(
     l1.txs,
     true,
   );
-  return Promise.all(
-    pops.map(async (p) => {
+  const registered = await Promise.all(
+    pops.map(async (p): Promise<RegisteredL1Validator> => {
       const v = await l1Validator(l1.url, l1.subnetId, p.nodeId);
       if (!v) throw new Error(`no L1 validator ${p.nodeId} on ${l1.subnetId} after the conversion`);
-      return { nodeId: p.nodeId, validationId: v.validationID };
+      return { nodeId: p.nodeId, validationId: v.validationID, weight: p.weight, balance: p.balance };
     }),
   );
+  return {
+    subnetId: l1.subnetId,
+    chainId: l1.chainId,
+    chainName: l1.chainName,
+    evmChainId: l1.evmChainId,
+    conversionTxId,
+    validators: registered,
+  };
 }

@@ -6,10 +6,13 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import type { RunningSimulator, SimulatorOptions } from '../../src/simulator/index.js';
-import { REPO_ROOT, pinnedVersion } from './build.js';
+import { REPO_ROOT, SUBNET_EVM_VM_ID, pinnedVersion } from './build.js';
+import { blockNumber, receiptBlock, sendCChainTransfers, sendTransfers, submitTransfer } from './chain.js';
 import { compareAnswers } from './compare.js';
 import { UNSERVED_PLATFORM_METHODS, explain, type Difference, type KnownDifference } from './differences.js';
-import { setUpSubnets, type SubnetSetup } from './l1.js';
+import { L1_EVM_CHAIN_ID, setUpSubnets, type SubnetSetup } from './l1.js';
+import { compareMetrics, fetchNodeMetrics, readNodeMetrics, recordNodeMetrics } from './node-metrics.js';
+import { LOCAL_L1_VALIDATORS, offlineShare, runL1Chain, waitChainRunning, watchStandstill, type RunningL1 } from './l1-chain.js';
 import { httpRequest, rpcCall, rpcRequest } from './http.js';
 import { startLocalNetwork, type LocalNetwork } from './network.js';
 import { select, startExporter, type Sample } from './exporter.js';
@@ -17,12 +20,18 @@ import { portableFlags, type RealNode } from './node.js';
 import {
   NON_VALIDATOR_PREFIX,
   PRIMARY_NETWORK_ID,
+  STAKER_PREFIX,
+  l1ChainCases,
   nonValidatorCases,
   readRecording,
   readValidatorFacts,
   recordProfile,
+  records,
   requestCase,
+  rpc,
   validatorCases,
+  type L1ChainFacts,
+  type RecordingCase,
   type ValidatorFacts,
 } from './record.js';
 import { waitFor } from './wait.js';
@@ -43,16 +52,19 @@ const KNOWN_VALIDATOR_DIFFERENCES: KnownDifference[] = [
   },
   {
     case: /^info-getNodeVersion$/,
-    difference: /vmVersions\.subnet-evm: missing in first/,
+    difference: new RegExp(`vmVersions\\.(subnet-evm: missing in first|${SUBNET_EVM_VM_ID}: missing in second)$`),
     reason:
-      'the simulated L1 validator runs the Subnet-EVM plugin; the real local network runs no plugin (the L1 chain is registered on the P-Chain only)',
+      "both run the Subnet-EVM plugin; the simulated node names it by the alias `subnet-evm` (a node with a VM aliases file, as its admin.loadVMs answer says), the local network's nodes have no aliases file, so the VM's ID is its name",
   },
   UNSERVED_PLATFORM_METHODS,
 ];
 
-const RECORD = process.env.RECORD === '1';
-const itRecords = RECORD ? it : undefined;
+const itRecords = records('answers') ? it : undefined;
+const itRecordsL1 = records('l1-chain') ? it : undefined;
+const itRecordsMetrics = records('node-metrics') ? it : undefined;
 const L1_BALANCE = 1_000_000_000n; // 1 AVAX
+/** Transfers on each EVM chain before staker1's /ext/metrics is recorded. */
+const METRICS_TRANSFERS = 20;
 
 export interface LocalNetworkMeta {
   version: string;
@@ -88,6 +100,34 @@ interface PrimaryValidator {
   connected: boolean;
   signer?: { publicKey: string; proofOfPossession: string };
 }
+/** An entry of the L1 chain's validators API (Subnet-EVM: plugin/evm/client/client.go, CurrentValidator). */
+interface ChainValidator {
+  validationID: string;
+  nodeID: string;
+  weight: number;
+  startTimestamp: number;
+  isActive: boolean;
+  isL1Validator: boolean;
+  isConnected: boolean;
+  uptimePercentage: number;
+  uptimeSeconds: number;
+}
+const CHAIN_VALIDATOR_KEYS = [
+  'validationID',
+  'nodeID',
+  'weight',
+  'startTimestamp',
+  'isActive',
+  'isL1Validator',
+  'isConnected',
+  'uptimePercentage',
+  'uptimeSeconds',
+];
+/**
+ * The key of the Subnet-EVM plugin in info.getNodeVersion's vmVersions: the VM's primary alias,
+ * which for a plugin without a VM aliases file (`--vm-aliases-file`) is its VM ID.
+ */
+const SUBNET_EVM_VERSION_KEY = SUBNET_EVM_VM_ID;
 interface L1ValidatorEntry {
   nodeID: string;
   weight: string;
@@ -104,6 +144,7 @@ describe('a five-node local network of genesis validators', async () => {
   let started: LocalNetwork | undefined;
   const theNetwork = (): LocalNetwork => defined(started, 'the local network');
   let setup: SubnetSetup;
+  let l1Chain: RunningL1;
   let facts: ValidatorFacts;
   let url: string;
 
@@ -115,7 +156,23 @@ describe('a five-node local network of genesis validators', async () => {
     url = first.url;
     const second = network.nodes[1];
     if (!second) throw new Error('no staker2');
-    setup = await setUpSubnets(url, first.nodeId, second.url, L1_BALANCE);
+    const weight = (staker: number): bigint =>
+      defined(
+        LOCAL_L1_VALIDATORS.find((v) => v.staker === staker),
+        `staker${staker}'s L1 weight`,
+      ).weight;
+    setup = await setUpSubnets(url, first.nodeId, {
+      balance: L1_BALANCE,
+      weight: weight(1),
+      inactive: { url: second.url, weight: weight(2) },
+      others: [3, 4, 5].map((n) => ({ url: network.staker(n).url, weight: weight(n), balance: L1_BALANCE })),
+    });
+    // Every L1 validator runs the chain, the inactive one too (it keeps its place in the set).
+    l1Chain = await runL1Chain(
+      network,
+      setup.l1,
+      LOCAL_L1_VALIDATORS.map((v) => v.staker),
+    );
     facts = await readValidatorFacts(url, {
       subnetId: setup.subnetId,
       l1: { subnetId: setup.l1.subnetId, validationId: setup.l1.validationId, inactiveNodeId: setup.l1.inactive.nodeId },
@@ -168,6 +225,92 @@ describe('a five-node local network of genesis validators', async () => {
       [...validatorCases(facts), ...nonValidatorCases(network.nonValidator.nodeId)],
     );
     process.stderr.write(`[real-node] recorded ${cases.length} answers into ${dir}\n`);
+  });
+
+  const l1Facts = (): L1ChainFacts => ({
+    subnetId: setup.l1.subnetId,
+    chainId: setup.l1.chainId,
+    nodeId: facts.nodeId,
+    validationId: setup.l1.validationId,
+    trackers: l1Chain.trackers,
+  });
+  /** The node a case of l1ChainCases is asked of. */
+  const l1CaseUrl = (c: RecordingCase): string => {
+    const network = theNetwork();
+    if (c.name.startsWith(NON_VALIDATOR_PREFIX)) return network.nonValidator.url;
+    const staker = STAKER_PREFIX.exec(c.name)?.[1];
+    return staker ? network.staker(Number(staker)).url : url;
+  };
+
+  itRecordsL1?.("records the L1 chain's answers", async () => {
+    const network = theNetwork();
+    const meta = {
+      version,
+      nodeIds: network.nodes.map((n) => n.nodeId),
+      nonValidatorNodeId: network.nonValidator.nodeId,
+      l1: {
+        subnetId: setup.l1.subnetId,
+        chainId: setup.l1.chainId,
+        chainName: setup.l1.chainName,
+        evmChainId: setup.l1.evmChainId,
+        validators: setup.l1.validators.map((v) => ({ ...v, weight: String(v.weight), balance: String(v.balance) })),
+        trackers: l1Chain.trackers,
+      },
+      plugin: { version: l1Chain.plugin.version, rpcChainVm: l1Chain.plugin.rpcChainVm, vmId: SUBNET_EVM_VM_ID },
+      trackingFlags: portableFlags(network.staker(1)).filter((f) => /^--(track-subnets|plugin-dir)=/.test(f)),
+    };
+    const { dir, cases } = await recordProfile(l1CaseUrl, 'l1-chain', meta, l1ChainCases(l1Facts()));
+    process.stderr.write(`[real-node] recorded ${cases.length} answers into ${dir}\n`);
+  });
+
+  itRecordsMetrics?.("records staker1's /ext/metrics, whole and trimmed, with the C-Chain and the L1 busy", async () => {
+    const network = theNetwork();
+    const staker1 = network.staker(1);
+    // Traffic first, so that the EVM families carry values: transfers on both EVM chains.
+    await sendCChainTransfers(staker1.url, METRICS_TRANSFERS);
+    await sendTransfers(l1Chain.evm(staker1), METRICS_TRANSFERS);
+    const meta = await recordNodeMetrics(staker1.url, version, 'local-network', staker1.nodeId, {
+      keepFull: true,
+      notes: [
+        `staker1 of the five-node local network, a validator of the primary network and of the L1 (chain ${setup.l1.chainId}, Subnet-EVM)`,
+        `after ${METRICS_TRANSFERS} transfers on the C-Chain and ${METRICS_TRANSFERS} on the L1`,
+      ],
+    });
+    process.stderr.write(
+      `[real-node] recorded /ext/metrics of staker1: ${meta.full.bytes} bytes, ${meta.full.families} families, ${meta.full.series} series\n`,
+    );
+  });
+
+  it('the recorded /ext/metrics of staker1 are still served, with their types and label names', async () => {
+    logs();
+    const recorded = await readNodeMetrics(version, 'local-network');
+    const live = await fetchNodeMetrics(theNetwork().staker(1).url);
+    // The L1's chain label is its blockchain ID, new on every run: compared by name and labels only.
+    expect(compareMetrics(recorded.trimmed, live)).toEqual([]);
+  });
+
+  it('the recorded L1 chain answers still match the live network', async () => {
+    logs();
+    const { meta, answers } = await readRecording(version, 'l1-chain');
+    const cases = l1ChainCases(l1Facts());
+    expect(cases.map((c) => c.name).sort()).toEqual([...answers.keys()].sort());
+    // The L1's subnet and chain IDs are new on every run, and the health report keys its check
+    // by the chain ID: the recorded IDs are read as this run's.
+    const recordedL1 = (meta as { l1: { subnetId: string; chainId: string } }).l1;
+    const asThisRun = (body: string): string =>
+      body.replaceAll(recordedL1.chainId, setup.l1.chainId).replaceAll(recordedL1.subnetId, setup.l1.subnetId);
+    const differences: string[] = [];
+    for (const c of cases) {
+      const recorded = answers.get(c.name);
+      if (!recorded) continue;
+      const live = await requestCase(l1CaseUrl(c), c);
+      for (const d of compareAnswers({ ...recorded, body: asThisRun(recorded.body) }, live)) {
+        // Go writes a map's keys sorted: where the chain ID falls among the check names depends on the ID.
+        if (c.name === 'health-rpc-health-tag-l1' && d.startsWith('shape $.result.checks: key order ')) continue;
+        differences.push(`${c.name}: ${d}`);
+      }
+    }
+    expect(differences).toEqual([]);
   });
 
   it('the recorded answers still match the live network', async () => {
@@ -420,6 +563,126 @@ describe('a five-node local network of genesis validators', async () => {
     }
   });
 
+  it('the L1 runs its Subnet-EVM chain on its validators: a transfer makes a block that every one of them accepts', async () => {
+    const network = theNetwork();
+    logs();
+    const chain = setup.l1.chainId;
+    // The plugin speaks the node's RPC chain VM protocol (the node refuses a plugin that does not).
+    const version = await rpcCall<{ rpcProtocolVersion: string; vmVersions: Record<string, string> }>(url, '/ext/info', 'info.getNodeVersion');
+    expect(Number(version.rpcProtocolVersion)).toBe(l1Chain.plugin.rpcChainVm);
+    expect(version.vmVersions[SUBNET_EVM_VERSION_KEY]).toBe(l1Chain.plugin.version);
+    const evmChainId = await rpcCall<string>(url, `/ext/bc/${chain}/rpc`, 'eth_chainId', []);
+    expect(Number.parseInt(evmChainId.slice(2), 16)).toBe(L1_EVM_CHAIN_ID);
+
+    const staker1 = network.staker(1);
+    const before = await blockNumber(l1Chain.evm(staker1));
+    const { lastBlock } = await sendTransfers(l1Chain.evm(staker1), 2);
+    expect(Number(lastBlock)).toBeGreaterThan(before);
+    for (const n of l1Chain.trackers) {
+      await waitFor(async () => (await blockNumber(l1Chain.evm(network.staker(n)))) >= Number(lastBlock), {
+        timeoutMs: 30_000,
+        what: `staker${n} to accept L1 block ${lastBlock}`,
+      });
+    }
+    // A node that does not track the L1 does not run its chain: no API under /ext/bc/<chain>.
+    const elsewhere = await httpRequest(network.nonValidator.url, rpcRequest(`/ext/bc/${chain}/rpc`, 'eth_blockNumber', []));
+    expect(elsewhere.status).toBe(404);
+  });
+
+  it("the P-Chain names the L1's chain, and each node says whether it validates it", async () => {
+    const network = theNetwork();
+    logs();
+    const { blockchains } = await rpcCall<{ blockchains: Array<{ id: string; name: string; subnetID: string; vmID: string }> }>(
+      url,
+      '/ext/bc/P',
+      'platform.getBlockchains',
+      {},
+    );
+    expect(blockchains.find((b) => b.id === setup.l1.chainId)).toEqual({
+      id: setup.l1.chainId,
+      name: setup.l1.chainName,
+      subnetID: setup.l1.subnetId,
+      vmID: SUBNET_EVM_VM_ID,
+    });
+    const status = async (node: RealNode): Promise<string> =>
+      (await rpcCall<{ status: string }>(node.url, '/ext/bc/P', 'platform.getBlockchainStatus', { blockchainID: setup.l1.chainId })).status;
+    // An inactive L1 validator's weight sits under the empty node ID, so its node is not in the
+    // set it validates: it runs the chain, and the P-Chain says Syncing, not Validating.
+    for (const n of l1Chain.trackers) expect(await status(network.staker(n)), `staker${n}`).toBe(n === 2 ? 'Syncing' : 'Validating');
+    expect(await status(network.nonValidator)).toBe('Created');
+  });
+
+  it("the L1's chain: no index even with --index-enabled (the indexer takes primary network chains only), and its ProposerVM epoch", async () => {
+    logs();
+    const chain = setup.l1.chainId;
+    // staker1 runs with --index-enabled=true: the C-Chain is indexed, the L1's chain is not.
+    expect((await httpRequest(url, rpc(`/ext/index/C/block`, 'index.getLastAccepted', { encoding: 'hex' }))).status).toBe(200);
+    const index = await httpRequest(url, rpc(`/ext/index/${chain}/block`, 'index.getLastAccepted', { encoding: 'hex' }));
+    expect([index.status, index.body]).toEqual([404, '404 page not found\n']);
+
+    const { height } = await rpcCall<{ height: string }>(url, '/ext/bc/P', 'platform.getHeight');
+    const epoch = await rpcCall<Record<string, string>>(url, `/ext/bc/${chain}/proposervm`, 'proposervm.getCurrentEpoch');
+    expect(Object.keys(epoch)).toEqual(['number', 'startTime', 'pChainHeight']);
+    for (const v of Object.values(epoch)) expect(v).toMatch(/^\d+$/);
+    expect(Number(epoch.pChainHeight)).toBeLessThanOrEqual(Number(height));
+  });
+
+  it("every L1 validator answers the chain's validators API, and its set is the P-Chain's", async () => {
+    const network = theNetwork();
+    logs();
+    const chain = setup.l1.chainId;
+    const { validators: pSet } = await rpcCall<{ validators: L1ValidatorEntry[] }>(url, '/ext/bc/P', 'platform.getCurrentValidators', {
+      subnetID: setup.l1.subnetId,
+    });
+    // The P-Chain's view: each validation ID with its node, weight, start and whether it still has a balance.
+    const fromP = pSet
+      .map((v) => ({
+        validationID: v.validationID,
+        nodeID: v.nodeID,
+        weight: Number(v.weight),
+        startTimestamp: Number(v.startTime),
+        isActive: BigInt(v.balance) > 0n,
+      }))
+      .sort((a, b) => a.nodeID.localeCompare(b.nodeID));
+    expect(fromP.map((v) => [v.nodeID, v.weight, v.isActive])).toEqual(
+      LOCAL_L1_VALIDATORS.map((v) => [network.staker(v.staker).nodeId, Number(v.weight), v.staker !== 2]).sort((a, b) =>
+        String(a[0]).localeCompare(String(b[0])),
+      ),
+    );
+    for (const n of l1Chain.trackers) {
+      const node = network.staker(n);
+      const res = await httpRequest(node.url, rpcRequest(`/ext/bc/${chain}/validators`, 'validators.getCurrentValidators', {}));
+      expect(res.status, `staker${n}`).toBe(200);
+      const { validators } = (JSON.parse(res.body) as { result: { validators: ChainValidator[] } }).result;
+      // Subnet-EVM's encoding (plugin/evm/client/client.go): weight and startTimestamp are JSON
+      // numbers, uptimePercentage a float in 0..100, in this key order.
+      for (const v of validators) {
+        expect(Object.keys(v)).toEqual(CHAIN_VALIDATOR_KEYS);
+        expect(typeof v.weight).toBe('number');
+        expect(typeof v.startTimestamp).toBe('number');
+        expect(v.uptimePercentage).toBeGreaterThanOrEqual(0);
+        expect(v.uptimePercentage).toBeLessThanOrEqual(100);
+        expect(v.isL1Validator).toBe(true);
+      }
+      const seen = validators
+        .map(({ validationID, nodeID, weight, startTimestamp, isActive }) => ({ validationID, nodeID, weight, startTimestamp, isActive }))
+        .sort((a, b) => a.nodeID.localeCompare(b.nodeID));
+      expect(seen, `staker${n}'s view`).toEqual(fromP);
+      // Connectivity as the vantage sees it: every active validator is up and connected (its own
+      // entry included); the inactive one is connected as a peer, but not in the set the chain's
+      // network knows (its weight sits under the empty node ID), so it reads as not connected.
+      const connected = Object.fromEntries(validators.map((v) => [v.nodeID, v.isConnected]));
+      expect(connected, `staker${n}'s view`).toEqual(
+        Object.fromEntries(LOCAL_L1_VALIDATORS.map((v) => [network.staker(v.staker).nodeId, v.staker !== 2])),
+      );
+    }
+    // Filtered by node ID, as the exporter asks for one node.
+    const own = await rpcCall<{ validators: ChainValidator[] }>(url, `/ext/bc/${chain}/validators`, 'validators.getCurrentValidators', {
+      nodeIDs: [facts.nodeId],
+    });
+    expect(own.validators.map((v) => v.validationID)).toEqual([setup.l1.validationId]);
+  });
+
   it('the simulator answers the info and platform requests like the real validator and non-validator', async () => {
     const network = theNetwork();
     logs();
@@ -487,5 +750,40 @@ describe('a five-node local network of genesis validators', async () => {
     } finally {
       await sim.close();
     }
+  });
+
+  // Last: it stops validators (each started again, but the network is not what it was).
+  it('the L1 finalizes with staker5 stopped (18 % of its weight silent), stands still with staker3 stopped (51 %) while the C-Chain goes on, and resumes', async () => {
+    const network = theNetwork();
+    logs();
+    const staker1 = network.staker(1);
+    const chain = l1Chain.evm(staker1);
+    const inactive = [setup.l1.inactive.nodeId];
+
+    // One validator of 100 down: 110 of 610 silent with the inactive 10. Polls still succeed often enough.
+    await network.stopStaker(5, 'kill');
+    expect(offlineShare(setup.l1, inactive, [network.staker(5).nodeId])).toBeCloseTo(110 / 610);
+    const oneDown = Date.now();
+    const { lastBlock } = await sendTransfers(chain, 1, 60_000);
+    const oneDownMs = Date.now() - oneDown;
+    process.stderr.write(`[real-node] L1 block ${lastBlock} accepted ${oneDownMs / 1000}s after its transfer, staker5 stopped\n`);
+    await network.startStaker(5);
+    await waitChainRunning(network.staker(5), setup.l1.chainId);
+
+    // The validator of 300 down: 310 of 610 silent. Its primary network stake is one fifth: the
+    // C-Chain keeps 80 % and accepts transfers meanwhile, the L1 accepts nothing.
+    await network.stopStaker(3, 'kill');
+    expect(offlineShare(setup.l1, inactive, [network.staker(3).nodeId])).toBeCloseTo(310 / 610);
+    const pending = await submitTransfer(chain);
+    const still = await watchStandstill(staker1, chain, pending, Math.max(20_000, 5 * oneDownMs), () => sendCChainTransfers(staker1.url, 3));
+    process.stderr.write(`[real-node] L1 stood still at ${still.height} for ${still.seconds}s with staker3 stopped: ${JSON.stringify(still)}\n`);
+
+    // staker3 back: the transfer submitted during the standstill is accepted.
+    await network.startStaker(3);
+    const included = await waitFor(() => receiptBlock(chain, pending), {
+      timeoutMs: 120_000,
+      what: 'the pending L1 transfer to be accepted once staker3 is back',
+    });
+    expect(Number(included)).toBeGreaterThan(still.height);
   });
 });

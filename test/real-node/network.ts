@@ -2,17 +2,33 @@
 // (keys from the pinned module's staking/local/), sybil protection on, so that every node is a
 // real primary-network validator with an uptime, an end time, a BLS signer and connected peers.
 import { log } from './build.js';
-import { httpRequest } from './http.js';
-import { startRealNode, type Bootstrapper, type RealNode, type StartOptions } from './node.js';
+import { httpRequest, rpcCall } from './http.js';
+import { signal, startRealNode, type Bootstrapper, type RealNode, type StartOptions } from './node.js';
 import { waitFor } from './wait.js';
 
 export interface LocalNetwork {
-  /** staker1..5 in order; nodes[0] is staker1. */
+  /**
+   * staker1..5 in order; nodes[0] is staker1. A staker started again (startStaker) replaces its
+   * entry; a stopped one keeps it until then (its `pid` is gone).
+   */
   nodes: RealNode[];
   /** A sixth node with an ephemeral key, in the network but in no validator set. */
   nonValidator: RealNode;
   /** Seconds from the first spawn until every node was ready. */
   startSeconds: number;
+  /** The current node of genesis staker `n` (1..5). */
+  staker(n: number): RealNode;
+  /**
+   * Stops staker `n`: SIGTERM and wait (`term`, the default), or SIGKILL (`kill`), as a crashed
+   * validator. Its data directory goes with it (the network runs on in-memory databases).
+   */
+  stopStaker(n: number, how?: 'term' | 'kill'): Promise<void>;
+  /**
+   * Starts staker `n` again on its ports, with the flags it had plus `extraFlags` (a flag given
+   * again replaces the old one), bootstrapping from the other live stakers, and waits until its
+   * P, X and C chains have bootstrapped. A running staker is stopped first (a restart).
+   */
+  startStaker(n: number, extraFlags?: string[]): Promise<RealNode>;
   /** Stops every node by PID (in parallel); idempotent. */
   stop(): Promise<void>;
 }
@@ -95,7 +111,60 @@ export async function startLocalNetwork(
   const nodes = all.filter((n) => n !== nonValidator).sort((a, b) => stakerOf(a) - stakerOf(b));
   const startSeconds = Math.round((Date.now() - started) / 100) / 10;
   log(`local network of ${nodes.length} validators and a non-validator ready in ${startSeconds}s: ${all.map((n) => n.url).join(' ')}`);
-  return { nodes, nonValidator, startSeconds, stop };
+
+  const stopped = new Set<RealNode>();
+  const staker = (n: number): RealNode => {
+    const node = nodes[n - 1];
+    if (!node) throw new Error(`staker${n}: the local network has stakers 1..${LOCAL_NETWORK_SIZE}`);
+    return node;
+  };
+  const stopStaker = async (n: number, how: 'term' | 'kill' = 'term'): Promise<void> => {
+    const node = staker(n);
+    if (how === 'kill') signal(node.pid, 'SIGKILL');
+    await node.stop();
+    stopped.add(node);
+  };
+  const startStaker = async (n: number, extraFlags: string[] = []): Promise<RealNode> => {
+    const old = staker(n);
+    if (!stopped.has(old)) await stopStaker(n);
+    const from = nodes.filter((x) => x !== old && !stopped.has(x));
+    if (from.length === 0) throw new Error(`staker${n}: no live staker to bootstrap from`);
+    const node = await startRealNode({
+      ...old.options,
+      extraFlags: mergeFlags(old.options.extraFlags ?? [], extraFlags),
+      bootstrap: from.map((x) => ({ ip: `127.0.0.1:${x.stakingPort}`, nodeId: x.nodeId })),
+    });
+    all.push(node);
+    nodes[n - 1] = node;
+    await waitPrimaryBootstrapped(node);
+    return node;
+  };
+  return { nodes, nonValidator, startSeconds, staker, stopStaker, startStaker, stop };
+}
+
+/** `base` with `extra` appended; a flag of `extra` replaces the same flag (`--name=`) in `base`. */
+export function mergeFlags(base: readonly string[], extra: readonly string[]): string[] {
+  const name = (flag: string): string => flag.split('=')[0] ?? flag;
+  const replaced = new Set(extra.map(name));
+  return [...base.filter((f) => !replaced.has(name(f))), ...extra];
+}
+
+/**
+ * Waits until the node's primary network chains (P, X, C) have bootstrapped. Not readiness: a
+ * node that tracks an L1 is not ready until the L1's chain has bootstrapped too, which needs
+ * that chain's validators (each started in turn, when stakers are restarted one by one).
+ */
+export async function waitPrimaryBootstrapped(node: RealNode, timeoutMs = 120_000): Promise<void> {
+  await waitFor(
+    async () => {
+      for (const chain of ['P', 'X', 'C']) {
+        const r = await rpcCall<{ isBootstrapped: boolean }>(node.url, '/ext/info', 'info.isBootstrapped', { chain }).catch(() => undefined);
+        if (!r?.isBootstrapped) return false;
+      }
+      return true;
+    },
+    { timeoutMs, intervalMs: 250, what: `the P, X and C chains of ${node.url} to bootstrap` },
+  );
 }
 
 /** The staker number from the node's flags (`.../staking/local/staker<N>.crt`). */

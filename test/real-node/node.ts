@@ -26,6 +26,8 @@ export interface RealNode {
   logFile: string;
   /** The staking (peer-to-peer) port on 127.0.0.1. */
   stakingPort: number;
+  /** The options it was started with, its ports included: what a restart as the same node reuses. */
+  options: StartOptions & { ports: { http: number; staking: number } };
   /** Last lines of the node's output, for failure messages. */
   logTail(lines?: number): Promise<string>;
   /** SIGTERM, then SIGKILL after a deadline; removes the data directory. Idempotent. */
@@ -310,7 +312,8 @@ async function startOnce(options: StartOptions): Promise<RealNode> {
     );
     const state = profile === 'bootstrapping-validator' || waitUntil === 'answering' ? 'answering' : 'ready';
     log(`node ${nodeId} (${profile}${options.staker ? ` staker${options.staker}` : ''}) ${state} at ${url} (pid ${pid})`);
-    return { url, pid, version, profile, nodeId, flags, dataDir, logFile, logTail, stop, stakingPort };
+    const started = { ...options, ports: { http: httpPort, staking: stakingPort } };
+    return { url, pid, version, profile, nodeId, flags, dataDir, logFile, logTail, stop, stakingPort, options: started };
   } catch (err) {
     const tail = await logTail(60);
     await stop();

@@ -7,12 +7,14 @@ import { TOOLS_MODULE_DIR, legacyModuleDir, legacyVersions, pinnedVersion } from
 import { sendCChainTransfers } from './chain.js';
 import { compareAnswers } from './compare.js';
 import { portableFlags, startRealNode, type RealNode } from './node.js';
+import { chainValue, compareMetrics, fetchNodeMetrics, readNodeMetrics, recordNodeMetrics } from './node-metrics.js';
 import { chainHeight, healthReport, lastAcceptedIndex } from './queries.js';
 import {
   bootstrappingCases,
   fixturesDir,
   recordBootstrapping,
   readRecording,
+  records,
   recordAll,
   requestCase,
   singleNodeCases,
@@ -22,9 +24,10 @@ import {
 import { waitFor } from './wait.js';
 import { defined } from '../helpers/assert.js';
 
-const RECORD = process.env.RECORD === '1';
-/** The recording steps exist only with RECORD=1 (not as skipped tests in every other run). */
+const RECORD = records('answers');
+/** The recording steps exist only when RECORD asks for them (not as skipped tests in every other run). */
 const itRecords = RECORD ? it : undefined;
+const itRecordsMetrics = records('node-metrics') ? it : undefined;
 /** Transfers sent before recording, so that C/block holds containers. */
 const TRANSFERS = 3;
 
@@ -75,6 +78,31 @@ describe.each(MODULES)('recorded node answers (%s)', async (moduleDir) => {
     );
     process.stderr.write(`[real-node] recorded ${cases.length} answers into ${dir}\n`);
     expect(cases.length).toBeGreaterThan(50);
+  });
+
+  itRecordsMetrics?.('records /ext/metrics', async () => {
+    const node = theNode();
+    const meta = await recordNodeMetrics(node.url, version, 'single-node', node.nodeId, {
+      notes: [`a one-node network (sybil protection off) after ${TRANSFERS} C-Chain transfers`],
+    });
+    process.stderr.write(
+      `[real-node] recorded /ext/metrics of ${version}: ${meta.full.bytes} bytes, ${meta.full.families} families, ${meta.full.series} series; kept ${Object.keys(meta.kept).length} families\n`,
+    );
+  });
+
+  it('the recorded /ext/metrics families are still served, with their types and label names', async () => {
+    const node = theNode();
+    const recorded = await readNodeMetrics(version, 'single-node');
+    expect(compareMetrics(recorded.trimmed, await fetchNodeMetrics(node.url))).toEqual([]);
+  });
+
+  it("serves the C-Chain's poll counters and bad-block count with live values, under this release's names", async () => {
+    const body = await fetchNodeMetrics(theNode().url);
+    // Each transfer is a block that the lone node finalizes through its own polls.
+    expect(chainValue(body, 'consensus polls, successful', 'C')).toBeGreaterThanOrEqual(TRANSFERS);
+    expect(chainValue(body, 'consensus polls, failed', 'C')).toBe(0);
+    expect(chainValue(body, 'EVM bad blocks', 'C')).toBe(0);
+    for (const chain of ['P', 'X']) expect(chainValue(body, 'consensus polls, failed', chain), chain).toBe(0);
   });
 
   it('the recording exists for the pinned version', () => {

@@ -30,13 +30,25 @@ export interface RecordingCase {
   request: RawRequest;
 }
 
-/** A recording: one node profile, or the five-node local network (network.ts). */
-export type RecordingProfile = Exclude<NodeProfile, 'local-validator'> | 'local-network';
+/** A recording: one node profile, the five-node local network (network.ts), or its L1's chain (l1-chain.ts). */
+export type RecordingProfile = Exclude<NodeProfile, 'local-validator'> | 'local-network' | 'l1-chain';
 
 /** Where a profile's answers are recorded: the single node at the top, others in a subdirectory. */
 export function fixturesDir(version: string, profile: RecordingProfile = 'single-node'): string {
   const dir = join(REPO_ROOT, 'test', 'fixtures', 'real', version);
   return profile === 'single-node' ? dir : join(dir, profile);
+}
+
+/** What a run may re-record: the API answers, the node's /ext/metrics, the L1 chain's answers. */
+export type RecordingKind = 'answers' | 'node-metrics' | 'l1-chain';
+
+/**
+ * Whether this run re-records `kind`: `RECORD=1` records everything; `RECORD=node-metrics` (a
+ * comma-separated list of kinds) only those, leaving the other recordings as they are.
+ */
+export function records(kind: RecordingKind, env: string | undefined = process.env.RECORD): boolean {
+  if (env === '1') return true;
+  return (env ?? '').split(',').some((k) => k.trim() === kind);
 }
 
 /** Request ids are fixed at 1 so that recorded bodies are reproducible. */
@@ -310,6 +322,63 @@ export function nonValidatorCases(nodeId: string): RecordingCase[] {
       request: rpc('/ext/bc/P', 'platform.getCurrentValidators', { nodeIDs: [nodeId] }),
     },
   ];
+}
+
+/** What the L1 chain cases need: the L1, the asked validator's IDs and the stakers that run the chain. */
+export interface L1ChainFacts {
+  subnetId: string;
+  chainId: string;
+  /** The asked node (staker1): its node ID and its validation ID on the L1. */
+  nodeId: string;
+  validationId: string;
+  /** The stakers (1..5) that track the L1. */
+  trackers: number[];
+}
+
+/** The prefix of a case asked of staker<N> (`staker3-…`) rather than of staker1. */
+export const STAKER_PREFIX = /^staker(\d)-/;
+
+/**
+ * The L1's chain as a monitor reads it (issue 30): its validators API from every vantage (each
+ * staker that tracks it) and its errors, a chain without that API, a node that does not run the
+ * chain, the P-Chain's view of the whole set (balances), the fee state that prices the balances,
+ * the chain's name and status, its RPC, ProposerVM epoch, index (none) and health. Cases named
+ * `staker<N>-…` are asked of staker<N>, `non-validator-…` of the non-validator, the rest of staker1.
+ */
+export function l1ChainCases(f: L1ChainFacts): RecordingCase[] {
+  const cases: RecordingCase[] = [];
+  const add = (name: string, request: RawRequest): void => {
+    cases.push({ name, request });
+  };
+  const validatorsApi = `/ext/bc/${f.chainId}/validators`;
+  for (const n of f.trackers) add(`staker${n}-validators-getCurrentValidators`, rpc(validatorsApi, 'validators.getCurrentValidators', {}));
+  add('validators-getCurrentValidators-no-params', rpc(validatorsApi, 'validators.getCurrentValidators'));
+  add('validators-getCurrentValidators-own', rpc(validatorsApi, 'validators.getCurrentValidators', { nodeIDs: [f.nodeId] }));
+  add('validators-getCurrentValidators-unknown-node', rpc(validatorsApi, 'validators.getCurrentValidators', { nodeIDs: [UNKNOWN_NODE_ID] }));
+  add('validators-getCurrentValidators-invalid-node-id', rpc(validatorsApi, 'validators.getCurrentValidators', { nodeIDs: ['NodeID-nope'] }));
+  add('validators-unknown-method', rpc(validatorsApi, 'validators.getFoo', {}));
+  add('validators-get', get(validatorsApi));
+  // The C-Chain's VM (coreth) has no validators API; a node that does not track the L1 runs no chain for it.
+  add('validators-C-chain', rpc('/ext/bc/C/validators', 'validators.getCurrentValidators', {}));
+  add(`${NON_VALIDATOR_PREFIX}validators-getCurrentValidators`, rpc(validatorsApi, 'validators.getCurrentValidators', {}));
+
+  add('platform-getCurrentValidators-l1-all', rpc('/ext/bc/P', 'platform.getCurrentValidators', { subnetID: f.subnetId }));
+  add('platform-getValidatorFeeState', rpc('/ext/bc/P', 'platform.getValidatorFeeState', {}));
+  add('platform-getBlockchains', rpc('/ext/bc/P', 'platform.getBlockchains', {}));
+  add('platform-getBlockchainStatus-l1', rpc('/ext/bc/P', 'platform.getBlockchainStatus', { blockchainID: f.chainId }));
+  add(`${NON_VALIDATOR_PREFIX}platform-getBlockchainStatus-l1`, rpc('/ext/bc/P', 'platform.getBlockchainStatus', { blockchainID: f.chainId }));
+  add('platform-getL1Validator', rpc('/ext/bc/P', 'platform.getL1Validator', { validationID: f.validationId }));
+
+  const evm = `/ext/bc/${f.chainId}/rpc`;
+  add('l1-eth_blockNumber', rpc(evm, 'eth_blockNumber', []));
+  add('l1-eth_chainId', rpc(evm, 'eth_chainId', []));
+  add('l1-web3_clientVersion', rpc(evm, 'web3_clientVersion', []));
+  add('l1-proposervm-getCurrentEpoch', rpc(`/ext/bc/${f.chainId}/proposervm`, 'proposervm.getCurrentEpoch'));
+  add('l1-index-block-getLastAccepted', rpc(`/ext/index/${f.chainId}/block`, 'index.getLastAccepted', { encoding: 'hex' }));
+  add('info-isBootstrapped-l1', rpc('/ext/info', 'info.isBootstrapped', { chain: f.chainId }));
+  add('info-getNodeVersion', rpc('/ext/info', 'info.getNodeVersion'));
+  add('health-rpc-health-tag-l1', rpc('/ext/health', 'health.health', { tags: [f.subnetId] }));
+  return cases;
 }
 
 export async function requestCase(url: string, c: RecordingCase): Promise<RecordedAnswer> {

@@ -5,9 +5,9 @@
 // The imports make go.mod/go.sum record AvalancheGo and its grafted modules
 // (coreth, evm, subnet-evm) at one release, so that
 // `go build github.com/ava-labs/avalanchego/main` from this directory is
-// reproducible. Only the node binary is built: the local network runs the
-// primary network (P, X and the coreth C-Chain) and needs no VM plugins;
-// subnet-evm is pinned so the set of grafted modules stays at one version.
+// reproducible. The node runs the primary network (P, X and the coreth
+// C-Chain); the local network's L1 runs the Subnet-EVM plugin built from
+// ./subnetevm, whose VM is graft/subnet-evm at the same release.
 package tools
 
 import (
