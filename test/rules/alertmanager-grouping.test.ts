@@ -114,15 +114,16 @@ describe.each([currentAlertmanager(), debianAlertmanager()].map((g) => [g.label,
       return of();
     };
 
-    it("a network's quorum lost: five nodes' ConnectedStakeLow are one page that names the five nodes", async () => {
-      await post(NODES.map((node) => labels('ConnectedStakeLow', 'critical', { node, chain: 'P', network_id: '5' })));
+    it("a network's quorum lost: five nodes' ConnectedStakeLow on three chains are one page that names them", async () => {
+      // Every node on every chain (quorum lost on the primary network).
+      await post(NODES.flatMap((node) => ['P', 'C', 'X'].map((chain) => labels('ConnectedStakeLow', 'critical', { node, chain, network_id: '5' }))));
       const sent = await notifications('ConnectedStakeLow', 1);
       expect(sent.map((n) => n.receiver)).toEqual(['pager']);
       expect(
         defined(sent[0], 'the page')
-          .alerts.map((x) => x.labels['node'])
+          .alerts.map((x) => `${x.labels['node']}/${x.labels['chain']}`)
           .sort(),
-      ).toEqual(NODES);
+      ).toEqual(NODES.flatMap((n) => [`${n}/C`, `${n}/P`, `${n}/X`]));
     });
 
     it("another network's stake is another page; a node's own alert still pages per node", async () => {
@@ -131,7 +132,7 @@ describe.each([currentAlertmanager(), debianAlertmanager()].map((g) => [g.label,
         ...['d1', 'd2'].map((node) => labels('NodeDown', 'critical', { node })),
       ]);
       const stake = await notifications('ConnectedStakeLow', 2);
-      expect(stake.map((n) => n.alerts.map((x) => x.labels['network_id']).join())).toEqual(['5,5,5,5,5', '1']);
+      expect(stake.map((n) => new Set(n.alerts.map((x) => x.labels['network_id'])))).toEqual([new Set(['5']), new Set(['1'])]);
       const down = await notifications('NodeDown', 2);
       expect(down.map((n) => n.alerts.map((x) => x.labels['node']).join()).sort()).toEqual(['d1', 'd2']);
     });

@@ -389,7 +389,7 @@ export function renderReport(r: {
     "- Every alert whose condition fails one of the node's own checks (processing blocks and time, stake, peers, send failures, router, disk, BLS key, unknown upgrade) inhibits `NodeUnhealthy` of its node: `NodeUnhealthy` pages only for a failing check no other alert explains.",
     '- The critical level of an alert inhibits its warning level for the same subject.',
     '- Pages are grouped per alert and node (two chains of a node stalling page once) and wait 10s; tickets are grouped per node and wait 2m, so a warning overtaken by its critical level within 2m (a disk falling fast) never opens a ticket.',
-    "- `ConnectedStakeLow` is grouped by the node's network (`network_id`) and chain, not the node: a network that loses quorum is one notification naming its nodes (`test/rules/alertmanager-grouping.test.ts`).",
+    "- `ConnectedStakeLow` is grouped by the node's network (`network_id`), not the node or the chain: a network that loses quorum is one notification naming its nodes (`test/rules/alertmanager-grouping.test.ts`).",
     '',
     'The rules make the rest: a bootstrapping node (its `bootstrapped` check failing or not yet run) raises only',
     '`NodeNeverReady`, `BootstrapTooLong`, `NodeDown` and the disk alerts; `TooManyProcessingBlocks` and',
