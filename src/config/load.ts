@@ -229,7 +229,8 @@ function crossFieldProblemsOfTheRest(
   const all = (value as { targets: unknown[] }).targets;
   const kept = all.map((_, i) => i).filter((i) => !failed.has(i));
   if (kept.length === 0) return [];
-  const rest = configSchema.safeParse({ ...value, targets: kept.map((i) => all[i]) });
+  // Without the l1s: their vantages may name the targets left out here.
+  const rest = configSchema.safeParse({ ...value, targets: kept.map((i) => all[i]), l1s: undefined });
   if (!rest.success) return [];
   const resolved = resolveConfig(rest.data as unknown as RawConfig, layout, baseDir, (j) => kept[j] ?? j);
   if (!('problems' in resolved)) return [];

@@ -6,7 +6,7 @@
 // Every table is built from whatever the catalog, schema and rules hold, so a new metric, key,
 // source or rule group shows up with a fallback text instead of breaking the generator.
 import { CATALOG, GLOBAL_CATALOG, type MetricSpec } from '../metrics/catalog.js';
-import { BUILTIN_SCHEDULER } from '../config/schema.js';
+import { BUILTIN_SCHEDULER, L1_DEFAULTS } from '../config/schema.js';
 import { walkSchema } from '../config/walk.js';
 import { CONFIG_FILE } from '../sources/registry.js';
 
@@ -137,6 +137,7 @@ export function configKeys(): Array<{ path: string; typeName: string; fallback: 
     const fallback =
       setting !== undefined ? defaultText(setting, lookup(CONFIG_FILE.builtinDefaults, setting))
       : path.startsWith('scheduler.') ? defaultText('', lookup(BUILTIN_SCHEDULER, path.slice('scheduler.'.length)))
+      : path.startsWith('l1s[].') ? defaultText('', lookup(L1_DEFAULTS, path.slice('l1s[].'.length)))
       : '';
     out.push({ path, typeName: node.typeName, fallback, description: node.description ?? '' });
     return true;
