@@ -24,6 +24,7 @@ const SOURCE_FROM: Record<string, string> = {
   index: '`index.getLastAccepted`, per endpoint',
   info: '`info.*`: version, uptime, upgrades, peers',
   platform: '`platform.*`: validator entries, L1 balance, fees',
+  l1: 'each L1 of `l1s:`: its set once, each vantage\'s connectivity',
   evm: '`eth_blockNumber`, per chain',
   proposervm: '`proposervm.getCurrentEpoch`, per chain',
   admin: '`admin.getLoggerLevel` (off by default)',
