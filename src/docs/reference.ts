@@ -85,6 +85,7 @@ const GROUP_ABOUT: Record<string, string> = {
   'avalanchego-validators': 'validators',
   'avalanchego-posture': 'posture',
   'avalanchego-exporter-scale': 'the exporter at scale',
+  'avalanchego-l1': 'the L1 set',
 };
 const SEVERITY_ORDER = ['critical', 'warning', 'info'];
 
