@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/load.js';
 import { parseConfigText } from '../../src/sources/registry.js';
 import { configYaml } from '../../src/server/config-page.js';
+import { vantagesOf } from '../../src/scheduler/l1-poller.js';
+import { defined } from '../helpers/assert.js';
 
 const SUBNET = '2v3qLBtRK4VHC1W1JJMgKYPrSzsXEc83DuWBrhhLKRJXJbiRVA';
 const CHAIN = '2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5';
@@ -76,5 +78,33 @@ describe('l1s', () => {
     ],
   ])('refuses %s, saying where and how to fix it', (_, l1s, expected) => {
     expect(problems(`${TARGETS}l1s:\n${l1s}`)).toEqual(expected);
+  });
+
+  it('takes as vantages the targets whose platform.subnets lists the subnet, unless vantages names them', () => {
+    const text = `targets:
+  - name: a
+    url: http://127.0.0.1:9650
+    platform: { subnets: [${SUBNET}] }
+  - name: b
+    url: http://127.0.0.1:9652
+  - name: c
+    url: http://127.0.0.1:9654
+    platform: { subnets: [${SUBNET}], enabled: false }
+  - name: d
+    url: http://127.0.0.1:9656
+    platform: { subnets: [${SUBNET}] }
+l1s:
+  - subnet: ${SUBNET}
+  - subnet: ${CHAIN}
+    vantages: [b, d]
+`;
+    const config = parseConfigText(text, 'c.yaml', {});
+    const polled = new Map(config.targets.map((t) => [t.name, t]));
+    const [first, second] = config.l1s ?? [];
+    expect(vantagesOf(defined(first, 'the first L1'), config.targets, polled)).toEqual(['a', 'd']);
+    expect(vantagesOf(defined(second, 'the second L1'), config.targets, polled)).toEqual(['b', 'd']);
+    // Only the targets this replica polls (its shard's).
+    polled.delete('d');
+    expect(vantagesOf(defined(first, 'the first L1'), config.targets, polled)).toEqual(['a']);
   });
 });
