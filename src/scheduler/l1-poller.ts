@@ -27,7 +27,7 @@ import {
   type VantageView,
 } from '../sources/l1-set.js';
 import { platformConfig } from '../sources/platform.js';
-import { askAll, decodeMethod, parseFeeState, parseHeight, replyOf, type Failed } from '../sources/wire.js';
+import { askAll, decodeMethod, parseFeeState, parseHeight, replyOf } from '../sources/wire.js';
 import type { RpcReply } from '../rpc/client.js';
 import type { DueQueue, Due } from './due.js';
 import type { NodePoller } from './poller.js';
@@ -53,8 +53,6 @@ export function vantagesOf(l1: L1Config, targets: readonly TargetConfig[], polle
     l1.vantages ?? targets.filter((t) => platformConfig.enabled(t) && platformConfig.of(t).subnets.includes(l1.subnet)).map((t) => t.name);
   return names.filter((n) => polled.has(n));
 }
-
-type Answer = RpcReply | Failed;
 
 export class L1Poller implements Due {
   due = 0;
@@ -202,10 +200,10 @@ export class L1Poller implements Due {
         (request) => ask(name, P, request.method, request.params),
       );
       try {
-        const members = parseL1Set(okResult(replyOf(validators as Answer)));
+        const members = parseL1Set(okResult(replyOf(validators)));
         let price: number | undefined;
         try {
-          price = parseFeeState(okResult(replyOf(fee as Answer)));
+          price = parseFeeState(okResult(replyOf(fee)));
         } catch {
           // A release before v1.12.2, or a failed read: no runway, the rest stands.
         }
