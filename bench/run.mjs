@@ -14,6 +14,7 @@
 //   npm run bench                      1,000, 10,000 and 30,000 nodes at a 15 s interval (~8 min)
 //   npm run bench -- --quick           1,000 nodes at a 5 s interval (< 60 s)
 //   npm run bench -- --sizes=10000 --cpu-prof=10000   write a CPU profile of the exporter to bench/profiles/
+//   npm run bench -- --no-node-metrics  without the node_metrics row (bench/node-metrics.mjs, ~2 min)
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
@@ -46,6 +47,8 @@ const { values: opts } = parseArgs({
     'probe-connections': { type: 'string', default: '100' },
     'blackbox-rate': { type: 'string', default: '200' },
     'cpu-prof': { type: 'string' },
+    // The node_metrics row (bench/node-metrics.mjs); --no-node-metrics leaves it out.
+    'no-node-metrics': { type: 'boolean', default: false },
   },
 });
 const QUICK = opts.quick;
@@ -736,6 +739,45 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 
+// --- the node_metrics source (issue 31), its own simulator and exporter, after the fleet is stopped: CPU a poll
+// against the floor of the same run (fetching the same /ext/metrics bodies at the same rate, split into lines).
+/** @type {Record<string, number> | { skipped: string }} */
+let nodeMetrics;
+if (!opts['no-node-metrics']) {
+  log('');
+  log('node_metrics source: 200 nodes, each body the simulator’s realistic /ext/metrics');
+  try {
+    const out = await procs.run(
+      'node-metrics',
+      NODE,
+      ['bench/node-metrics.mjs', '--nodes=200', '--interval=2', `--window=${QUICK ? 8 : 20}`, `--warmup=${QUICK ? 4 : 6}`],
+      600_000,
+    );
+    const line = out.trim().split('\n').pop() ?? '';
+    const num = jsonNumbers(line, 'bench/node-metrics.mjs');
+    nodeMetrics = Object.fromEntries(
+      [
+        'cpu_per_poll_us',
+        'floor_cpu_per_fetch_us',
+        'cpu_per_poll_over_floor',
+        'rss_kib_per_node',
+        'body_kib',
+        'body_series',
+        'polls',
+        'poll_errors',
+      ].map((k) => [k, num(k)]),
+    );
+    log(
+      `  a poll ${nodeMetrics.cpu_per_poll_us} µs CPU = ${nodeMetrics.cpu_per_poll_over_floor} × floor (${nodeMetrics.floor_cpu_per_fetch_us} µs to fetch and split a ${nodeMetrics.body_kib} KiB body of ${nodeMetrics.body_series} series); ${nodeMetrics.rss_kib_per_node} KiB RSS a node; ${nodeMetrics.poll_errors} poll errors`,
+    );
+  } catch (err) {
+    nodeMetrics = { skipped: String(err).slice(0, 500) };
+    log(`  skipped: ${nodeMetrics.skipped}`);
+  } finally {
+    await procs.stopAll();
+  }
+} else nodeMetrics = { skipped: '--no-node-metrics' };
+
 const loadavgEnd = loadavg()[0] ?? NaN;
 const seconds = (performance.now() - t0) / 1000;
 /** @param {number} n */
@@ -773,6 +815,7 @@ const summary = {
   // /probe p99 against the one-loop floor at the same rate (in --quick too): what the exporter adds to serving one body.
   probe_p99_over_floor: mainProbe?.p99ms && loopProbe?.p99ms ? +(mainProbe.p99ms / loopProbe.p99ms).toFixed(2) : null,
   probe_floor_machine_p99_ms: machineProbe?.p99ms ?? null,
+  node_metrics: nodeMetrics,
   loadavg: [+results.loadavg_start.toFixed(2), +loadavgEnd.toFixed(2)],
   seconds: +seconds.toFixed(1),
   ...(SIZES.length > 1

@@ -175,6 +175,22 @@ export function nodeDetail() {
       zeroOne(['running', 'green'], ['bootstrapping', 'blue']),
     ),
   );
+  panels.push(
+    timeseriesPanel(
+      'Consensus poll success',
+      "Share of each chain's consensus polls that succeeded over 5m (node_metrics source, off by default: the node's own /ext/metrics). Warning below 95 %, paging below 90 % (Ava Labs' first alert).",
+      'percentunit',
+      [target(`node_chain:avalanchego_consensus_polls:success_ratio_rate5m${C}`, '{{chain}}')],
+      { h: 8, w: 8 },
+      {
+        thresholds: [
+          { color: 'red', value: null },
+          { color: 'orange', value: 0.9 },
+          { color: 'green', value: 0.95 },
+        ],
+      },
+    ),
+  );
 
   panels.push(row('Index'));
   panels.push(

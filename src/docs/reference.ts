@@ -27,6 +27,7 @@ const SOURCE_FROM: Record<string, string> = {
   l1: 'each L1 of `l1s:`: its set once, each vantage\'s connectivity',
   evm: '`eth_blockNumber`, per chain',
   proposervm: '`proposervm.getCurrentEpoch`, per chain',
+  node_metrics: "the node's own `/ext/metrics`, a few families (off by default)",
   admin: '`admin.getLoggerLevel` (off by default)',
   exporter: 'the exporter itself',
 };
@@ -80,6 +81,7 @@ const GROUP_ABOUT: Record<string, string> = {
   'avalanchego-node': 'the node',
   'avalanchego-chains': 'chains',
   'avalanchego-helicon': 'after Helicon',
+  'avalanchego-consensus': "the node's consensus",
   'avalanchego-network': 'network',
   'avalanchego-resources': 'resources',
   'avalanchego-validators': 'validators',

@@ -13,7 +13,7 @@ export type MetricType = 'gauge' | 'counter' | 'histogram';
  * `info` (/ext/info), `platform` (/ext/bc/P) and `admin` (the node posture check) are
  * the slow sources of the validator and posture issues; `exporter` is the exporter itself.
  */
-export type MetricSource = 'health' | 'index' | 'exporter' | 'info' | 'platform' | 'admin' | 'evm' | 'proposervm' | 'l1';
+export type MetricSource = 'health' | 'index' | 'exporter' | 'info' | 'platform' | 'admin' | 'evm' | 'proposervm' | 'node_metrics' | 'l1';
 
 export interface MetricSpec {
   readonly name: string;
@@ -603,6 +603,41 @@ export const CATALOG = [
     'proposervm',
     "Number of the chain's current ProposerVM epoch. Polled from proposervm.getCurrentEpoch.",
     '`number` of `proposervm.getCurrentEpoch` (a decimal string): it rises as the chain builds blocks across epoch boundaries (Granite+).',
+  ),
+
+  // --- the node's own metrics (/ext/metrics) under stable names, issue 31 ------
+  spec(
+    'avalanchego_consensus_polls_total',
+    'counter',
+    ['node', 'chain', 'result'],
+    'node_metrics',
+    "Consensus polls of the chain's Snowman engine that ended, by result (successful, failed), as the node counts them. Read from the node's /ext/metrics.",
+    "The node's Snowman poll counters, read from `GET /ext/metrics` when `node_metrics.enabled`: `result=\"successful\"` from `avalanche_<chain>_polls_successful` (v1.10) or `avalanche_snowman_polls_successful{chain}` (v1.11 to v1.15), `result=\"failed\"` from the `_polls_failed` twins; `chain` is the node's primary alias (`C`, `P`, `X`) or the blockchain ID, as in the health checks. The X-Chain's DAG engine's polls (`avalanche_avalanche_polls_*`, `avalanche_X_avalanche_polls_*`) are not counted. Passed through as the node counts: a node restart sets it back, which `rate()` handles. Absent, never 0, for a chain or a release that serves no such series, and for a node whose metrics API is off (HTTP 404: a state, said once on its page, not a failed poll). Successful / (successful + failed) over 5 minutes is Ava Labs' first alert (the recording rule `node_chain:avalanchego_consensus_polls:success_ratio_rate5m`).",
+  ),
+  spec(
+    'avalanchego_chain_bad_blocks_total',
+    'counter',
+    ['node', 'chain'],
+    'node_metrics',
+    "Blocks the chain's EVM rejected as invalid (bad blocks), as the node counts them. Read from the node's /ext/metrics.",
+    "go-ethereum's `chain/block/bad/count` of each EVM chain (the C-Chain, subnet-evm L1 chains), read from `GET /ext/metrics` when `node_metrics.enabled`: `avalanche_<chain>_vm_eth_chain_block_bad_count` (v1.10), `avalanche_<vm>_eth_chain_block_bad_count{chain}` (v1.11 to v1.15; `<vm>` is `evm`, `subnetevm`, or the VM's ID), and after the C-Chain's switch to SAE the VM's series under `transition`, `avalanche_evm_transition_eth_chain_block_bad_count{chain}` (v1.15's transitionvm; the two forms of one chain are added up). Passed through as the node counts (a restart sets it back). Absent, never 0, for a chain that is not an EVM's, a release or VM that serves no such series, and a node whose metrics API is off.",
+  ),
+
+  spec(
+    'avalanchego_chain_executor_failed',
+    'gauge',
+    ['node', 'chain'],
+    'health',
+    `1 when the chain's SAE executor has stopped (terminal until the node restarts), else 0. ${HEALTH} (the chain check's error).`,
+    "1 when the chain's health check error holds `saexec.Executor unhealthy due to block <N> (<0xhash>): <cause>` (AvalancheGo v1.15.1+, `vms/saevm/sae/health.go`), alone or inside the composed `vm: … ; consensus: …` and `engine: …; networking: …` forms; 0 for every other chain of the report (and on releases without SAE). The executor does not come back: `AvalancheGoChainExecutorDead` pages at once.",
+  ),
+  spec(
+    'avalanchego_chain_executor_failed_height',
+    'gauge',
+    ['node', 'chain'],
+    'health',
+    `Height of the block the chain's SAE executor stopped on. ${HEALTH} (the chain check's error).`,
+    "`<N>` of `saexec.Executor unhealthy due to block <N> (<0xhash>)` in the chain check's error; absent while the executor runs.",
   ),
 
   // --- node posture (admin API and indexing), issue 12 ---------------------

@@ -21,6 +21,17 @@ export interface HttpReply {
   body: string;
 }
 
+/**
+ * Takes a 200 answer's body chunk by chunk as it comes (a GET of NodeClient.stream), so that a body of
+ * megabytes is read without being held. What `write` throws fails the request with it.
+ */
+export interface BodySink {
+  write(chunk: Buffer): void;
+}
+
+/** Bodies of any other status than 200 kept for the error of a streamed GET: the node's text, not its data. */
+export const MAX_ERROR_BODY_BYTES = 64 * 1024;
+
 /** The HTTP answer to a JSON-RPC request, with what decoding it needs (rpc/jsonrpc.ts). */
 export interface RpcReply extends HttpReply {
   method: string;
@@ -71,6 +82,7 @@ interface PreparedCall {
  */
 export class NodeClient {
   private readonly headers: Record<string, string>;
+  private readonly getHeaders: Record<string, string>;
   private readonly origin: string;
   private readonly basePath: string;
   private readonly calls = new Map<string, PreparedCall>();
@@ -93,6 +105,27 @@ export class NodeClient {
       this.headers.authorization = `Basic ${token}`;
     }
     Object.freeze(this.headers);
+    // The text exposition format (version 0.0.4): promhttp would answer protobuf or OpenMetrics to other Accept values.
+    const get: Record<string, string> = { ...this.headers, accept: 'text/plain;version=0.0.4' };
+    delete get['content-type'];
+    this.getHeaders = Object.freeze(get);
+  }
+
+  /**
+   * A GET of `{url}{path}` under `poll`, whose 200 body goes to `sink` as it streams (never held, counted
+   * against MAX_BODY_BYTES); the answer's `body` is then ''. Any other status's body is kept, up to
+   * MAX_ERROR_BODY_BYTES, for the caller's error. What the sink throws fails the request.
+   */
+  stream(path: string, sink: BodySink, poll: PollHandle): Promise<HttpReply> {
+    const key = `GET ${path}`;
+    let call = this.calls.get(key);
+    if (!call) {
+      const options = Object.freeze({ origin: this.origin, path: `${this.basePath}${path}`, method: 'GET' as const, headers: this.getHeaders });
+      call = Object.freeze({ id: 0, method: key, url: `${this.target.url}${path}`, options });
+      this.calls.set(key, call);
+    }
+    const prepared = call;
+    return new Promise((resolve, reject) => new Exchange(this.door, poll, prepared, this.dispatcher, resolve, reject, sink).start());
   }
 
   /** A JSON-RPC 2.0 request under `poll` (a PollDeadline, or `{ signal }`); decode the reply with rpc/jsonrpc.ts. */
@@ -164,6 +197,8 @@ class Exchange extends Ticket implements Dispatcher.DispatchHandler {
     private readonly dispatcher: Dispatcher,
     private readonly resolve: (reply: RpcReply) => void,
     private readonly reject: (err: unknown) => void,
+    /** A streamed GET's: takes a 200 body's chunks instead of collecting them. */
+    private readonly sink?: BodySink,
   ) {
     super(door, poll, call.url);
   }
@@ -230,8 +265,26 @@ class Exchange extends Ticket implements Dispatcher.DispatchHandler {
     if (this.failed) return;
     this.size += chunk.length;
     if (this.size > MAX_BODY_BYTES) this.fail(new InvalidResponseError(`the answer from ${this.call.url} is larger than ${MAX_BODY_BYTES} bytes`));
+    else if (this.sink) this.toSink(chunk);
     else if (this.first === undefined) this.first = chunk;
     else (this.more ??= [this.first]).push(chunk);
+  }
+
+  /** A streamed GET's chunk: to the sink when the answer is a 200, else kept (bounded) for the error. */
+  private toSink(chunk: Buffer): void {
+    if (this.status === 200) {
+      try {
+        (this.sink as BodySink).write(chunk);
+      } catch (err) {
+        this.fail(err);
+      }
+      return;
+    }
+    const kept = this.size - chunk.length;
+    if (kept >= MAX_ERROR_BODY_BYTES) return;
+    const part = kept + chunk.length > MAX_ERROR_BODY_BYTES ? chunk.subarray(0, MAX_ERROR_BODY_BYTES - kept) : chunk;
+    if (this.first === undefined) this.first = part;
+    else (this.more ??= [this.first]).push(part);
   }
 
   onResponseEnd(): void {
@@ -240,7 +293,7 @@ class Exchange extends Ticket implements Dispatcher.DispatchHandler {
     this.answered();
     this.failed = true;
     this.poll.signal.removeEventListener('abort', this);
-    const body = this.more ? Buffer.concat(this.more, this.size).toString('utf8') : (this.first?.toString('utf8') ?? '');
+    const body = this.more ? Buffer.concat(this.more, this.sink ? undefined : this.size).toString('utf8') : (this.first?.toString('utf8') ?? '');
     this.first = undefined;
     this.more = undefined;
     const { call } = this;

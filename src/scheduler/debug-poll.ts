@@ -49,6 +49,26 @@ export async function debugPoll(poller: NodePoller, clock: Clock): Promise<Debug
             throw err;
           }
         },
+        stream: async (path, sink) => {
+          const started = performance.now();
+          note(source.name, `GET ${target.url}${path}`);
+          let bytes = 0;
+          try {
+            const counted = {
+              write(chunk: Buffer) {
+                bytes += chunk.length;
+                sink.write(chunk);
+              },
+            };
+            const reply = await client.stream(path, counted, poll);
+            const ms = Math.round((performance.now() - started) * 10) / 10;
+            note(source.name, `  → HTTP ${reply.status}, ${bytes} bytes streamed in ${ms} ms${reply.body ? `: ${snippet(reply.body)}` : ''}`);
+            return reply;
+          } catch (err) {
+            note(source.name, `  → no answer after ${Math.round(performance.now() - started)} ms: ${(err as Error).message}`);
+            throw err;
+          }
+        },
       });
       const outcome: PollOutcome = { snapshot: undefined, error: undefined, durationSeconds: 0 };
       await poller.bounded(s, context, outcome);

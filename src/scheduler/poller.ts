@@ -105,6 +105,7 @@ export class NodePoller {
     target: this.target,
     signal: poll.signal,
     rpc: (path, method, params) => this.client.rpc(path, method, params, poll),
+    stream: (path, sink) => this.client.stream(path, sink, poll),
     node: this.state,
     now: () => this.deps.clock.now(),
   });

@@ -57,6 +57,9 @@ export function handleNodeRequest(node: SimNode, req: NodeRequest): HttpReply {
   if (route.base === '/ext/health') return handleHealth(node, route.endpoint, req);
   if (route.base === '/ext/admin') return serveJsonRpc(req.method, req.contentType, req.body, adminServices(node));
   if (route.base === '/ext/info') return serveJsonRpc(req.method, req.contentType, req.body, infoServices(node));
+  // promhttp.HandlerFor: GET (and any other method) gets the text format.
+  if (route.base === '/ext/metrics')
+    return { status: 200, headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }, body: node.metricsBody() };
   if (route.base === P_CHAIN_BASE) {
     // The chain is created once the node has started: before that, nothing answers there.
     if (node.scenario === 'starting') return notFound();

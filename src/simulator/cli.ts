@@ -35,6 +35,7 @@ Flags:
                                   than real time (default 1)
   --no-admin                      do not serve /ext/admin
   --no-index                      do not serve /ext/index/…
+  --no-metrics                    do not serve /ext/metrics
   --fresh-index                   indexing starts with the simulator: indexes start
                                   empty, X/vtx stays empty (default: full history)
   --track-l1                      every node also tracks and validates an L1 (a chain check
@@ -69,7 +70,7 @@ export function parseSimulateArgs(argv: string[]): { help: boolean; options: Sim
   let scenarios: ScenarioName[] = ['healthy'];
   const timings: NonNullable<SimulatorOptions['timings']> = {};
   let help = false;
-  const booleans = new Set(['--no-admin', '--no-index', '--fresh-index', '--track-l1', '--port-per-node', '--help', '-h']);
+  const booleans = new Set(['--no-admin', '--no-index', '--no-metrics', '--fresh-index', '--track-l1', '--port-per-node', '--help', '-h']);
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? '';
     let name = arg;
@@ -148,6 +149,9 @@ export function parseSimulateArgs(argv: string[]): { help: boolean; options: Sim
         break;
       case '--no-index':
         options.index = false;
+        break;
+      case '--no-metrics':
+        options.metrics = false;
         break;
       case '--track-l1':
         options.trackL1 = true;

@@ -32,6 +32,8 @@ export interface SimulatorOptions {
   admin?: boolean;
   /** Serve /ext/index/… (--index-enabled); default true. */
   index?: boolean;
+  /** Serve /ext/metrics (--api-metrics-enabled); default true. */
+  metrics?: boolean;
   /** Indexing began when the simulator started: indexes start empty and X/vtx stays empty; default false (complete history). */
   freshIndex?: boolean | ((index: number) => boolean);
   /** The node also tracks an L1 (a subnet-evm chain keyed by its chain ID, tagged with its subnet ID); default false. */
@@ -107,6 +109,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
         scenario,
         adminEnabled: opts.admin ?? true,
         indexEnabled: opts.index ?? true,
+        metricsEnabled: opts.metrics ?? true,
         trackL1: typeof opts.trackL1 === 'function' ? opts.trackL1(i) : (opts.trackL1 ?? false),
         validator: typeof opts.validator === 'function' ? opts.validator(i) : (opts.validator ?? i % 3 === 0),
         l1Validator: typeof opts.l1Validator === 'function' ? opts.l1Validator(i) : (opts.l1Validator ?? true),

@@ -19,6 +19,7 @@ import {
   type ScenarioTimings,
 } from './scenarios.js';
 import { Staking } from './validator.js';
+import { renderNodeMetrics, type MetricsState } from './metrics.js';
 
 export interface NodeOptions {
   index: number;
@@ -31,6 +32,8 @@ export interface NodeOptions {
   scenario: ScenarioName;
   adminEnabled: boolean;
   indexEnabled: boolean;
+  /** Serve /ext/metrics (--api-metrics-enabled); else it answers 404. */
+  metricsEnabled: boolean;
   /** Indexing was turned on when the simulator started: indexes start empty (X/vtx stays so). */
   freshIndex: boolean;
   /** The node also tracks an L1 (L1_CHAIN): one more chain check, tagged with its subnet ID. */
@@ -51,6 +54,11 @@ const BOOTSTRAPPED: Record<NodeVersion, string> = {
   'v1.10': 'bootstrapped',
   'v1.7': 'chains.default.bootstrapped',
 };
+
+/** Snowman polls a chain's engine ends a scenario second (C busiest), and the share that fails on a healthy node. */
+const POLL_RATES: Record<string, number> = { C: 40, P: 8, X: 4 };
+const pollRate = (alias: string): number => POLL_RATES[alias] ?? 20;
+const BASE_POLL_FAILURES = 0.002;
 
 /** disk-filling: the free space (a fraction) the fill reaches after diskFillSeconds, below the 5 % critical level. */
 const DISK_FILLED = 0.045;
@@ -111,6 +119,10 @@ export class SimNode {
     upgradeWeight: number;
   };
   private readonly seedNum: number;
+  /** The Snowman poll counters of each chain, integrated up to `atMs` since the process started at `startMs`. */
+  private polls: { atMs: number; startMs: number; byChain: Map<string, { successful: number; failed: number }> } | undefined;
+  /** The last /ext/metrics body, by scenario second: a fleet's polls within one second share it. */
+  private metricsCache: { second: number; scenario: ScenarioName; body: string } | undefined;
 
   constructor(private readonly opts: NodeOptions) {
     this.staking = new Staking({
@@ -293,6 +305,7 @@ export class SimNode {
   /** Registers the checks of a node version; all report `not yet run`. */
   private install(version: NodeVersion): void {
     const routes = routesFor(version, this.opts.adminEnabled, this.opts.indexEnabled);
+    if (this.opts.metricsEnabled) routes.push({ base: '/ext/metrics', endpoint: '' });
     // The C-Chain's and the L1's own handlers: the EVM's JSON-RPC; the ProposerVM service (v1.14+).
     for (const chain of this.l1 ? [this.chains.C, this.l1] : [this.chains.C]) {
       routes.push({ base: `/ext/bc/${chain.spec.chainId}`, endpoint: '/rpc' });
@@ -518,7 +531,10 @@ export class SimNode {
     } else {
       networking = { disconnectedValidators: this.disconnectedValidators(fraction), percentConnected };
     }
-    const engineError = consensusErrors.length > 0 ? consensusErrors.join('\n') : undefined;
+    const consensusError = consensusErrors.length > 0 ? consensusErrors.join('\n') : undefined;
+    // snow/engine/snowman Engine.HealthCheck: the VM's error and consensus's, composed when both fail.
+    const vmError = chain === this.chains.C ? this.executorError(nowMs) : undefined;
+    const engineError = vmError && consensusError ? `vm: ${vmError} ; consensus: ${consensusError}` : (vmError ?? consensusError);
     const networkingError =
       percentConnected < THRESHOLDS.minPercentConnected
         ? `not connected to enough stake: connected to ${(percentConnected * 100).toFixed(6)}%; required at least ${(THRESHOLDS.minPercentConnected * 100).toFixed(6)}%`
@@ -640,8 +656,91 @@ export class SimNode {
    */
   executedHeight(chain: NodeChain, nowMs = this.opts.clock.simMs()): number {
     const accepted = chain.height(nowMs);
+    if (this.scenarioName === 'c-chain-executor-dead' && chain === this.chains.C) return Math.min(accepted, this.deadBlock() - 1);
     if (this.scenarioName !== 'c-chain-execution-lag' || chain !== this.chains.C) return accepted;
     return accepted - Math.floor(this.elapsedS(nowMs) * this.opts.timings.executionLagBlocksPerSecond);
+  }
+
+  /** c-chain-executor-dead: the block the C-Chain's SAE executor died on (the one after the last executed at the switch). */
+  private deadBlock(): number {
+    return this.chains.C.height(this.scenarioStartMs) + 1;
+  }
+
+  /**
+   * c-chain-executor-dead (v1.15.1+, vms/saevm/sae/health.go): the VM's health error once the SAE executor has
+   * stopped, terminal until the node restarts. The cause is the executor's error; this one is illustrative.
+   */
+  private executorError(nowMs: number): string | undefined {
+    if (this.scenarioName !== 'c-chain-executor-dead' || nowMs < this.scenarioStartMs) return undefined;
+    const block = this.deadBlock();
+    return `saexec.Executor unhealthy due to block ${block} (0x${sha256(`c-block:${block}`).toString('hex')}): executing block: state root mismatch`;
+  }
+
+  /** GET /ext/metrics: the body of the node's release (metrics.ts), its poll counters integrated up to now. */
+  metricsBody(nowMs = this.opts.clock.simMs()): string {
+    const second = Math.floor(nowMs / 1000);
+    const cached = this.metricsCache;
+    if (cached && cached.second === second && cached.scenario === this.scenarioName) return cached.body;
+    const release = this.release;
+    const chains: MetricsState['chains'] = [
+      { alias: 'C', vm: 'evm' },
+      { alias: 'P', vm: 'platformvm' },
+      { alias: 'X', vm: 'avm' },
+      ...(this.l1 && this.version !== 'v1.7' ? [{ alias: L1_CHAIN.alias, vm: 'subnetevm' as const }] : []),
+    ];
+    const state: MetricsState = {
+      shape: release.helicon ? 'transition' : this.version === 'v1.14' ? 'labelled' : 'chain-in-name',
+      chains,
+      uptimeSeconds: Math.max(0, (nowMs - this.uptimeStartMs) / 1000),
+      polls: this.pollCounters(
+        nowMs,
+        chains.map((c) => c.alias),
+      ),
+      badBlocks: new Map(chains.filter((c) => c.vm === 'evm' || c.vm === 'subnetevm').map((c) => [c.alias, 0])),
+    };
+    const body = renderNodeMetrics(state);
+    this.metricsCache = { second, scenario: this.scenarioName, body };
+    return body;
+  }
+
+  /**
+   * The poll counters now: integrated from the last read at this read's rates (a poll outcome per chain is a
+   * rate of the scenario), from zero at the process's start. A chain that bootstraps sends no polls; a node
+   * losing its peers fails their share and stops polling below 75 % connected stake (AlphaConfidence/K); a
+   * stalled chain fails half.
+   */
+  private pollCounters(nowMs: number, aliases: string[]): Map<string, { successful: number; failed: number }> {
+    if (!this.polls || this.polls.startMs !== this.uptimeStartMs) {
+      // Up for a while already: the counters hold what the healthy node counted since its start.
+      const upS = Math.max(0, (nowMs - this.uptimeStartMs) / 1000);
+      const byChain = new Map(
+        aliases.map((a) => [
+          a,
+          { successful: Math.floor(pollRate(a) * upS * (1 - BASE_POLL_FAILURES)), failed: Math.floor(pollRate(a) * upS * BASE_POLL_FAILURES) },
+        ]),
+      );
+      if (this.scenarioName === 'starting' || this.scenarioName === 'bootstrapping')
+        for (const c of byChain.values()) {
+          c.successful = 0;
+          c.failed = 0;
+        }
+      this.polls = { atMs: nowMs, startMs: this.uptimeStartMs, byChain };
+      return byChain;
+    }
+    const dtS = Math.max(0, (nowMs - this.polls.atMs) / 1000);
+    this.polls.atMs = nowMs;
+    const { percentConnected, fraction } = this.connectivity(nowMs);
+    for (const alias of aliases) {
+      let c = this.polls.byChain.get(alias);
+      if (!c) this.polls.byChain.set(alias, (c = { successful: 0, failed: 0 }));
+      if (!this.chainsBootstrapped() || percentConnected < 0.75) continue;
+      let share = Math.max(BASE_POLL_FAILURES, fraction);
+      if (this.scenarioName === 'stalled-chain' && this.opts.timings.stalledChain === alias) share = 0.5;
+      const polls = pollRate(alias) * dtS;
+      c.failed += Math.round(polls * share);
+      c.successful += Math.round(polls * (1 - share));
+    }
+    return this.polls.byChain;
   }
 
   /**

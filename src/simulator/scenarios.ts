@@ -28,6 +28,8 @@ export const SCENARIOS = [
   'c-chain-execution-lag',
   'l1-proposer-view-frozen',
   'c-chain-flapping',
+  // AvalancheGo v1.15.1: the C-Chain's SAE executor stopped (vms/saevm/sae/health.go).
+  'c-chain-executor-dead',
 ] as const;
 
 /** The scenarios that run AvalancheGo v1.15.0 (Helicon) instead of v1.14.2. */
@@ -38,6 +40,7 @@ export const HELICON_SCENARIOS: readonly ScenarioName[] = [
   'c-chain-execution-lag',
   'l1-proposer-view-frozen',
   'c-chain-flapping',
+  'c-chain-executor-dead',
 ];
 
 export type ScenarioName = (typeof SCENARIOS)[number];
@@ -258,7 +261,11 @@ const RELEASES: Record<'v1.15' | 'v1.14' | 'behind' | 'v1.10' | 'v1.7', Release>
   },
 };
 
+/** v1.15.1: v1.15.0's shapes, with the SAE executor's health check (c-chain-executor-dead). */
+const V1_15_1: Release = { ...RELEASES['v1.15'], version: '1.15.1', evm: 'v1.15.1', vm: 'avalanchego/1.15.1' };
+
 export function releaseOf(scenario: ScenarioName): Release {
+  if (scenario === 'c-chain-executor-dead') return V1_15_1;
   if (scenario === 'version-behind') return RELEASES.behind;
   if (HELICON_SCENARIOS.includes(scenario)) return RELEASES['v1.15'];
   return RELEASES[versionOf(scenario)];

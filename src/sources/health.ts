@@ -30,6 +30,8 @@ export interface CheckSnapshot {
   firstFailureSeconds?: number;
   /** The check's error text (may hold newlines), for logs and the landing page. */
   error?: string;
+  /** The block a chain's SAE executor died on, when its error says so (v1.15.1+, executorFailure). */
+  executorFailedHeight?: number;
   unparsed: number;
 }
 
@@ -146,6 +148,7 @@ export function reuseHealth(previous: HealthSnapshot, next: HealthSnapshot): Hea
     to.timestampSeconds = from.timestampSeconds;
     to.firstFailureSeconds = from.firstFailureSeconds;
     if (to.error !== from.error) to.error = from.error;
+    to.executorFailedHeight = from.executorFailedHeight;
     to.unparsed = from.unparsed;
   }
   for (let i = 0; i < chains.length; i++) Object.assign(chains[i] as ChainSnapshot, blankChain, next.chains[i]);
@@ -289,7 +292,11 @@ function readCheck(name: string, raw: unknown, fields: FieldReader): CheckSnapsh
     else error = JSON.stringify(rawError);
   }
   const check: CheckSnapshot = { name, passing: error === undefined, contiguousFailures: 0, unparsed: 0 };
-  if (error !== undefined) check.error = error;
+  if (error !== undefined) {
+    check.error = error;
+    const dead = executorFailure(error);
+    if (dead !== undefined) check.executorFailedHeight = dead;
+  }
   const failures = fields.count(raw, 'contiguousFailures');
   if (failures !== undefined) check.contiguousFailures = failures;
   const durationNs = fields.number(raw, 'duration');
@@ -302,6 +309,20 @@ function readCheck(name: string, raw: unknown, fields: FieldReader): CheckSnapsh
   }
   return check;
 }
+
+/**
+ * The block a chain's SAE executor stopped on, from a chain check's error (AvalancheGo v1.15.1+,
+ * vms/saevm/sae/health.go: `saexec.Executor unhealthy due to block <N> (<0xhash>): <cause>`), wherever it
+ * stands in the error: alone, or inside the engine's `vm: … ; consensus: …` and the handler's
+ * `engine: …; networking: …`. Terminal until the node restarts. Undefined for any other error.
+ */
+export function executorFailure(error: string): number | undefined {
+  const m = EXECUTOR_DEAD.exec(error);
+  if (!m) return undefined;
+  const height = Number(m[1]);
+  return Number.isSafeInteger(height) ? height : undefined;
+}
+const EXECUTOR_DEAD = /saexec\.Executor unhealthy due to block (\d{1,20}) \(0x[0-9a-fA-F]{1,64}\)/;
 
 function readMessage(name: string, message: unknown, s: HealthSnapshot, f: FieldReader): void {
   // An application check's message of the wrong kind counts as one unparsed field.
@@ -423,9 +444,15 @@ function addHealthLines(b: LinesBuilder, s: HealthSnapshot | undefined, node?: N
     b.add('avalanchego_health_check_first_failure_timestamp_seconds', c.firstFailureSeconds, labels);
     b.add('avalanchego_health_check_unparsed_fields', c.unparsed, labels);
   }
+  // A dead executor is rare: the chains it names, looked up only when there is one.
+  let dead: Map<string, number> | undefined;
+  for (const c of s.checks) if (c.executorFailedHeight !== undefined) (dead ??= new Map()).set(c.name, c.executorFailedHeight);
   for (const c of s.chains) {
     const labels = { chain: c.chain };
     b.add('avalanchego_chain_bootstrapping', c.bootstrapping ? 1 : 0, labels);
+    const deadAt = dead?.get(c.chain);
+    b.add('avalanchego_chain_executor_failed', deadAt === undefined ? 0 : 1, labels);
+    b.add('avalanchego_chain_executor_failed_height', deadAt, labels);
     b.add('avalanchego_chain_last_accepted_height', c.lastAcceptedHeight, labels);
     b.add('avalanchego_chain_processing_blocks', c.processingBlocks, labels);
     b.add('avalanchego_chain_longest_processing_block_seconds', c.longestProcessingBlockSeconds, labels);

@@ -9,11 +9,12 @@ import { evm } from './evm.js';
 import { health } from './health.js';
 import { indexApi } from './index-api.js';
 import { info } from './info.js';
+import { nodeMetrics } from './node-metrics.js';
 import { platform } from './platform.js';
 import { proposervm } from './proposervm.js';
 import { checkSources } from './source.js';
 
-export const SOURCES = checkSources([health, indexApi, info, platform, evm, proposervm, admin] as const);
+export const SOURCES = checkSources([health, indexApi, info, platform, evm, proposervm, admin, nodeMetrics] as const);
 
 /** The exporter's config file: its schema, its built-in defaults, and the ways to read it (config/load.ts). */
 export const CONFIG_FILE = configFile(SOURCES.map((s) => s.config));

@@ -16,7 +16,7 @@
 // (NodeSnapshots); the other `offers` them, in the shapes of facts.ts.
 import type { Logger } from 'pino';
 import type { ConfigSection, TargetConfig } from '../config/schema.js';
-import type { RpcReply } from '../rpc/client.js';
+import type { BodySink, HttpReply, RpcReply } from '../rpc/client.js';
 import type { LinesBuilder } from '../metrics/render.js';
 import type { Facts } from './facts.js';
 import type { PageSection, SummaryPart } from './section.js';
@@ -134,6 +134,11 @@ export interface PollContext {
   readonly signal: AbortSignal;
   /** A JSON-RPC 2.0 request to `{url}{path}` under the poll's deadline; decode the reply with rpc/jsonrpc.ts. */
   rpc(path: string, method: string, params: object): Promise<RpcReply>;
+  /**
+   * A GET of `{url}{path}` under the poll's deadline, its 200 body given to `sink` chunk by chunk as it
+   * streams (the answer's `body` is then ''); any other status's body is kept, bounded (rpc/client.ts stream).
+   */
+  stream(path: string, sink: BodySink): Promise<HttpReply>;
   /** The node's other sources, as far as the polled source `uses` them. */
   readonly node: NodeSnapshots;
   /** Wall-clock milliseconds (the exporter's clock: fixed in tests), for parsers that compare times with now. */

@@ -142,6 +142,12 @@ export const FAULTS: Fault[] = [
     expect: { pages: 0, tickets: 1, alert: 'AvalancheGoHealthCheckFlapping' },
     why: 'avalanchego #6010: the C check fails "block processing too long" for a minute every 8 minutes',
   },
+  {
+    scenario: 'c-chain-executor-dead',
+    fromStart: true,
+    expect: { pages: 1, tickets: 0, alert: 'AvalancheGoChainExecutorDead' },
+    why: "v1.15.1: the C check fails `saexec.Executor unhealthy due to block N`: it pages at once and holds back the node's NodeUnhealthy and the C-Chain's execution backlog",
+  },
 ];
 
 /** The length of a fault run: the longest hold, then the recovery. */

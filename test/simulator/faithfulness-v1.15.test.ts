@@ -7,20 +7,16 @@
 // node builds (test/real-node/build.ts cacheRoot), so a later run needs neither Go nor the
 // network. The fast lane (vitest.fast.config.ts) reads that cache only: it runs no program and
 // sends nothing. Without the source every row is skipped with the reason (under CI=true they fail).
-import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { L1_CHAIN, L1_SUBNET_ID, MAINNET_HELICON, PRIMARY_NETWORK_ID } from '../../src/simulator/index.js';
 import { UPTIME_START_TIME_ERRORS } from '../../src/simulator/info-api.js';
 import { releaseOf } from '../../src/simulator/scenarios.js';
 import { START_TIME_ERRORS } from '../../src/sources/info.js';
-import { cacheRoot } from '../real-node/build.js';
+import { goSourceFiles } from './go-source.js';
 import { defined } from '../helpers/assert.js';
 import { rpc, simulator } from './helpers.js';
 
-const MODULE = 'github.com/ava-labs/avalanchego';
 const VERSION = 'v1.15.0';
 const FILES = [
   'vms/platformvm/api/validator.go',
@@ -37,37 +33,10 @@ const FILES = [
 type SourceFile = (typeof FILES)[number];
 const TEST_FILE = 'test/simulator/faithfulness-v1.15.test.ts';
 const IN_CI = process.env.CI === 'true';
-/** Set by vitest.fast.config.ts: the lane that needs no network and no other program. */
-const FAST_LANE = process.env.AVALANCHEGO_FAST_LANE === '1';
 
 /** The source files, from the cache or from `go mod download` (then cached); a reason when neither can be had. */
 function sourceFiles(): { files: Map<SourceFile, string> } | { reason: string } {
-  const cached = join(cacheRoot(), `avalanchego-source-${VERSION}`);
-  if (!FILES.every((f) => existsSync(join(cached, f)))) {
-    if (FAST_LANE)
-      return {
-        reason: `the ${MODULE}@${VERSION} source is not cached under ${cached}, and the fast lane fetches nothing: run \`npx vitest run ${TEST_FILE}\` once with Go to cache it`,
-      };
-    const go = spawnSync('go', ['version'], { encoding: 'utf8' });
-    if (go.error || go.status !== 0) return { reason: `no Go on this machine and no cached ${MODULE}@${VERSION} source under ${cached}` };
-    // Outside any module, so the download does not touch a go.mod.
-    const cwd = mkdtempSync(join(tmpdir(), 'avalanchego-source-'));
-    try {
-      const r = spawnSync('go', ['mod', 'download', '-json', `${MODULE}@${VERSION}`], { cwd, encoding: 'utf8', timeout: 300_000 });
-      const dir = r.status === 0 ? (JSON.parse(r.stdout) as { Dir?: string }).Dir : undefined;
-      if (!dir) return { reason: `go mod download ${MODULE}@${VERSION} failed: ${(r.stderr || r.stdout || String(r.error)).slice(0, 300)}` };
-      const staging = `${cached}.tmp-${process.pid}`;
-      for (const f of FILES) {
-        mkdirSync(dirname(join(staging, f)), { recursive: true });
-        copyFileSync(join(dir, f), join(staging, f));
-      }
-      rmSync(cached, { recursive: true, force: true });
-      renameSync(staging, cached);
-    } finally {
-      rmSync(cwd, { recursive: true, force: true });
-    }
-  }
-  return { files: new Map(FILES.map((f) => [f, readFileSync(join(cached, f), 'utf8')])) };
+  return goSourceFiles(VERSION, FILES, `avalanchego-source-${VERSION}`, TEST_FILE);
 }
 
 /** A Go struct's JSON tags and embedded types (`Staker`, `*AutoRenewedConfig`, `peer.Info`). */

@@ -87,6 +87,7 @@ describe('schema walker', () => {
         'evm',
         'proposervm',
         'admin',
+        'node_metrics',
         'limits',
         'headers',
         'tls',

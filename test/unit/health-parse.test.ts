@@ -1,6 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parseHealth, parseHealthReply, type CheckSnapshot, type HealthSnapshot } from '../../src/sources/health.js';
+import {
+  executorFailure,
+  health,
+  parseHealth,
+  parseHealthReply,
+  reuseHealth,
+  type CheckSnapshot,
+  type HealthSnapshot,
+} from '../../src/sources/health.js';
+import { LinesBuilder } from '../../src/metrics/render.js';
+import { renderNodes } from '../../src/metrics/scrape.js';
 import { InvalidResponseError, RpcError } from '../../src/rpc/errors.js';
 import type { RpcReply } from '../../src/rpc/client.js';
 
@@ -223,5 +233,44 @@ describe('parseHealthReply: the answer with its headers', () => {
 
   it('throws a JSON-RPC error as RpcError', () => {
     expect(() => parseHealthReply(reply('{"jsonrpc":"2.0","error":{"code":-32601,"message":"no service"},"id":3}'))).toThrow(RpcError);
+  });
+});
+
+describe("a chain's dead SAE executor (v1.15.1+, vms/saevm/sae/health.go)", () => {
+  const ERR =
+    'saexec.Executor unhealthy due to block 51234501 (0x5c1f0e8a3b7d2e914f60a8c2d3b1e7f09a4c6d8e2b5f7a1c3e9d0b4f6a8c2e71): executing block: state root mismatch';
+  it.each([
+    ['alone', ERR, 51_234_501],
+    ['inside the engine’s vm: … ; consensus: …', `vm: ${ERR} ; consensus: block processing too long: 41s > 30s`, 51_234_501],
+    [
+      'inside the handler’s engine: …; networking: …',
+      `engine: vm: ${ERR} ; consensus: too many processing blocks: 300 > 256; networking: not connected to enough stake`,
+      51_234_501,
+    ],
+    ['a cause that itself has ; and :', 'saexec.Executor unhealthy due to block 7 (0xab): a: b; c', 7],
+    ['another error', 'block processing too long: 41s > 30s', undefined],
+    ['the words without a block', 'saexec.Executor unhealthy due to block (0xab): x', undefined],
+    ['a height beyond 2^53', 'saexec.Executor unhealthy due to block 99999999999999999999 (0xab): x', undefined],
+  ])('%s', (_what, error, height) => {
+    expect(executorFailure(error)).toBe(height);
+  });
+
+  it('the fixture: the C check failing with it → executor_failed 1 and its height; the other chains 0', () => {
+    const s = parseHealth(fixture('executor-dead-v1.15.1.json'));
+    expect(check(s, 'C').executorFailedHeight).toBe(51_234_501);
+    const b = new LinesBuilder('n1');
+    health.samples(b, s);
+    const text = renderNodes([[b.build()]]).toString();
+    expect(text).toContain('avalanchego_chain_executor_failed{node="n1",chain="C"} 1\n');
+    expect(text).toContain('avalanchego_chain_executor_failed_height{node="n1",chain="C"} 51234501\n');
+    expect(text).toContain('avalanchego_chain_executor_failed{node="n1",chain="P"} 0\n');
+    expect(text).not.toContain('avalanchego_chain_executor_failed_height{node="n1",chain="P"}');
+  });
+
+  it('a healthy v1.15.0 report: every chain 0, no height; a reused snapshot forgets the height once the check passes', () => {
+    const healthy = parseHealth(fixture('healthy-v1.15.0.json'));
+    const dead = parseHealth(fixture('executor-dead-v1.15.1.json'));
+    const reused = reuseHealth(dead, healthy);
+    expect(check(reused, 'C').executorFailedHeight).toBeUndefined();
   });
 });

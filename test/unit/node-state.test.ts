@@ -84,6 +84,7 @@ describe('a source reads another through `uses` (the node gives it; no source im
       signal: new AbortController().signal,
       node: state,
       now: () => 1_000_000,
+      stream: (path) => Promise.reject(new Error(`no GET of ${path} in this test`)),
       rpc: (path, method) => {
         asked.push(method);
         const file = method === 'info.getNodeID' ? 'getNodeID-v1.14.2.json' : 'upgrades-mainnet-v1.15.0.json';
