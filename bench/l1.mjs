@@ -32,12 +32,13 @@ const VANTAGES = Number(opts.vantages);
 // CB58 of 32 bytes: the IDs need only be well-formed for the config check.
 import { createHash } from 'node:crypto';
 const ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+/** @param {Buffer} bytes */
 function cb58(bytes) {
   const raw = Buffer.concat([bytes, createHash('sha256').update(bytes).digest().subarray(-4)]);
   let n = BigInt(`0x${raw.toString('hex')}`);
   let out = '';
   while (n > 0n) {
-    out = ALPHABET[Number(n % 58n)] + out;
+    out = ALPHABET.charAt(Number(n % 58n)) + out;
     n /= 58n;
   }
   for (const b of raw) {
@@ -46,28 +47,55 @@ function cb58(bytes) {
   }
   return out;
 }
-const id = (text) => cb58(createHash('sha256').update(text).digest());
+const id = (/** @type {string} */ text) => cb58(createHash('sha256').update(text).digest());
 const l1s = Array.from({ length: L1S }, (_, i) => ({
   subnet: id(`subnet-${i}`),
   chain: id(`chain-${i}`),
-  validators: Array.from({ length: VALIDATORS }, (_, j) => ({ validationID: id(`v-${i}-${j}`), nodeID: `NodeID-${id(`n-${i}-${j}`).slice(0, 33)}`, weight: 100 + j })),
+  validators: Array.from({ length: VALIDATORS }, (_, j) => ({
+    validationID: id(`v-${i}-${j}`),
+    nodeID: `NodeID-${id(`n-${i}-${j}`).slice(0, 33)}`,
+    weight: 100 + j,
+  })),
 }));
 
+/**
+ * @param {string | undefined} method
+ * @param {{ subnetID?: string } | undefined} params
+ * @param {string} path
+ */
 function answer(method, params, path) {
   if (path === '/ext/bc/P') {
     if (method === 'platform.getHeight') return { height: '1000' };
     if (method === 'platform.getValidatorFeeState') return { excess: 0, price: 512, timestamp: '2026-11-26T12:00:00Z' };
-    if (method === 'platform.getBlockchains') return { blockchains: l1s.map((l, i) => ({ id: l.chain, name: `l1-${i}`, subnetID: l.subnet, vmID: 'x' })) };
+    if (method === 'platform.getBlockchains')
+      return { blockchains: l1s.map((l, i) => ({ id: l.chain, name: `l1-${i}`, subnetID: l.subnet, vmID: 'x' })) };
     if (method === 'platform.getCurrentValidators') {
       const l = l1s.find((x) => x.subnet === params?.subnetID);
       if (!l) return { validators: [] };
-      return { validators: l.validators.map((v) => ({ nodeID: v.nodeID, weight: String(v.weight), startTime: '1793990680', validationID: v.validationID, balance: '1000000000', minNonce: '0' })) };
+      return {
+        validators: l.validators.map((v) => ({
+          nodeID: v.nodeID,
+          weight: String(v.weight),
+          startTime: '1793990680',
+          validationID: v.validationID,
+          balance: '1000000000',
+          minNonce: '0',
+        })),
+      };
     }
   }
   const l = l1s.find((x) => path === `/ext/bc/${x.chain}/validators`);
   if (l && method === 'validators.getCurrentValidators')
     return {
-      validators: l.validators.map((v) => ({ ...v, startTimestamp: 1793990680, isActive: true, isL1Validator: true, isConnected: true, uptimePercentage: 99.5, uptimeSeconds: 1000 })),
+      validators: l.validators.map((v) => ({
+        ...v,
+        startTimestamp: 1793990680,
+        isActive: true,
+        isL1Validator: true,
+        isConnected: true,
+        uptimePercentage: 99.5,
+        uptimeSeconds: 1000,
+      })),
     };
   return undefined;
 }
@@ -77,12 +105,17 @@ const servers = await Promise.all(
   Array.from({ length: VANTAGES }, async () => {
     const server = createServer((req, res) => {
       let body = '';
-      req.on('data', (c) => (body += c));
+      req.on('data', (/** @type {Buffer} */ c) => (body += c.toString()));
       req.on('end', () => {
         requests++;
+        /** @type {{ method?: string, params?: { subnetID?: string }, id?: number }} */
         let rpc;
         try {
-          rpc = JSON.parse(body);
+          /** @type {unknown} */ const parsed = JSON.parse(body);
+          rpc =
+            typeof parsed === 'object' && parsed !== null
+              ? /** @type {{ method?: string, params?: { subnetID?: string }, id?: number }} */ (parsed)
+              : {};
         } catch {
           rpc = {};
         }
@@ -112,7 +145,12 @@ async function run(withL1s) {
     }`,
   );
   const port = await freePort();
-  const exp = procs.start(`exporter (${withL1s ? 'with' : 'without'} l1s)`, process.execPath, ['dist/main.js', `--config.file=${config}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn']);
+  const exp = procs.start(`exporter (${withL1s ? 'with' : 'without'} l1s)`, process.execPath, [
+    'dist/main.js',
+    `--config.file=${config}`,
+    `--web.listen-address=127.0.0.1:${port}`,
+    '--log.level=warn',
+  ]);
   const metrics = async () => (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
   await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/-/ready`)).status === 200, 'the exporter ready', 60_000, exp);
   await sleep(INTERVAL_S * 1000);
@@ -133,15 +171,29 @@ async function run(withL1s) {
 try {
   console.log(`L1 set benchmark: ${L1S} L1s × ${VALIDATORS} validators × ${VANTAGES} vantages, L1s every ${INTERVAL_S}s, ${DURATION_S}s a mode`);
   const without = await run(false);
-  console.log(`without l1s: ${without.requests_per_s.toFixed(2)} requests/s, ${(without.cpu_per_s * 1000).toFixed(1)} ms CPU/s, ${without.series} series`);
+  console.log(
+    `without l1s: ${without.requests_per_s.toFixed(2)} requests/s, ${(without.cpu_per_s * 1000).toFixed(1)} ms CPU/s, ${without.series} series`,
+  );
   const withL1s = await run(true);
-  console.log(`with l1s:    ${withL1s.requests_per_s.toFixed(2)} requests/s, ${(withL1s.cpu_per_s * 1000).toFixed(1)} ms CPU/s, ${withL1s.series} series (${withL1s.l1_series} of the L1 set)`);
+  console.log(
+    `with l1s:    ${withL1s.requests_per_s.toFixed(2)} requests/s, ${(withL1s.cpu_per_s * 1000).toFixed(1)} ms CPU/s, ${withL1s.series} series (${withL1s.l1_series} of the L1 set)`,
+  );
   const pollsPerS = L1S / INTERVAL_S;
   const cpuPerPollMs = ((withL1s.cpu_per_s - without.cpu_per_s) / pollsPerS) * 1000;
   console.log(
     `the L1s add ${(withL1s.requests_per_s - without.requests_per_s).toFixed(2)} requests/s (expected ${((L1S * (2 * VANTAGES + 2)) / INTERVAL_S).toFixed(2)}: per poll a height and a chain read per vantage, the set and the fee from one) and ${cpuPerPollMs.toFixed(1)} ms CPU a poll of an L1`,
   );
-  console.log(JSON.stringify({ l1s: L1S, validators: VALIDATORS, vantages: VANTAGES, interval_s: INTERVAL_S, without, with: withL1s, cpu_per_l1_poll_ms: cpuPerPollMs }));
+  console.log(
+    JSON.stringify({
+      l1s: L1S,
+      validators: VALIDATORS,
+      vantages: VANTAGES,
+      interval_s: INTERVAL_S,
+      without,
+      with: withL1s,
+      cpu_per_l1_poll_ms: cpuPerPollMs,
+    }),
+  );
 } finally {
   await procs.stopAll();
   for (const s of servers) s.server.close();

@@ -46,7 +46,7 @@ const VALID_UNITS = new Set([
 ]);
 const DS_REF = { type: 'prometheus', uid: '${datasource}' };
 // Series with a node label (an L1's set-wide series have none: one per validator, whichever vantage told it).
-const perNodeMetrics = new Set(CATALOG.filter((m) => (m.labels).includes('node')).map((m) => m.name));
+const perNodeMetrics = new Set(CATALOG.filter((m) => m.labels.includes('node')).map((m) => m.name));
 
 const dataPanels = (d: Dashboard): Panel[] => allPanels(d).filter((p) => p.type !== 'row');
 
