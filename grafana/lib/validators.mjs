@@ -229,6 +229,73 @@ export function validators() {
     ),
   );
 
+  // The L1 set (`l1s:`): every validator of each L1, seen from every vantage. The set-wide series have no node label
+  // (one per validator, whichever vantage told it): filtered by job and instance only; who is connected is per vantage.
+  const L = '{job=~"$job", instance=~"$instance"}';
+  const byValidator = 'job, instance, subnet, validation_id, validator_node_id';
+  const downShare = `count by (${byValidator}) (avalanchego_l1_set_validator_connected${S} == 0) / count by (${byValidator}) (avalanchego_l1_set_validator_connected${S})`;
+  /**
+   * @param {string} expr
+   * @param {string} refId
+   */
+  const setColumn = (expr, refId) => tableTarget(`max by (subnet, validation_id, validator_node_id) (${expr})`, refId);
+  panels.push(row('L1 set: every validator, seen from every vantage'));
+  panels.push(
+    countStat(
+      'L1 validators down',
+      'Active validators of the l1s: L1s seen disconnected by more than half of the vantages that report them (AvalancheGoL1ValidatorDown, before its for:).',
+      `(${downShare}) > 0.5 and on (${byValidator}) (avalanchego_l1_set_validator_active${L} == 1)`,
+      'orange',
+    ),
+    countStat(
+      'L1 validators inactive',
+      'Validators of the l1s: L1s whose balance is 0: their weight no longer counts (avalanchego_l1_set_validator_active == 0).',
+      `avalanchego_l1_set_validator_active${L} == 0`,
+      'red',
+    ),
+    countStat(
+      'L1 validators past max_validators',
+      'Validators of the L1s that get no per-validator series (l1s[].max_validators); the totals count them.',
+      `avalanchego_l1_set_validators_dropped${L} > 0`,
+      'orange',
+    ),
+    timeseriesPanel(
+      'L1 weight active',
+      "Share of each L1's weight whose validators have a balance (AvalancheGoL1WeightAtRisk pages when the inactive, short-runway or down share reaches 25 %).",
+      'percentunit',
+      [
+        target(
+          `sum by (subnet) (avalanchego_l1_set_validator_weight${L} and on (${byValidator}) (avalanchego_l1_set_validator_active${L} == 1)) / on (subnet) max by (subnet) (avalanchego_l1_set_weight${L})`,
+          '{{subnet}}',
+        ),
+      ],
+      { h: 8, w: 12 },
+      { min: 0, max: 1 },
+    ),
+    tablePanel(
+      'L1 validators',
+      "Every validator of the l1s: L1s (heaviest max_validators): weight, balance, runway at the current fee, and the lowest uptime any vantage sees (validators.getCurrentValidators). The exporter's /l1/<subnet> page adds one column per vantage.",
+      'none',
+      [
+        setColumn(`avalanchego_l1_set_validator_weight${L}`, 'weight'),
+        setColumn(`avalanchego_l1_set_validator_balance_navax${L}`, 'balance'),
+        setColumn(`avalanchego_l1_set_validator_runway_seconds${L}`, 'runway'),
+        setColumn(`avalanchego_l1_set_validator_active${L}`, 'active'),
+        tableTarget(`min by (subnet, validation_id, validator_node_id) (avalanchego_l1_set_validator_uptime_ratio${S})`, 'uptime'),
+      ],
+      { h: 10, w: 24 },
+      [merge()],
+      [byName('Value #runway', [unitProp('s')]), byName('Value #uptime', [unitProp('percentunit')])],
+    ),
+    tablePanel(
+      'L1 chains',
+      "The chains the exporter watches on each vantage, with their names (avalanchego_chain_info): the join key for an ICM relayer's source_blockchain_id.",
+      'none',
+      [tableTarget(`avalanchego_chain_info${S}`, 'chain')],
+      { h: 6, w: 12 },
+      [],
+    ),
+  );
   panels.push(row('Versions and upgrades'));
   panels.push(
     tablePanel(

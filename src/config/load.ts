@@ -255,7 +255,8 @@ function crossFieldProblemsOfTheRest(
     for (const issue of issues) if (!takeOut(repaired, issue, dropped, removed)) return [];
     const targets: unknown[] = Array.isArray(repaired.targets) ? (repaired.targets as unknown[]) : [];
     const kept = targets.map((_, i) => i).filter((i) => !dropped.has(i));
-    const rest = configSchema.safeParse({ ...repaired, targets: kept.map((i) => targets[i]) });
+    // Without the l1s when targets are left out: their vantages may name them.
+    const rest = configSchema.safeParse({ ...repaired, targets: kept.map((i) => targets[i]), ...(dropped.size > 0 ? { l1s: undefined } : {}) });
     if (!rest.success) {
       // Issues of the kept targets, renumbered to the file's indices.
       issues = rest.error.issues.map((issue) =>

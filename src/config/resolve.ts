@@ -6,6 +6,7 @@ import { createSecureContext } from 'node:tls';
 import type { ConfigProblem } from './document.js';
 import { formatPromDuration } from './duration.js';
 import { FileReadError, readRegularFile } from '../util/files.js';
+import { resolveL1s } from './l1s.js';
 import type { ConfigPath } from './path.js';
 import {
   BUILTIN_SCHEDULER,
@@ -266,10 +267,12 @@ export function resolveConfig(config: RawConfig, layout: ConfigLayout, baseDir: 
     }
     return resolved;
   });
+  const l1s = resolveL1s(config.l1s, targets, problems);
   if (problems.length > 0) return { problems };
   return {
     config: {
       targets,
+      ...(l1s.length > 0 ? { l1s } : {}),
       maxConcurrentRequests: config.scheduler?.max_concurrent_requests ?? BUILTIN_SCHEDULER.max_concurrent_requests,
       maxConnectionsPerOrigin: config.scheduler?.max_connections_per_origin ?? BUILTIN_SCHEDULER.max_connections_per_origin,
       maxBufferedBytes: config.scheduler?.max_buffered_bytes ?? BUILTIN_SCHEDULER.max_buffered_bytes,

@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { parsePromDuration } from './duration.js';
 import { maskUrl } from '../util/redact.js';
 import { quote } from './echo.js';
+import { decodeCb58 } from './cb58.js';
 
 /** The primary network's subnet ID (ids.Empty in CB58): always checked, the `subnet` label of its validator series. */
 export const PRIMARY_NETWORK_ID = '11111111111111111111111111111111LpoYY';
@@ -185,6 +186,76 @@ const schedulerSchema = z.strictObject({
     ),
 });
 
+// --- l1s: the L1s watched as a whole (resolved in config/l1s.ts) ---
+
+/** One L1 as the exporter watches it, resolved. */
+export interface L1Config {
+  /** The L1's subnet ID (CB58). */
+  readonly subnet: string;
+  /** `name`: else the P-Chain's name for its chain (platform.getBlockchains). */
+  readonly name?: string;
+  /** Blockchain ID whose validators API is read; else the L1's first chain on the P-Chain. */
+  readonly chain?: string;
+  readonly intervalMs: number;
+  /** Validators past this many get no per-validator series (counted in avalanchego_l1_set_validators_dropped). */
+  readonly maxValidators: number;
+  /** Target names; undefined: the targets whose platform.subnets lists the subnet. */
+  readonly vantages?: readonly string[];
+}
+
+export const L1_DEFAULTS = { interval: '1m', max_validators: 1000 } as const;
+
+/** An Avalanche ID (subnet or blockchain) in CB58: refused at load with why, rather than failing every poll. */
+const cb58Id = (what: string, example: string, from: string) =>
+  z.string({ error: `expected a ${what} ID as a string` }).superRefine((text, ctx) => {
+    const decoded = decodeCb58(text);
+    if ('error' in decoded || decoded.bytes.length !== 32) {
+      const why = 'error' in decoded ? decoded.error : `it holds ${decoded.bytes.length} bytes, an ID holds 32`;
+      ctx.addIssue({ code: 'custom', message: `${quote(text)} is not a ${what} ID (CB58, e.g. ${example}): ${why}; copy the ID from ${from}` });
+    }
+  });
+
+const L1_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_.:@ -]{0,63}$/;
+
+export const l1Schema = z
+  .strictObject({
+    subnet: cb58Id('subnet', '2v3qLBtRK4VHC1W1JJMgKYPrSzsXEc83DuWBrhhLKRJXJbiRVA', 'platform.getSubnets or the explorer')
+      .refine((id) => id !== PRIMARY_NETWORK_ID, { message: `${PRIMARY_NETWORK_ID} is the primary network, not an L1: give the L1's subnet ID` })
+      .describe('Subnet ID (CB58) of the L1.'),
+    name: z
+      .string({ error: 'expected a name as a string' })
+      .regex(L1_NAME_RE, 'a name is 1 to 64 characters: letters, digits, space and _ . : @ -, starting with a letter or digit')
+      .optional()
+      .describe("Name shown on the pages and in avalanchego_chain_info; else the P-Chain's name for the L1's chain (platform.getBlockchains)."),
+    chain: cb58Id('blockchain', '2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5', 'platform.getBlockchains')
+      .optional()
+      .describe(
+        "Blockchain ID (CB58) whose validators API (/ext/bc/<chain>/validators) each vantage is asked; else the L1's first chain on the P-Chain.",
+      ),
+    interval: duration.optional().describe('How often the L1 is polled; must be longer than the timeout of each of its vantages.'),
+    max_validators: z
+      .number({ error: 'expected a whole number from 1 to 100000' })
+      .int('expected a whole number from 1 to 100000')
+      .min(1, 'must be at least 1')
+      .max(100_000, 'must be at most 100000')
+      .optional()
+      .describe(
+        'Validators that get per-validator series; past it they are dropped, counted (avalanchego_l1_set_validators_dropped) and said on the L1 page. The set-wide totals count every validator.',
+      ),
+    vantages: z
+      .array(z.string({ error: 'expected a target name' }), { error: 'expected a list of target names, e.g. [node-a, node-b]' })
+      .min(1, 'list at least one target, or leave vantages out')
+      .optional()
+      .describe("Target names the L1 is seen from; default: the targets whose platform.subnets lists the L1's subnet."),
+  })
+  .describe('An L1 watched as a whole: its validator set from the P-Chain, and who each vantage sees connected.');
+
+export const l1sSchema = z
+  .array(l1Schema, { error: 'expected a list of L1s, e.g. [{subnet: 2v3qLBtRK4VHC1W1JJMgKYPrSzsXEc83DuWBrhhLKRJXJbiRVA}]' })
+  .describe('L1s watched as a whole, each from its vantages (the targets that validate it).');
+
+export type RawL1 = z.output<typeof l1Schema>;
+
 /** What the config file takes of a source's section: its key and its keys' schema (ConfigSection). */
 export type SectionSchema = Pick<ConfigSection, 'key' | 'schema'>;
 
@@ -213,6 +284,7 @@ export function configSchemaOf(sections: readonly SectionSchema[]) {
     .strictObject({
       defaults: settings.optional().describe('Settings for every target.'),
       scheduler: schedulerSchema.optional().describe('Process-wide polling settings.'),
+      l1s: l1sSchema.optional(),
       targets: z
         .array(target, { error: 'expected a list of targets' })
         .min(1, 'list at least one target under targets')
@@ -249,6 +321,7 @@ export type RawSettings = z.output<z.ZodObject<typeof leadingShape & typeof trai
 export interface RawConfig {
   defaults?: RawSettings;
   scheduler?: z.output<typeof schedulerSchema>;
+  l1s?: RawL1[];
   targets: Array<RawSettings & { name: string; url: string }>;
 }
 
@@ -310,6 +383,8 @@ export interface Config<T extends TargetConfig = TargetConfig> {
   maxConnectionsPerOrigin: number;
   /** Bytes of answers being read at once, all nodes together. */
   maxBufferedBytes: number;
+  /** The L1s watched as a whole (`l1s:`); absent or empty: none. */
+  l1s?: readonly L1Config[];
   /** Where the config came from, for logs and the landing page. */
   origin: string;
   /** The sources' sections it was read with, in order (/config shows each). */

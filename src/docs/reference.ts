@@ -6,7 +6,7 @@
 // Every table is built from whatever the catalog, schema and rules hold, so a new metric, key,
 // source or rule group shows up with a fallback text instead of breaking the generator.
 import { CATALOG, GLOBAL_CATALOG, type MetricSpec } from '../metrics/catalog.js';
-import { BUILTIN_SCHEDULER } from '../config/schema.js';
+import { BUILTIN_SCHEDULER, L1_DEFAULTS } from '../config/schema.js';
 import { walkSchema } from '../config/walk.js';
 import { CONFIG_FILE } from '../sources/registry.js';
 
@@ -24,6 +24,7 @@ const SOURCE_FROM: Record<string, string> = {
   index: '`index.getLastAccepted`, per endpoint',
   info: '`info.*`: version, uptime, upgrades, peers',
   platform: '`platform.*`: validator entries, L1 balance, fees',
+  l1: 'each L1 of `l1s:`: its set once, each vantage\'s connectivity',
   evm: '`eth_blockNumber`, per chain',
   proposervm: '`proposervm.getCurrentEpoch`, per chain',
   node_metrics: "the node's own `/ext/metrics`, a few families (off by default)",
@@ -86,6 +87,7 @@ const GROUP_ABOUT: Record<string, string> = {
   'avalanchego-validators': 'validators',
   'avalanchego-posture': 'posture',
   'avalanchego-exporter-scale': 'the exporter at scale',
+  'avalanchego-l1': 'the L1 set',
 };
 const SEVERITY_ORDER = ['critical', 'warning', 'info'];
 
@@ -139,6 +141,7 @@ export function configKeys(): Array<{ path: string; typeName: string; fallback: 
     const fallback =
       setting !== undefined ? defaultText(setting, lookup(CONFIG_FILE.builtinDefaults, setting))
       : path.startsWith('scheduler.') ? defaultText('', lookup(BUILTIN_SCHEDULER, path.slice('scheduler.'.length)))
+      : path.startsWith('l1s[].') ? defaultText('', lookup(L1_DEFAULTS, path.slice('l1s[].'.length)))
       : '';
     out.push({ path, typeName: node.typeName, fallback, description: node.description ?? '' });
     return true;

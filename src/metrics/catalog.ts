@@ -13,7 +13,7 @@ export type MetricType = 'gauge' | 'counter' | 'histogram';
  * `info` (/ext/info), `platform` (/ext/bc/P) and `admin` (the node posture check) are
  * the slow sources of the validator and posture issues; `exporter` is the exporter itself.
  */
-export type MetricSource = 'health' | 'index' | 'exporter' | 'info' | 'platform' | 'admin' | 'evm' | 'proposervm' | 'node_metrics';
+export type MetricSource = 'health' | 'index' | 'exporter' | 'info' | 'platform' | 'admin' | 'evm' | 'proposervm' | 'node_metrics' | 'l1';
 
 export interface MetricSpec {
   readonly name: string;
@@ -421,6 +421,87 @@ export const CATALOG = [
     'platform',
     `1 while the node's L1 validator has a balance, 0 when it is inactive (balance 0). ${VALIDATORS} (balance).`,
     '0 when `balance` of the node\'s L1 validator entry is `"0"` (the validator is inactive and no longer counts toward the L1\'s stake), else 1.',
+  ),
+  // --- the L1 set (`l1s:`): the whole L1, seen from every vantage ----------------
+  spec(
+    'avalanchego_l1_set_validators',
+    'gauge',
+    ['subnet'],
+    'l1',
+    `Validators in the L1's current set. Polled once per L1 (l1s) from platform.getCurrentValidators (subnetID, no nodeIDs) of one vantage, the one with the highest P-Chain height.`,
+    'Number of L1 entries (with a `validationID`) in `platform.getCurrentValidators {subnetID}` of the vantage with the highest P-Chain height; the whole set, also past `max_validators`. No `node` label.',
+  ),
+  spec(
+    'avalanchego_l1_set_weight',
+    'gauge',
+    ['subnet'],
+    'l1',
+    `Total weight of the L1's current validator set. Polled once per L1 (l1s) from platform.getCurrentValidators (subnetID, no nodeIDs) of one vantage, the one with the highest P-Chain height.`,
+    'Sum of `weight` over every L1 entry of the set (active and inactive), also past `max_validators`. The denominator of the share of weight at risk (AvalancheGoL1WeightAtRisk). No `node` label.',
+  ),
+  spec(
+    'avalanchego_l1_set_validators_dropped',
+    'gauge',
+    ['subnet'],
+    'l1',
+    `Validators of the L1 past l1s[].max_validators, whose per-validator series are not served. Polled once per L1 (l1s) from platform.getCurrentValidators (subnetID, no nodeIDs) of one vantage, the one with the highest P-Chain height.`,
+    'Validators in the set minus `max_validators` (0 when under it): the lightest are left out (the set is ordered heaviest first, then by validation ID); the L1 page says so. The totals still count them.',
+  ),
+  spec(
+    'avalanchego_l1_set_validator_weight',
+    'gauge',
+    ['subnet', 'validation_id', 'validator_node_id'],
+    'l1',
+    `Weight of a validator of the L1. Polled once per L1 (l1s) from platform.getCurrentValidators (subnetID, no nodeIDs) of one vantage, the one with the highest P-Chain height (weight).`,
+    "`weight` of the validator's L1 entry. One series per validator of the L1's current set (the heaviest `max_validators`), with no `node` label: the set-wide view, read once a poll from the vantage (a target that validates the L1, or one listed in `vantages`) whose `platform.getHeight` is highest, falling back to the next when it fails.",
+  ),
+  spec(
+    'avalanchego_l1_set_validator_balance_navax',
+    'gauge',
+    ['subnet', 'validation_id', 'validator_node_id'],
+    'l1',
+    `Remaining P-Chain balance in nAVAX of a validator of the L1 (0 = inactive). Polled once per L1 (l1s) from platform.getCurrentValidators (subnetID, no nodeIDs) of one vantage, the one with the highest P-Chain height (balance).`,
+    "`balance` of the validator's L1 entry (nAVAX); the continuous fee is paid from it. One series per validator of the L1's current set (the heaviest `max_validators`), with no `node` label: the set-wide view, read once a poll from the vantage (a target that validates the L1, or one listed in `vantages`) whose `platform.getHeight` is highest, falling back to the next when it fails.",
+  ),
+  spec(
+    'avalanchego_l1_set_validator_active',
+    'gauge',
+    ['subnet', 'validation_id', 'validator_node_id'],
+    'l1',
+    `1 while a validator of the L1 has a balance, 0 when it is inactive. Polled once per L1 (l1s) from platform.getCurrentValidators (subnetID, no nodeIDs) of one vantage, the one with the highest P-Chain height (balance).`,
+    "1 while `balance` is above 0, else 0 (inactive: its weight no longer counts toward the L1's consensus). One series per validator of the L1's current set (the heaviest `max_validators`), with no `node` label: the set-wide view, read once a poll from the vantage (a target that validates the L1, or one listed in `vantages`) whose `platform.getHeight` is highest, falling back to the next when it fails.",
+  ),
+  spec(
+    'avalanchego_l1_set_validator_runway_seconds',
+    'gauge',
+    ['subnet', 'validation_id', 'validator_node_id'],
+    'l1',
+    `Seconds the balance of a validator of the L1 lasts at the current fee price; 0 when inactive. Polled once per L1 (l1s) from platform.getCurrentValidators (subnetID, no nodeIDs) of one vantage, the one with the highest P-Chain height and platform.getValidatorFeeState (price).`,
+    "`balance` ÷ `price` of `platform.getValidatorFeeState` (nAVAX a second) of the same vantage; 0 when the balance is 0; absent when the price is unknown or 0. An estimate: the price moves with the fee excess. One series per validator of the L1's current set (the heaviest `max_validators`), with no `node` label: the set-wide view, read once a poll from the vantage (a target that validates the L1, or one listed in `vantages`) whose `platform.getHeight` is highest, falling back to the next when it fails.",
+  ),
+  spec(
+    'avalanchego_l1_set_validator_connected',
+    'gauge',
+    ['node', 'subnet', 'validation_id', 'validator_node_id'],
+    'l1',
+    `1 when the vantage (node) is connected to the validator of the L1, else 0. Polled per vantage of the L1 from validators.getCurrentValidators on /ext/bc/<chain>/validators (isConnected).`,
+    "`isConnected` of the validator in `validators.getCurrentValidators` of the L1's chain on that vantage (subnet-evm: whether the validator is among the node's connected P2P validators). One series per vantage and validator (of the heaviest `max_validators`). A vantage whose VM has no validators API (HTTP 404, `method not found`) serves none: a state said on the L1 page, not a failed poll.",
+  ),
+  spec(
+    'avalanchego_l1_set_validator_uptime_ratio',
+    'gauge',
+    ['node', 'subnet', 'validation_id', 'validator_node_id'],
+    'l1',
+    `Uptime of the validator of the L1 as the vantage (node) saw it, 0..1. Polled per vantage of the L1 from validators.getCurrentValidators on /ext/bc/<chain>/validators (uptimePercentage).`,
+    "`uptimePercentage` ÷ 100 of the validator in the vantage's `validators.getCurrentValidators` (subnet-evm: the time the vantage saw it connected since it started validating, over that time).",
+  ),
+  spec(
+    'avalanchego_chain_info',
+    'gauge',
+    ['node', 'chain', 'blockchain_id', 'subnet'],
+    'l1',
+    "Always 1: a chain the exporter watches on the node, with its name and blockchain ID (join key for ICM relayers' source_blockchain_id). From l1s[] and platform.getBlockchains.",
+    "1 for each vantage of each L1 of `l1s:` and the L1's chain: `chain` is `l1s[].name`, else the chain's name on the P-Chain (`platform.getBlockchains`), else its ID; `blockchain_id` the chain's ID (`l1s[].chain`, else the L1's first chain on the P-Chain). Joins an ICM relayer's `checkpoint_committed_height{source_blockchain_id}` with the node's series (docs/l1.md).",
   ),
   spec(
     'avalanchego_validator_fee_price_navax_per_second',

@@ -73,12 +73,15 @@ export interface SeriesLimits {
   maxLabelLength: number;
 }
 
-/** A node's `node="…"` label, escaped and measured once (the poller keeps one a node). */
+/** A node's `node="…"` label, escaped and measured once (the poller keeps one a node); another first label for series with no node (an L1's: `subnet`). */
 export class NodeLabel {
   readonly text: string;
   readonly bytes: number;
-  constructor(readonly node: string) {
-    this.text = `node="${escapeLabelValue(node)}"`;
+  constructor(
+    readonly node: string,
+    name = 'node',
+  ) {
+    this.text = `${name}="${escapeLabelValue(node)}"`;
     this.bytes = Buffer.byteLength(this.text);
   }
 }

@@ -4,9 +4,10 @@
 // reconfigure polls), and test/static/architecture.test.ts keeps it so.
 // Every read is of the last snapshots and lines: no I/O, except debugPoll.
 import type { LabelTableSize } from '../metrics/render.js';
+import type { L1View } from '../sources/l1-set.js';
 import type { NodeDetail, NodeSummary } from './node-state.js';
 
-export type { NodeDetail, NodeSummary };
+export type { L1View, NodeDetail, NodeSummary };
 
 /** One step of a debug poll (debug-poll.ts): what was asked, what came back, and how long it took. */
 export interface DebugStep {
@@ -83,4 +84,9 @@ export interface FleetReader {
 
   /** What the exporter keeps, by kind and key (the debug state endpoint). */
   stateSizes(): StateSizes;
+  /** Every L1 of `l1s:` (the landing page links each), from the last polls. */
+  l1s(): L1View[];
+
+  /** One L1 by its subnet ID (/l1/<subnet>), or undefined. */
+  l1(subnet: string): L1View | undefined;
 }

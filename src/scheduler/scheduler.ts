@@ -17,6 +17,8 @@ import { debugPoll } from './debug-poll.js';
 import { DueQueue, type Due } from './due.js';
 import type { DebugStep, FleetReader, StateSizes } from './fleet.js';
 import type { NodeDetail, NodeSummary, SourceState } from './node-state.js';
+import type { L1View } from '../sources/l1-set.js';
+import { L1Poller, vantagesOf } from './l1-poller.js';
 import { NodePoller } from './poller.js';
 
 export interface SchedulerDeps {
@@ -43,6 +45,10 @@ export function spreadFraction(name: string): number {
 
 export class Scheduler implements FleetView, FleetReader {
   private pollers = new Map<string, NodePoller>();
+  /** The L1s of `l1s:`, each polled on its own through its vantages' pollers (l1-poller.ts). */
+  private l1Pollers: L1Poller[] = [];
+  /** What the L1 pollers were made from: remade when it changes (or a vantage's poller was). */
+  private l1Key = '';
   private readonly clock: Clock;
   private readonly sources: ReadonlyArray<Source<unknown>>;
   private config: Config;
@@ -167,16 +173,40 @@ export class Scheduler implements FleetView, FleetReader {
     // put the sweep off for ever).
     if (!this.stopped && (this.sweeper.slot < 0 || this.sweeper.due > performance.now() + this.sweepCheckMs))
       this.timetable.add(this.sweeper, this.sweepCheckMs);
+    stopping.push(this.reconcileL1s(config));
     await Promise.all(stopping);
     // The pools of TLS settings the removed or changed targets alone had: closed now, not at the next sweep.
     this.deps.dispatchers.prune(config.targets.map((t) => t.tls));
     this.admission.prune();
   }
 
+  /** The L1 pollers, remade when the L1s or their vantages' targets changed (a vantage's poller and client are new then). */
+  private async reconcileL1s(config: Config): Promise<void> {
+    const l1s = config.l1s ?? [];
+    const plans = l1s.map((l1) => ({ l1, vantages: vantagesOf(l1, config.targets, this.pollers) }));
+    const key = JSON.stringify(plans.map((p) => [p.l1, p.vantages.map((v) => this.pollers.get(v)?.target)]));
+    if (key === this.l1Key) return;
+    this.l1Key = key;
+    const old = this.l1Pollers;
+    this.l1Pollers = plans.map(
+      (p) =>
+        new L1Poller(p.l1, p.vantages, {
+          clock: this.clock,
+          logger: this.deps.logger,
+          labels: this.labels,
+          timetable: this.timetable,
+          pollers: this.pollers,
+          ...(this.deps.onPollSkipped ? { onPollSkipped: this.deps.onPollSkipped } : {}),
+        }),
+    );
+    await Promise.all(old.map((p) => p.stop()));
+    for (const p of this.l1Pollers) p.start(Math.floor(spreadFraction(p.l1.subnet) * Math.min(p.l1.intervalMs, 15_000)));
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     this.timetable.remove(this.sweeper);
-    await Promise.all([...this.pollers.values()].map((p) => p.stop()));
+    await Promise.all([...this.pollers.values()].map((p) => p.stop()).concat(this.l1Pollers.map((p) => p.stop())));
   }
 
   /** What the exporter keeps, by kind and key: counts, and bytes where they are kept apart (the debug state endpoint). */
@@ -250,7 +280,19 @@ export class Scheduler implements FleetView, FleetReader {
    * place: see renderChunks).
    */
   renderChunks(): Iterable<Buffer> {
-    return renderChunks(Array.from(this.pollers.values(), (p) => p.nodeLines));
+    const lines = Array.from(this.pollers.values(), (p) => p.nodeLines);
+    for (const l1 of this.l1Pollers) if (l1.lines) lines.push([l1.lines]);
+    return renderChunks(lines);
+  }
+
+  /** Every L1 of `l1s:`, for the pages. */
+  l1s(): L1View[] {
+    return this.l1Pollers.map((p) => p.view());
+  }
+
+  /** One L1 by its subnet ID, or undefined. */
+  l1(subnet: string): L1View | undefined {
+    return this.l1Pollers.find((p) => p.l1.subnet === subnet)?.view();
   }
 
   /** One node's series, or undefined when no target has that name. */

@@ -5,6 +5,7 @@
 // are public but long: shown by size.
 import { stringify } from 'yaml';
 import { formatPromDuration } from '../config/duration.js';
+import { showL1s } from '../config/l1s.js';
 import type { Config, ConfigSection, TargetConfig } from '../config/schema.js';
 import { REDACTED } from '../util/redact.js';
 import { esc, page } from './html.js';
@@ -52,6 +53,7 @@ export const MAX_TARGETS_SHOWN = 200;
 export function redactConfig(config: Config): Record<string, unknown> {
   return {
     scheduler: { max_concurrent_requests: config.maxConcurrentRequests },
+    ...(config.l1s && config.l1s.length > 0 ? { l1s: showL1s(config.l1s) } : {}),
     targets: config.targets.slice(0, MAX_TARGETS_SHOWN).map((t) => redactTarget(t, config.sections)),
   };
 }

@@ -6,6 +6,7 @@ import type { NodeSummary } from '../scheduler/fleet.js';
 import { truncate } from '../util/text.js';
 import { failureSummary, fleetVersion, rowState, validatorView, type ValidatorView } from './fleet-words.js';
 import { ago, esc, humanDuration, nodeHref, num, page } from './html.js';
+import { l1Href } from './l1-page.js';
 
 const MAX_ROWS = 500;
 /** Failing checks listed per node on the overview (the node page lists all). */
@@ -24,6 +25,8 @@ export interface LandingInfo {
   refresh: boolean;
   /** Where the metrics are served (--web.telemetry-path). */
   metricsPath?: string;
+  /** The L1s of `l1s:`, each linked to its page. */
+  l1s?: ReadonlyArray<{ readonly subnet: string; readonly name?: string }>;
 }
 
 /** The highest height per primary chain among the nodes listed (the "fleet" of this page). */
@@ -112,6 +115,7 @@ ${body}
 <p>Version ${esc(info.version)} · configuration: ${esc(info.configOrigin)}${shard}</p>
 <ul><li><a href="${esc(metricsPath.slice(1))}">${esc(metricsPath)}</a>: every node's series and the exporter's own</li>
 <li><code>/probe?target=&lt;name&gt;</code>: one node's series (multi-target scraping); add <code>&amp;debug=true</code> for a traced fresh poll</li>
+${(info.l1s ?? []).map((l) => `<li><a href="${esc(l1Href(l.subnet))}">/l1/${esc(l.name ?? l.subnet)}</a>: every validator of the L1, seen from each of its vantages</li>`).join('')}
 <li><a href="config">/config</a>: the loaded configuration, secrets redacted</li>
 <li><a href="-/healthy">/-/healthy</a> · <a href="-/ready">/-/ready</a> · <code>POST /-/reload</code> (with --web.enable-lifecycle)</li></ul>`,
     { ...(info.refresh ? { refreshSeconds: REFRESH_SECONDS } : {}), metricsPath },

@@ -3,6 +3,7 @@
 import type express from 'express';
 import { shorten } from '../util/text.js';
 import { configPage } from './config-page.js';
+import { l1Page } from './l1-page.js';
 import { landingPage } from './landing.js';
 import { nodePage } from './node-page.js';
 import { metricsPathOf, type AppOptions } from './options.js';
@@ -18,6 +19,7 @@ export function pageRoutes(app: express.Router, options: AppOptions): void {
         nowSeconds: options.nowSeconds(),
         refresh: req.query.refresh !== 'off',
         metricsPath,
+        l1s: options.fleet.l1s(),
         ...(options.shard ? { shard: options.shard } : {}),
       }),
     );
@@ -36,6 +38,19 @@ export function pageRoutes(app: express.Router, options: AppOptions): void {
     }
     const badTime = (seconds: number) => options.logger?.warn({ node: name, seconds }, 'a time no date holds, shown on the node page as such');
     res.type('html').send(nodePage(detail, options.nowSeconds(), metricsPath, badTime));
+  });
+
+  app.all('/l1/:subnet', only(['GET']), (req, res) => {
+    const subnet = String(req.params.subnet);
+    const view = options.fleet.l1(subnet);
+    if (!view) {
+      res
+        .status(404)
+        .type('text/plain')
+        .send(`no L1 with subnet ${JSON.stringify(shorten(subnet, 128))} is watched here (l1s: in the config; see / for the list)\n`);
+      return;
+    }
+    res.type('html').send(l1Page(view, options.nowSeconds(), metricsPath));
   });
 
   app.all('/config', only(['GET']), (_req, res) => {

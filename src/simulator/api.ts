@@ -9,7 +9,7 @@ import { goJson, goQuote } from './gojson.js';
 import { PRIMARY_NETWORK_ID, hexNoChecksum, hexWithChecksum } from './ids.js';
 import { serveEthRpc, serveProposerVm } from './evm-api.js';
 import { infoServices } from './info-api.js';
-import { platformServices } from './platform-api.js';
+import { l1ValidatorsServices, platformServices } from './platform-api.js';
 import type { SimNode } from './node.js';
 import { RpcServiceError, serveJsonRpc, type Encoding, type HttpReply, type MethodSpec, type Services } from './rpc.js';
 
@@ -73,6 +73,7 @@ export function handleNodeRequest(node: SimNode, req: NodeRequest): HttpReply {
     if (!node.chainsBootstrapped()) return notBootstrapped();
     if (route.endpoint === '/rpc') return serveEthRpc(node, chain, req.method, req.contentType, req.body);
     if (route.endpoint === '/proposervm') return serveProposerVm(node, chain, req.method, req.contentType, req.body);
+    if (route.endpoint === '/validators') return serveJsonRpc(req.method, req.contentType, req.body, l1ValidatorsServices(node));
     return notFound();
   }
   const name = `${route.base.slice('/ext/index/'.length)}${route.endpoint}` as IndexName;

@@ -5,6 +5,7 @@ import { parseGoDuration } from '../util/gotime.js';
 import {
   DOWN_MODES,
   GARBAGE_MODES,
+  L1_CHAIN,
   L1_SUBNET_ID,
   SCENARIOS,
   startSimulator,
@@ -254,7 +255,10 @@ export async function runSimulateCommand(argv: string[], io?: CliIo): Promise<nu
   const shown = nodes.length <= 50 ? nodes : nodes.slice(0, 20);
   for (const n of shown) out(`  ${n.name.padEnd(10)} ${sim.scenarioOf(n.name).padEnd(16)} ${n.nodeId}  ${n.baseUrl}\n`);
   if (shown.length < nodes.length) out(`  … and ${nodes.length - shown.length} more: GET ${sim.url}/sim/nodes\n`);
-  if (parsed.options.trackL1) out(`L1 subnet: ${L1_SUBNET_ID} (list it in the exporter's platform.subnets)\n`);
+  if (parsed.options.trackL1)
+    out(
+      `L1 subnet: ${L1_SUBNET_ID} (list it in the exporter's platform.subnets), its chain: ${L1_CHAIN.chainId} (l1s[].chain; /ext/bc/<chain>/validators)\n`,
+    );
   out(`Health: ${nodes[0]?.baseUrl ?? sim.url}/ext/health   Stop with Ctrl-C.\n`);
   await stop;
   await sim.close();

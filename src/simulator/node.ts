@@ -356,6 +356,8 @@ export class SimNode {
         routes.push({ base: `/ext/bc/${chain.spec.chainId}`, endpoint: '/proposervm' });
       }
     }
+    // subnet-evm's validators API (validators-api-enabled, on by default), on an L1 whose release has L1 validators.
+    if (this.l1 && this.release.l1) routes.push({ base: `/ext/bc/${this.l1.spec.chainId}`, endpoint: '/validators' });
     this.admin.setCanonicalRoutes(routes);
     this.health.clear();
     this.readiness.clear();

@@ -3,7 +3,7 @@
 // validator fee state and the height, with the shapes of the node's release.
 
 import { formatRfc3339Nano } from '../util/gotime.js';
-import { L1_SUBNET_ID } from './chain.js';
+import { CHAINS, L1_CHAIN, L1_SUBNET_ID } from './chain.js';
 import { byteOrder, goJson } from './gojson.js';
 import { PRIMARY_NETWORK_ID, cb58Encode, hexNoChecksum } from './ids.js';
 import type { SimNode } from './node.js';
@@ -115,6 +115,34 @@ function l1Json(v: L1Validation, balance: bigint): string {
   });
 }
 
+/**
+ * The L1 chain's validators API (subnet-evm plugin/evm/service.go ValidatorsAPI.GetCurrentValidators, encoded as
+ * plugin/evm/client/client.go CurrentValidator: weight and startTimestamp plain numbers, uptimePercentage 0–100): the
+ * node's view of the L1's set, every validator connected to it since it started validating.
+ */
+export function l1ValidatorsServices(node: SimNode): Services {
+  return {
+    validators: {
+      GetCurrentValidators: {
+        args: { nodeIDs: 'nodeIDs' },
+        call: (a) => {
+          const asked = a.nodeIDs as string[];
+          const staking = node.staking;
+          const nowMs = node.clock.simMs();
+          const all: L1Validation[] = [...(staking.l1 ? [staking.l1] : []), ...otherL1Validators(node.seed)];
+          const chosen = asked.length === 0 ? all : all.filter((v) => asked.includes(v.nodeId));
+          const entries = chosen.map((v) => {
+            const active = v === staking.l1 ? staking.l1Balance(nowMs) > 0n : true;
+            const up = Math.max(0, Math.floor(nowMs / 1000) - v.startS);
+            return `{"validationID":"${v.validationId}","nodeID":"${v.nodeId}","weight":${v.weight},"startTimestamp":${v.startS},"isActive":${active},"isL1Validator":true,"isConnected":true,"uptimePercentage":100,"uptimeSeconds":${up}}`;
+          });
+          return `{"validators":[${entries.join(',')}]}`;
+        },
+      },
+    },
+  };
+}
+
 /** Other L1 validators, for calls without nodeIDs. */
 function otherL1Validators(seed: string): L1Validation[] {
   return [0, 1].map((i) => {
@@ -135,6 +163,20 @@ export function platformServices(node: SimNode): Services {
   const wallS = () => Number(node.clock.nowNs() / 1_000_000_000n);
   const platform: Services['platform'] = {
     GetHeight: { args: {}, call: () => `{"height":"${node.chains.P.height()}"}` },
+    // platform.getBlockchains: every chain but the P-Chain, with its name and subnet (the L1's chain is named here).
+    GetBlockchains: {
+      args: {},
+      call: () =>
+        goJson({
+          blockchains: [
+            { id: CHAINS.X.chainId, name: 'X-Chain', subnetID: PRIMARY_NETWORK_ID, vmID: 'jvYyfQTxGMJLuGWa55kdP2p2zSUYsQ5Raupu4TW34ZAUBAbtq' },
+            { id: CHAINS.C.chainId, name: 'C-Chain', subnetID: PRIMARY_NETWORK_ID, vmID: 'mgj786NP7uDwBCcq6YwThhaN8FLyybkCa4zBWTQbNgmK6k9A6' },
+            ...(release.l1
+              ? [{ id: L1_CHAIN.chainId, name: 'simulated-l1', subnetID: L1_SUBNET_ID, vmID: 'srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy' }]
+              : []),
+          ],
+        }),
+    },
     GetCurrentValidators: {
       args: { subnetID: 'id', nodeIDs: 'nodeIDs' },
       call: (a) => {

@@ -14,10 +14,12 @@ import { z } from 'zod';
 import type { RpcReply } from '../rpc/client.js';
 import { InvalidResponseError } from '../rpc/errors.js';
 import type { LinesBuilder } from '../metrics/render.js';
-import { uint64Schema } from '../util/uint64.js';
 import type { PageSection, SectionRow, SummaryPart } from './section.js';
 import type { Source, StateWatcher } from './source.js';
-import { askAll, decodeMethod, firstIssue, replyOf, uint, unixSeconds, type Failed } from './wire.js';
+import { askAll, decodeMethod, firstIssue, parseFeeState, parseHeight, replyOf, uint, unixSeconds, type Failed } from './wire.js';
+
+// Shared with the L1 set (l1-set.ts), which reads the same two methods.
+export { parseFeeState, parseHeight };
 import { PRIMARY_NETWORK_ID } from '../config/schema.js';
 import { decodeCb58 } from '../config/cb58.js';
 import { quote } from '../config/echo.js';
@@ -464,25 +466,10 @@ function autoRenewOf(d: z.infer<typeof stakerSchema>): AutoRenew {
   };
 }
 
-/** Pure: platform.getHeight → the P-Chain height (`{"height":"…"}`, a json.Uint64 string). */
-export function parseHeight(result: unknown): number {
-  const r = z.object({ height: uint }).safeParse(result);
-  if (!r.success) throw new InvalidResponseError(`platform.getHeight returned no height: ${r.error.issues[0]?.message ?? 'not a height'}`);
-  return r.data.height;
-}
-
 /** Pure: the uptime requirement of the node's primary-network validation, or undefined when the Helicon time is unknown. */
 export function uptimeRequirement(entry: ValidatorEntry, heliconSeconds: number | null | undefined): number | undefined {
   if (heliconSeconds === undefined) return undefined;
   return heliconSeconds !== null && entry.startSeconds >= heliconSeconds ? UPTIME_REQUIREMENT.afterHelicon : UPTIME_REQUIREMENT.beforeHelicon;
-}
-
-/** Pure: platform.getValidatorFeeState → price in nAVAX per second (a plain number on the wire). */
-export function parseFeeState(result: unknown): number {
-  const r = z.object({ price: uint64Schema }).safeParse(result);
-  if (!r.success)
-    throw new InvalidResponseError(`platform.getValidatorFeeState returned no price: ${r.error.issues[0]?.message ?? 'not a fee state'}`);
-  return r.data.price;
 }
 
 function addPlatformLines(b: LinesBuilder, s: PlatformSnapshot | undefined): void {

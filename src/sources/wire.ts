@@ -5,7 +5,7 @@
 // on the wire; the node's own decoder also takes numbers.
 import { z } from 'zod';
 import type { HttpReply, RpcReply } from '../rpc/client.js';
-import { RpcError } from '../rpc/errors.js';
+import { InvalidResponseError, RpcError } from '../rpc/errors.js';
 import { decodeRpc, isMethodNotFound } from '../rpc/jsonrpc.js';
 import { uint64Schema, unixSecondsSchema } from '../util/uint64.js';
 
@@ -91,4 +91,19 @@ export function decodeMethod<A extends MethodState = never, E extends string = n
   const own = stateOf?.(outcome.message);
   if (own !== undefined) return { state: own };
   throw new RpcError(outcome.code, outcome.message, reply.method);
+}
+
+/** Pure: platform.getHeight → the P-Chain height (`{"height":"…"}`, a json.Uint64 string). */
+export function parseHeight(result: unknown): number {
+  const r = z.object({ height: uint }).safeParse(result);
+  if (!r.success) throw new InvalidResponseError(`platform.getHeight returned no height: ${r.error.issues[0]?.message ?? 'not a height'}`);
+  return r.data.height;
+}
+
+/** Pure: platform.getValidatorFeeState → price in nAVAX per second (a plain number on the wire). */
+export function parseFeeState(result: unknown): number {
+  const r = z.object({ price: uint }).safeParse(result);
+  if (!r.success)
+    throw new InvalidResponseError(`platform.getValidatorFeeState returned no price: ${r.error.issues[0]?.message ?? 'not a fee state'}`);
+  return r.data.price;
 }

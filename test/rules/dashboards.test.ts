@@ -45,7 +45,8 @@ const VALID_UNITS = new Set([
   'string',
 ]);
 const DS_REF = { type: 'prometheus', uid: '${datasource}' };
-const perNodeMetrics = new Set(CATALOG.map((m) => m.name));
+// Series with a node label (an L1's set-wide series have none: one per validator, whichever vantage told it).
+const perNodeMetrics = new Set(CATALOG.filter((m) => m.labels.includes('node')).map((m) => m.name));
 
 const dataPanels = (d: Dashboard): Panel[] => allPanels(d).filter((p) => p.type !== 'row');
 

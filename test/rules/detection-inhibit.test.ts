@@ -279,6 +279,43 @@ const CASES: Case[] = [
     target: a('ChainStalled', 'critical', node('ex3', { chain: 'P' })),
     inhibited: false,
   },
+  // The L1 set's alerts have no node label: each case its own subnet.
+  {
+    name: 'L1 weight at risk: a validator of that L1 down (no ticket storm)',
+    source: a('L1WeightAtRisk', 'critical', { job: 'avalanchego-exporter', instance: 'exporter:10650', subnet: 'S1' }),
+    target: a('L1ValidatorDown', 'warning', {
+      job: 'avalanchego-exporter',
+      instance: 'exporter:10650',
+      subnet: 'S1',
+      validation_id: 'v',
+      validator_node_id: 'NodeID-A',
+    }),
+    inhibited: true,
+  },
+  {
+    name: "L1 weight at risk: a validator's runway of that L1",
+    source: a('L1WeightAtRisk', 'critical', { job: 'avalanchego-exporter', instance: 'exporter:10650', subnet: 'S2' }),
+    target: a('L1ValidatorRunwayLow', 'warning', {
+      job: 'avalanchego-exporter',
+      instance: 'exporter:10650',
+      subnet: 'S2',
+      validation_id: 'v',
+      validator_node_id: 'NodeID-A',
+    }),
+    inhibited: true,
+  },
+  {
+    name: 'L1 weight at risk: a validator of another L1 is not',
+    source: a('L1WeightAtRisk', 'critical', { job: 'avalanchego-exporter', instance: 'exporter:10650', subnet: 'S3' }),
+    target: a('L1ValidatorDown', 'warning', {
+      job: 'avalanchego-exporter',
+      instance: 'exporter:10650',
+      subnet: 'S4',
+      validation_id: 'v',
+      validator_node_id: 'NodeID-A',
+    }),
+    inhibited: false,
+  },
 ];
 // Inhibits every other alert: run last, on its own.
 const EXPORTER_ABSENT: Case = {

@@ -10,7 +10,9 @@ import { IN_CI, ROOT, RUNBOOK, RUNBOOK_BASE, alertRules, parsePromQL, run, type 
 import { currentAlertmanager, debianAlertmanager } from '../helpers/monitoring.js';
 
 const runbook = readFileSync(RUNBOOK, 'utf8');
-const PER_NODE = new Set<string>(CATALOG.map((m) => m.name));
+const PER_NODE = new Set<string>(CATALOG.filter((m) => m.source !== 'l1').map((m) => m.name));
+// The L1 set's series (no node label on the set-wide ones): its alerts name the L1's subnet.
+const PER_L1 = new Set<string>(CATALOG.filter((m) => m.source === 'l1').map((m) => m.name));
 const alerts = alertRules();
 const names = [...new Set(alerts.map((a) => a.alert as string))];
 
@@ -54,7 +56,9 @@ describe.each(alerts.map((a) => [`${a.alert} (${a.labels?.severity})`, a] as [st
     // An alert about a node names it; an alert about the exporter (only process-wide series,
     // no node label) names the exporter or its job instead.
     const perNode = parsePromQL(a.expr).selectors.some((s) => s.metric !== undefined && (PER_NODE.has(s.metric) || /^node(_\w+)?:/.test(s.metric)));
+    const perL1 = parsePromQL(a.expr).selectors.some((s) => s.metric !== undefined && PER_L1.has(s.metric));
     if (perNode) expect(d).toContain('{{ $labels.node }}');
+    else if (perL1) expect(d).toContain('{{ $labels.subnet }}');
     else if (a.alert !== 'AvalancheGoExporterAbsent') expect(d).toMatch(/\{\{ \$labels\.(instance|job) \}\}/);
     if (selectorLabels('chain') && a.alert !== 'AvalancheGoNodeUnhealthy') expect(d).toContain('{{ $labels.chain }}');
     if (!/check="/.test(a.expr) && /health_check_/.test(a.expr) && a.alert !== 'AvalancheGoNodeUnhealthy') {

@@ -72,7 +72,7 @@ describe('what a config error may echo', () => {
 
 describe('schema walker', () => {
   it.each([
-    [[], ['defaults', 'scheduler', 'targets']],
+    [[], ['defaults', 'scheduler', 'l1s', 'targets']],
     [
       ['targets', 4],
       [

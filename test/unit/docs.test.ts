@@ -120,7 +120,9 @@ describe('metric catalog rules', () => {
     expect(m.help.length).toBeGreaterThan(10);
     // Base units: no milliseconds, percentages or bytes in other units.
     expect(name).not.toMatch(/_(milliseconds|ms|percent|percentage|kb|mb|gb)(_|$)/);
-    if (m.source !== 'exporter') expect(m.labels[0]).toBe('node');
+    // An L1's set-wide series have no node label (one series per validator, whichever vantage told it).
+    if (m.source === 'l1') expect(['node', 'subnet']).toContain(m.labels[0]);
+    else if (m.source !== 'exporter') expect(m.labels[0]).toBe('node');
     if (m.source === 'health') expect(m.help).toMatch(/health/);
   });
   it('names are unique', () => {

@@ -1,0 +1,320 @@
+// One L1 of `l1s:`, polled as one source of its own (`source="l1"` and its `subnet` in the poll metrics), on its own
+// interval, apart from the nodes' loops: every vantage's platform.getHeight, then the set-wide facts from the highest
+// (the next on failure), then every vantage's view of the L1 chain's validators API (sources/l1-set.ts says what is
+// read and served). Each request goes through its vantage's own client and admission (its URL, auth, TLS, slots), under
+// a deadline per vantage (rpc/deadline.ts: the vantage's timeout on the wire, the exporter's waits bounded by the L1's
+// interval); the poll never throws past its boundary, and a poll whose every wait was the exporter's is skipped as
+// saturated, never the nodes' fault. Its lines are one block, first label `subnet`, served with the nodes'.
+import { performance } from 'node:perf_hooks';
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.js';
+import type { L1Config, TargetConfig } from '../config/schema.js';
+import { PollDeadline } from '../rpc/deadline.js';
+import { classifyError, type PollError, type Reason } from '../rpc/errors.js';
+import { LabelTable, LinesBuilder, NodeLabel, type LineBlock } from '../metrics/render.js';
+import { addPollStats, type SourceStats } from '../metrics/samples.js';
+import {
+  addL1SetLines,
+  parseBlockchains,
+  parseChainValidators,
+  parseL1Set,
+  type Blockchain,
+  type L1Member,
+  type L1SetSnapshot,
+  type L1View,
+  type Seen,
+  type VantageState,
+  type VantageView,
+} from '../sources/l1-set.js';
+import { platformConfig } from '../sources/platform.js';
+import { askAll, decodeMethod, parseFeeState, parseHeight, replyOf } from '../sources/wire.js';
+import type { RpcReply } from '../rpc/client.js';
+import type { DueQueue, Due } from './due.js';
+import type { NodePoller } from './poller.js';
+
+const P = '/ext/bc/P';
+
+export interface L1PollerDeps {
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly labels: LabelTable;
+  readonly timetable: DueQueue;
+  /** The node pollers of this exporter, by target name: a vantage is asked through its own client. */
+  readonly pollers: ReadonlyMap<string, NodePoller>;
+  readonly onPollSkipped?: (reason: 'saturated') => void;
+}
+
+/**
+ * The vantages of an L1: `vantages` when given, else the targets whose platform.subnets lists the subnet (with the
+ * platform source on), in the order of the targets; only those this exporter polls (its shard's).
+ */
+export function vantagesOf(l1: L1Config, targets: readonly TargetConfig[], polled: ReadonlyMap<string, unknown>): string[] {
+  const names =
+    l1.vantages ?? targets.filter((t) => platformConfig.enabled(t) && platformConfig.of(t).subnets.includes(l1.subnet)).map((t) => t.name);
+  return names.filter((n) => polled.has(n));
+}
+
+export class L1Poller implements Due {
+  due = 0;
+  slot = -1;
+  private stopped = false;
+  private readonly stopping = new AbortController();
+  private running?: Promise<void>;
+  private snapshot?: L1SetSnapshot;
+  private stats?: SourceStats;
+  private error?: string;
+  private polls = 0;
+  private block?: LineBlock;
+  /** The P-Chain's chains, once a vantage told them (names and the L1's chain change rarely: asked until known). */
+  private chains?: Blockchain[];
+  /** Each vantage's last chain-API state, to log a change once. */
+  private readonly states = new Map<string, VantageState>();
+  private readonly label: NodeLabel;
+  private readonly log: Logger;
+
+  constructor(
+    readonly l1: L1Config,
+    readonly vantages: readonly string[],
+    private readonly deps: L1PollerDeps,
+  ) {
+    this.label = new NodeLabel(l1.subnet, 'subnet');
+    this.log = deps.logger.child({ source: 'l1', subnet: l1.subnet });
+  }
+
+  readonly fire = (): void => {
+    const started = performance.now();
+    this.running = this.poll().finally(() => {
+      this.running = undefined;
+      if (!this.stopped)
+        this.deps.timetable.add(this, Math.max(0, this.l1.intervalMs - (performance.now() - started)) + Math.random() * this.l1.intervalMs * 0.01);
+    });
+  };
+
+  start(initialDelayMs: number): void {
+    if (this.vantages.length === 0)
+      this.log.warn(
+        'no vantage for this L1: no target of this exporter lists its subnet in platform.subnets, and l1s[].vantages names none: it is not polled',
+      );
+    else this.deps.timetable.add(this, initialDelayMs);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.stopping.abort();
+    this.deps.timetable.remove(this);
+    await this.running;
+  }
+
+  /** The L1's lines (none before its first poll). */
+  get lines(): LineBlock | undefined {
+    return this.block;
+  }
+
+  get hasPolled(): boolean {
+    return this.vantages.length === 0 || this.polls > 0;
+  }
+
+  view(): L1View {
+    const name = this.l1.name ?? this.snapshot?.name;
+    return {
+      subnet: this.l1.subnet,
+      ...(name !== undefined ? { name } : {}),
+      intervalMs: this.l1.intervalMs,
+      vantages: this.vantages,
+      ...(this.snapshot ? { snapshot: this.snapshot } : {}),
+      polls: this.polls,
+      ...(this.stats ? { success: this.stats.success } : {}),
+      ...(this.stats?.lastSuccessSeconds !== undefined ? { lastSuccessSeconds: this.stats.lastSuccessSeconds } : {}),
+      ...(this.error !== undefined ? { error: this.error } : {}),
+    };
+  }
+
+  /** One poll through the boundary: never rejects. */
+  private async poll(): Promise<void> {
+    const started = performance.now();
+    const deadlines = new Map<string, PollDeadline>();
+    const pollers = this.vantages.flatMap((name) => {
+      const poller = this.deps.pollers.get(name);
+      return poller ? [{ name, poller }] : [];
+    });
+    for (const { name, poller } of pollers) deadlines.set(name, new PollDeadline(poller.target.timeoutMs, this.l1.intervalMs, this.stopping.signal));
+    const ask = (name: string, path: string, method: string, params: object): Promise<RpcReply> => {
+      const poller = this.deps.pollers.get(name);
+      const deadline = deadlines.get(name);
+      if (!poller || !deadline) return Promise.reject(new Error(`${name} is not polled by this exporter`));
+      return poller.client.rpc(path, method, params, deadline);
+    };
+    let snapshot: L1SetSnapshot | undefined;
+    let failure: { error: unknown; node: string } | undefined;
+    try {
+      const result = await this.read(
+        pollers.map((p) => p.name),
+        ask,
+      );
+      if ('failure' in result) failure = result.failure;
+      else snapshot = result.snapshot;
+    } catch (error) {
+      failure = { error, node: pollers[0]?.name ?? '' };
+    } finally {
+      for (const d of deadlines.values()) d.clear();
+    }
+    if (this.stopped) return;
+    const saturated = failure !== undefined && deadlines.size > 0 && [...deadlines.values()].every((d) => d.saturated);
+    if (saturated) {
+      this.deps.onPollSkipped?.('saturated');
+      this.log.debug('poll skipped: the exporter could not send its requests within the interval (saturated)');
+      return;
+    }
+    const durationSeconds = Math.round((performance.now() - started) * 1000) / 1e6;
+    const target = failure ? this.deps.pollers.get(failure.node)?.target : undefined;
+    const error = failure ? classifyError(failure.error, { url: target?.url ?? '', timeoutMs: target?.timeoutMs ?? 0 }) : undefined;
+    this.settle(snapshot, error, failure?.node, durationSeconds);
+  }
+
+  /**
+   * The reads of one poll: heights, then the set from the highest vantage that answers it, then every vantage's
+   * chain view. A failure of the set read on every vantage fails the poll (the last one's failure).
+   */
+  private async read(
+    names: readonly string[],
+    ask: (name: string, path: string, method: string, params: object) => Promise<RpcReply>,
+  ): Promise<{ snapshot: L1SetSnapshot } | { failure: { error: unknown; node: string } }> {
+    const heights = await askAll(names, (name) => ask(name, P, 'platform.getHeight', {}).then((reply) => parseHeight(okResult(reply))));
+    const height = new Map<string, number>();
+    names.forEach((name, i) => {
+      const h = heights[i];
+      if (typeof h === 'number') height.set(name, h);
+    });
+    // Highest height first; those that did not tell their height last, in the config's order.
+    const order = [...names].sort((a, b) => (height.get(b) ?? -1) - (height.get(a) ?? -1));
+    let failure: { error: unknown; node: string } | undefined;
+    let set: { from: string; members: L1Member[]; price?: number } | undefined;
+    for (const name of order) {
+      const needChains = this.chains === undefined && (this.l1.chain === undefined || this.l1.name === undefined);
+      const [validators, fee, chains] = await askAll(
+        [
+          { method: 'platform.getCurrentValidators', params: { subnetID: this.l1.subnet } },
+          { method: 'platform.getValidatorFeeState', params: {} },
+          ...(needChains ? [{ method: 'platform.getBlockchains', params: {} }] : []),
+        ],
+        (request) => ask(name, P, request.method, request.params),
+      );
+      try {
+        const members = parseL1Set(okResult(replyOf(validators)));
+        let price: number | undefined;
+        try {
+          price = parseFeeState(okResult(replyOf(fee)));
+        } catch {
+          // A release before v1.12.2, or a failed read: no runway, the rest stands.
+        }
+        if (chains !== undefined) {
+          try {
+            this.chains = parseBlockchains(okResult(replyOf(chains)));
+          } catch (error) {
+            this.log.debug({ node: name, error: String(error) }, 'platform.getBlockchains did not answer: the chain and its name stay unknown');
+          }
+        }
+        set = { from: name, members, ...(price !== undefined ? { price } : {}) };
+        break;
+      } catch (error) {
+        failure = { error, node: name };
+      }
+    }
+    if (!set) return { failure: failure ?? { error: new Error('no vantage answered'), node: names[0] ?? '' } };
+    const ownChains = (this.chains ?? []).filter((c) => c.subnetId === this.l1.subnet);
+    const chainId = this.l1.chain ?? ownChains[0]?.id;
+    const chainName = (this.chains ?? []).find((c) => c.id === chainId)?.name;
+    const views: VantageView[] =
+      chainId === undefined
+        ? names.map((node) => ({ node, state: 'not_asked' as const, seen: new Map<string, Seen>(), ...heightOf(height, node) }))
+        : await Promise.all(
+            names.map(async (node): Promise<VantageView> => {
+              try {
+                const reply = await ask(node, `/ext/bc/${chainId}/validators`, 'validators.getCurrentValidators', {});
+                const outcome = decodeMethod(reply, ['not_served', 'not_bootstrapped', 'unsupported']);
+                if (outcome.state !== 'ok') return { node, state: outcome.state, seen: new Map(), ...heightOf(height, node) };
+                return { node, state: 'ok', seen: parseChainValidators(outcome.result), ...heightOf(height, node) };
+              } catch (error) {
+                const text = this.deps.pollers.get(node)?.state.text.text(error instanceof Error ? error.message : String(error)) ?? '';
+                return { node, state: 'failed', error: text, seen: new Map(), ...heightOf(height, node) };
+              }
+            }),
+          );
+    const name = this.l1.name ?? chainName;
+    return {
+      snapshot: {
+        subnet: this.l1.subnet,
+        ...(name !== undefined ? { name } : {}),
+        ...(chainId !== undefined ? { chain: { id: chainId, ...(chainName !== undefined ? { name: chainName } : {}) } } : {}),
+        from: set.from,
+        ...heightOf(height, set.from),
+        ...(set.price !== undefined ? { feePriceNavaxPerSecond: set.price } : {}),
+        validators: set.members,
+        maxValidators: this.l1.maxValidators,
+        vantages: views,
+      },
+    };
+  }
+
+  private settle(snapshot: L1SetSnapshot | undefined, error: PollError | undefined, node: string | undefined, durationSeconds: number): void {
+    const previous = this.stats;
+    const stats: SourceStats = previous ?? { success: false, durationSeconds: 0, errors: new Map<Reason, number>() };
+    if (error) {
+      if (!previous || previous.success)
+        this.log.warn({ node, reason: error.reason, error: error.message }, 'L1 poll failed: no vantage answered the set');
+      stats.errors.set(error.reason, (stats.errors.get(error.reason) ?? 0) + 1);
+      this.error = (node !== undefined ? this.deps.pollers.get(node)?.state.text.text(error.message) : undefined) ?? error.reason;
+    } else {
+      if (previous && !previous.success) this.log.info('L1 poll recovered');
+      stats.lastSuccessSeconds = this.deps.clock.now() / 1000;
+      this.error = undefined;
+    }
+    stats.success = !error;
+    stats.durationSeconds = durationSeconds;
+    this.stats = stats;
+    // After a failed poll the L1's data series go away: never an old "connected".
+    this.snapshot = snapshot;
+    if (snapshot) this.noteStates(snapshot);
+    const b = new LinesBuilder(this.label, { maxSeries: Number.MAX_SAFE_INTEGER, maxLabelLength: 256 }, this.deps.labels);
+    addL1SetLines(b, snapshot);
+    b.unlimited();
+    if (snapshot && snapshot.validators.length > snapshot.maxValidators && !(previous?.success ?? false))
+      this.log.warn(
+        { validators: snapshot.validators.length, maxValidators: snapshot.maxValidators },
+        'the L1 has more validators than max_validators: the lightest get no per-validator series (avalanchego_l1_set_validators_dropped)',
+      );
+    addPollStats(b, 'l1', stats);
+    this.block = b.build(this.block);
+    this.polls++;
+  }
+
+  /** A vantage's chain API changing state (no validators API, bootstrapping, failing, back) is logged once. */
+  private noteStates(s: L1SetSnapshot): void {
+    for (const v of s.vantages) {
+      const before = this.states.get(v.node);
+      this.states.set(v.node, v.state);
+      if (before === v.state || (before === undefined && v.state === 'ok')) continue;
+      const what: Record<VantageState, string> = {
+        ok: "the L1 chain's validators API answers",
+        not_served:
+          "the L1 chain's VM serves no validators API (HTTP 404): no connectivity from this vantage; the set-wide series still come from the P-Chain",
+        unsupported: "the L1 chain's VM has no validators.getCurrentValidators (method not found): no connectivity from this vantage",
+        not_bootstrapped: 'the L1 chain is bootstrapping on this vantage',
+        failed: "the L1 chain's validators API failed on this vantage",
+        not_asked: "the L1's chain is not known (l1s[].chain, platform.getBlockchains): no connectivity is read",
+      };
+      this.log.info({ node: v.node, ...(v.error ? { error: v.error } : {}) }, what[v.state]);
+    }
+  }
+}
+
+function heightOf(heights: ReadonlyMap<string, number>, node: string): { height?: number } {
+  const h = heights.get(node);
+  return h !== undefined ? { height: h } : {};
+}
+
+/** A P-Chain answer's result, or what it throws (a bootstrapping P-Chain is a failure of this vantage here: the next one is asked). */
+function okResult(reply: RpcReply): unknown {
+  const outcome = decodeMethod(reply, []);
+  return 'result' in outcome ? outcome.result : undefined;
+}

@@ -1,0 +1,76 @@
+// The L1 set against the simulator on loopback: node-0 validates the L1, its balance draining. The exporter finds the L1's chain and name with platform.getBlockchains, reads
+// the set once and each vantage's view from the chain's validators API (subnet-evm's encoding), and sees the drained
+// validator go inactive in the set-wide series.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { L1_CHAIN, L1_SUBNET_ID, startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { defined } from '../helpers/assert.js';
+import { waitFor } from '../helpers/fake-node.js';
+import { sample, startTestExporter, type TestExporter } from '../helpers/exporter.js';
+
+let simulator: RunningSimulator | undefined;
+let exporter: TestExporter | undefined;
+
+beforeAll(async () => {
+  simulator = await startSimulator({
+    nodes: 3,
+    scenario: (i) => (i === 0 ? 'l1-balance-draining' : 'healthy'),
+    timeScale: 60,
+    checkFrequencyMs: 200,
+    trackL1: (i) => i < 2,
+    l1Validator: (i) => i === 0,
+    timings: { l1DrainSeconds: 60 },
+  });
+  exporter = await startTestExporter(`
+defaults:
+  interval: 2s
+  timeout: 1500ms
+  index: { endpoints: [] }
+targets:
+${simulator.nodes.map((n, i) => `  - name: n${i}\n    url: ${n.baseUrl}\n${i < 2 ? `    platform: { subnets: [${L1_SUBNET_ID}] }\n` : ''}`).join('')}l1s:
+  - subnet: ${L1_SUBNET_ID}
+    interval: 2s
+    # Each simulated node lists its own L1 validation with two others of its own (the simulator has no fleet-wide L1
+    # set): node-0, the L1 validator, is the vantage whose set is read.
+    vantages: [n0]
+`);
+}, 30_000);
+
+afterAll(async () => {
+  await exporter?.close();
+  await simulator?.close();
+});
+
+describe('the L1 set against the simulator', () => {
+  it("reads the set once, each vantage's view, the chain's name; the drained validator goes inactive", async () => {
+    const e = defined(exporter, 'the exporter');
+    const own = defined(simulator?.nodes[0], 'node-0').nodeId;
+    await waitFor(() => (e.scheduler.l1(L1_SUBNET_ID)?.polls ?? 0) >= 1, 'a poll of the L1', 20_000);
+    const view = defined(e.scheduler.l1(L1_SUBNET_ID), 'the L1');
+    expect(view.vantages).toEqual(['n0']);
+    expect(view.name).toBe('simulated-l1');
+    expect(view.snapshot?.chain?.id).toBe(L1_CHAIN.chainId);
+    expect(view.snapshot?.vantages.map((v) => v.error ?? v.state)).toEqual(['ok']);
+    let text = await e.metrics();
+    expect(sample(text, `avalanchego_chain_info{subnet="${L1_SUBNET_ID}",node="n0",chain="simulated-l1",blockchain_id="${L1_CHAIN.chainId}"}`)).toBe(
+      1,
+    );
+    const validation = defined(
+      view.snapshot?.validators.find((m) => m.nodeId === own),
+      "node-0's validation",
+    ).validationId;
+    const series = (name: string, node?: string) =>
+      `${name}{subnet="${L1_SUBNET_ID}",${node ? `node="${node}",` : ''}validation_id="${validation}",validator_node_id="${own}"}`;
+    expect(sample(text, series('avalanchego_l1_set_validator_connected', 'n0'))).toBe(1);
+    expect(sample(text, series('avalanchego_l1_set_validator_uptime_ratio', 'n0'))).toBe(1);
+    // The balance drains within 60 scenario seconds (1 s at 60×): inactive, runway 0, seen by every vantage's poll of the set.
+    await waitFor(
+      async () => {
+        text = await e.metrics();
+        return sample(text, series('avalanchego_l1_set_validator_active')) === 0;
+      },
+      'the drained validator inactive in the set-wide series',
+      20_000,
+    );
+    expect(sample(text, series('avalanchego_l1_set_validator_runway_seconds'))).toBe(0);
+  }, 60_000);
+});

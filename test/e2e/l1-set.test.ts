@@ -1,0 +1,103 @@
+// An L1 of `l1s:` seen from three vantages, each a loopback fake node: the set-wide series once (no node label) from
+// the vantage with the highest P-Chain height, who each vantage sees connected, a VM without the validators API as a
+// state (not a failed poll), max_validators, the chain's name and avalanchego_chain_info, and a failed set read.
+import { describe, expect, it } from 'vitest';
+import { startFakeNode, waitFor, type FakeNode } from '../helpers/fake-node.js';
+import { CHAIN, SUBNET, V0, V1, V2, vantage, type Validator } from '../helpers/l1-vantage.js';
+import { closeAfterEach, sample, startTestExporter, type TestExporter } from '../helpers/exporter.js';
+import { promtoolCheckMetrics } from '../helpers/promtool.js';
+import { defined } from '../helpers/assert.js';
+
+function yaml(nodes: FakeNode[], l1: string): string {
+  return `defaults:
+  interval: 10s
+  timeout: 500ms
+targets:
+${nodes.map((n, i) => `  - name: v${i}\n    url: ${n.url}\n    platform:\n      subnets: [${SUBNET}]\n`).join('')}l1s:
+  - subnet: ${SUBNET}
+    interval: 1s
+${l1}`;
+}
+
+let exporter: TestExporter | undefined;
+let nodes: FakeNode[] = [];
+closeAfterEach(
+  () => [exporter, ...nodes],
+  () => {
+    exporter = undefined;
+    nodes = [];
+  },
+);
+
+const set = (name: string, v: Validator) => `${name}{subnet="${SUBNET}",validation_id="${v.validationID}",validator_node_id="${v.nodeID}"}`;
+const seen = (name: string, node: string, v: Validator) =>
+  `${name}{subnet="${SUBNET}",node="${node}",validation_id="${v.validationID}",validator_node_id="${v.nodeID}"}`;
+
+async function l1Polled(e: TestExporter, polls = 1): Promise<string> {
+  await waitFor(() => (e.scheduler.l1(SUBNET)?.polls ?? 0) >= polls, `${polls} poll(s) of the L1`, 15_000);
+  return e.metrics();
+}
+
+describe('an L1 seen from every vantage', () => {
+  it('serves the set once from the highest P-Chain height, and each vantage its view of who is connected', async () => {
+    nodes = await Promise.all([
+      startFakeNode(vantage(100, ['1', '1', '1'], [true, true, true])),
+      // The highest height: its set wins (the lightest validator is out of balance there).
+      startFakeNode(vantage(102, ['1024000', '512', '0'], [true, false, true])),
+      startFakeNode(vantage(101, ['1', '1', '1'], 'not_served')),
+    ]);
+    exporter = await startTestExporter(yaml(nodes, ''));
+    const text = await l1Polled(exporter);
+    expect(sample(text, `avalanchego_l1_set_validators{subnet="${SUBNET}"}`)).toBe(3);
+    expect(sample(text, `avalanchego_l1_set_weight{subnet="${SUBNET}"}`)).toBe(200);
+    expect(sample(text, set('avalanchego_l1_set_validator_balance_navax', V0))).toBe(1024000);
+    expect(sample(text, set('avalanchego_l1_set_validator_runway_seconds', V0))).toBe(2000);
+    expect(sample(text, set('avalanchego_l1_set_validator_active', V2))).toBe(0);
+    expect(sample(text, set('avalanchego_l1_set_validator_runway_seconds', V2))).toBe(0);
+    expect(sample(text, set('avalanchego_l1_set_validator_weight', V1))).toBe(60);
+    // Once per validator: no node label on the set-wide series.
+    expect(text.split('\n').filter((l) => l.startsWith('avalanchego_l1_set_validator_weight{'))).toHaveLength(3);
+    expect(sample(text, seen('avalanchego_l1_set_validator_connected', 'v1', V1))).toBe(0);
+    expect(sample(text, seen('avalanchego_l1_set_validator_connected', 'v0', V1))).toBe(1);
+    expect(sample(text, seen('avalanchego_l1_set_validator_uptime_ratio', 'v0', V0))).toBe(0.995);
+    // No validators API on v2's VM: a state, not a failed poll; its view is absent.
+    expect(text).not.toMatch(/avalanchego_l1_set_validator_connected\{[^}]*node="v2"/);
+    expect(sample(text, `avalanchego_exporter_poll_success{subnet="${SUBNET}",source="l1"}`)).toBe(1);
+    expect(sample(text, `avalanchego_chain_info{subnet="${SUBNET}",node="v2",chain="dispatch",blockchain_id="${CHAIN}"}`)).toBe(1);
+    const view = exporter.scheduler.l1(SUBNET);
+    expect(view?.snapshot?.from).toBe('v1');
+    expect(view?.name).toBe('dispatch');
+    expect(view?.snapshot?.vantages.map((v) => v.state)).toEqual(['ok', 'ok', 'not_served']);
+    // Said once, however many polls.
+    await l1Polled(exporter, 3);
+    expect(exporter.logs.filter((l) => l.node === 'v2' && String(l.msg).includes('serves no validators API'))).toHaveLength(1);
+    expect(promtoolCheckMetrics(text)).toEqual([]);
+  }, 30_000);
+
+  it('drops the lightest validators past max_validators, counts them, and keeps the totals whole', async () => {
+    nodes = [await startFakeNode(vantage(100, ['5', '5', '5'], [true, true, true]))];
+    exporter = await startTestExporter(yaml(nodes, '    max_validators: 2\n    name: my-l1\n'));
+    const text = await l1Polled(exporter);
+    expect(sample(text, `avalanchego_l1_set_validators_dropped{subnet="${SUBNET}"}`)).toBe(1);
+    expect(sample(text, `avalanchego_l1_set_validators{subnet="${SUBNET}"}`)).toBe(3);
+    expect(sample(text, set('avalanchego_l1_set_validator_weight', V2))).toBeUndefined();
+    expect(sample(text, set('avalanchego_l1_set_validator_weight', V1))).toBe(60);
+    expect(sample(text, `avalanchego_chain_info{subnet="${SUBNET}",node="v0",chain="my-l1",blockchain_id="${CHAIN}"}`)).toBe(1);
+    expect(exporter.logs.some((l) => String(l.msg).includes('more validators than max_validators'))).toBe(true);
+  }, 30_000);
+
+  it('fails the poll when no vantage answers the set, and serves no old set', async () => {
+    const routes = vantage(100, ['5', '5', '5'], [true, true, true]);
+    nodes = [await startFakeNode(routes)];
+    exporter = await startTestExporter(yaml(nodes, ''));
+    let text = await l1Polled(exporter);
+    expect(sample(text, `avalanchego_l1_set_validators{subnet="${SUBNET}"}`)).toBe(3);
+    defined(nodes[0], 'the node').routes.set('/ext/bc/P', { status: 500, body: 'boom' });
+    await waitFor(() => exporter?.scheduler.l1(SUBNET)?.success === false, 'a failed L1 poll', 15_000);
+    text = await exporter.metrics();
+    expect(sample(text, `avalanchego_exporter_poll_success{subnet="${SUBNET}",source="l1"}`)).toBe(0);
+    expect(sample(text, `avalanchego_exporter_poll_errors_total{subnet="${SUBNET}",source="l1",reason="http_status"}`)).toBeGreaterThanOrEqual(1);
+    expect(sample(text, `avalanchego_l1_set_validators{subnet="${SUBNET}"}`)).toBeUndefined();
+    expect(text).not.toContain('avalanchego_l1_set_validator_connected{');
+  }, 30_000);
+});
