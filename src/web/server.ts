@@ -11,7 +11,7 @@ import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import type { WebConfig, WebTls } from './config.js';
 
-/** The limits, documented in the README ("Server limits"). */
+/** The limits, documented in docs/web-security.md ("Server limits"). */
 export const SERVER_LIMITS = {
   /** The request line and headers must arrive within this (slowloris). */
   headersTimeoutMs: 10_000,
