@@ -14,19 +14,8 @@ import { sample } from '../helpers/exporter.js';
 import { waitFor } from '../helpers/fake-node.js';
 import { freePort } from '../helpers/net.js';
 import { ROOT } from '../rules/lib.js';
+import { CHROMIUM, SHOTS, ARGS } from '../helpers/chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const SHOTS = join(ROOT, 'test-results', 'browser');
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const PRIMARY = '11111111111111111111111111111111LpoYY';
 
 /** What shows a scenario: in the node's /metrics series, and in its row on `/` (the row's text; never `notRow`). */

@@ -6,25 +6,12 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IN_CI, ROOT } from '../rules/lib.js';
+import { IN_CI } from '../rules/lib.js';
 import { startFakeNode, waitFor, type FakeNode } from '../helpers/fake-node.js';
 import { startTestExporter, type TestExporter } from '../helpers/exporter.js';
 import { defined } from '../helpers/assert.js';
 import { SUBNET, V0, V1, V2, vantage } from '../helpers/l1-vantage.js';
-
-const CHROMIUM = '/usr/bin/chromium';
-const MISSING = `${CHROMIUM} not found (apt-get install chromium; .ci/run installs it)`;
-const SHOTS = join(ROOT, 'test-results', 'browser');
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+import { CHROMIUM, MISSING, SHOTS, ARGS } from '../helpers/chromium.js';
 
 describe('the L1 page in Chromium', () => {
   it('chromium is installed (required under CI=true)', (ctx) => {

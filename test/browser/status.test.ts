@@ -14,21 +14,7 @@ import { startTestExporter, waitForPolls, type TestExporter } from '../helpers/e
 import { freePort } from '../helpers/net.js';
 import { defined } from '../helpers/assert.js';
 import { DEMO_SCENARIOS } from '../../src/demo.js';
-
-const CHROMIUM = '/usr/bin/chromium';
-const MISSING = `${CHROMIUM} not found (apt-get install chromium; .ci/run installs it)`;
-const SHOTS = join(ROOT, 'test-results', 'browser');
-// The flags of a headless Chromium on a machine with no network but loopback.
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+import { CHROMIUM, MISSING, SHOTS, ARGS } from '../helpers/chromium.js';
 
 describe('status pages in Chromium', () => {
   it('chromium is installed (required under CI=true)', (ctx) => {
