@@ -108,7 +108,7 @@ const INVALID_CASES: Array<[string, string[]]> = [
       '6:19: defaults.evm.chains[0]: "C-Chain" is no alias a node knows (every request to /ext/bc/C-Chain/… would answer 404): the C-Chain is "C" (aliases are case-sensitive), or its blockchain ID',
       "10:21: targets[0].tls.ca_file: cannot read /nonexistent/ca.pem: no such file: check the path and the exporter's permissions",
       '11:11: targets[1].name: duplicate name "a" (also targets[0]): names must be unique, they become the node label',
-      '13:12: targets[1]: unknown key "bogus"; known keys here: name, url, interval, timeout, health, index, info, platform, evm, proposervm, admin, limits, headers, tls, basic_auth',
+      '13:12: targets[1]: unknown key "bogus"; known keys here: name, url, interval, timeout, health, index, info, platform, evm, proposervm, admin, node_metrics, limits, headers, tls, basic_auth',
       '15:10: targets[2].url: "not a url" is not a URL: write the node\'s base URL, e.g. http://10.0.0.5:9650',
       '20:14: targets[3].timeout: timeout (2s) must be shorter than interval (1s) for target "c": a poll must end before the next one is due; shorten timeout or lengthen interval',
     ],
