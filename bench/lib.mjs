@@ -329,9 +329,10 @@ export function fdCount(pid) {
  * The process's TCP sockets (IPv4 and IPv6) connected to one of `ports` on loopback, from the socket inodes of
  * /proc/<pid>/fd and the connection table of /proc/<pid>/net/tcp{,6}.
  * @param {number} pid
- * @param {ReadonlySet<number>} ports remote ports
+ * @param {ReadonlySet<number>} ports remote ports (with side 'local': the process's own, e.g. its listening port)
+ * @param {'remote' | 'local'} [side] which end's port is matched
  */
-export function socketsTo(pid, ports) {
+export function socketsTo(pid, ports, side = 'remote') {
   /** @type {Set<string>} */
   const inodes = new Set();
   for (const fd of readdirSync(`/proc/${pid}/fd`)) {
@@ -353,10 +354,10 @@ export function socketsTo(pid, ports) {
     }
     for (const line of lines) {
       const f = line.trim().split(/\s+/);
-      const remote = f[2];
+      const end = side === 'local' ? f[1] : f[2];
       const inode = f[9];
-      if (remote === undefined || inode === undefined || !inodes.has(inode)) continue;
-      if (ports.has(parseInt(remote.slice(remote.lastIndexOf(':') + 1), 16))) n++;
+      if (end === undefined || inode === undefined || !inodes.has(inode)) continue;
+      if (ports.has(parseInt(end.slice(end.lastIndexOf(':') + 1), 16))) n++;
     }
   }
   return n;

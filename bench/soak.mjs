@@ -308,9 +308,12 @@ async function sample() {
   const rss = rssBytes(pid);
   const fds = fdCount(pid);
   const sockets = socketsTo(pid, simPorts);
+  // The soak's own clients' connections to the exporter (scrapes, probes, bad scrapes still closing) and its
+  // listening socket: the load's, not what the exporter keeps.
+  const served = socketsTo(pid, new Set([Number(new URL(exporterUrl).port)]), 'local');
   const d = await debugState();
   const s = await scrapeSeries();
-  return { rss, fds, sockets, d, s };
+  return { rss, fds, sockets, served, d, s };
 }
 
 /** @param {Awaited<ReturnType<typeof sample>>} x */
@@ -321,7 +324,8 @@ function outside(x) {
     heap_after_gc_mb: round(x.d.heapUsedAfterGcBytes / 2 ** 20),
     gc_ms: x.d.gcMs,
     fds: x.fds,
-    fds_other: x.fds - x.sockets,
+    fds_other: x.fds - x.sockets - x.served,
+    sockets_served: x.served,
     sockets_sim: x.sockets,
     handles: x.d.resources.handles,
     handles_other: x.d.resources.handles - tcp,
