@@ -87,7 +87,8 @@ export class NodeText {
       const d = Object.getOwnPropertyDescriptor(e, name) as PropertyDescriptor;
       const value: unknown = 'value' in d ? d.value : (e as unknown as Record<string, unknown>)[name];
       const w = this.walk(value, path);
-      if (w !== value || !('value' in d)) changed = true;
+      // An accessor (`stack` on Node.js 24) whose value the walk leaves alone is no change either.
+      if (w !== value) changed = true;
       fields.push({ name, descriptor: { value: w, writable: true, enumerable: d.enumerable ?? false, configurable: true } });
     }
     if (!changed) return e;
