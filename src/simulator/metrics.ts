@@ -218,6 +218,14 @@ interface Family {
 const rising = (perSecond: number, salt: number) => (up: number) => Math.floor(perSecond * up * (0.8 + ((salt * 7919) % 400) / 1000));
 const steady = (v: number) => () => v;
 
+/** One unlabelled runtime series (`go_…`, `process_…`): a counter rising at `perSecond` when its name ends in `_total`, else `level`. */
+const plainFamily = (prefix: string, what: string, name: string, perSecond: number, level: number): Family => ({
+  name: `${prefix}_${name}`,
+  type: name.endsWith('_total') ? 'counter' : 'gauge',
+  help: `${what} ${name.replaceAll('_', ' ')}.`,
+  series: [{ labels: '', value: name.endsWith('_total') ? rising(perSecond, name.length) : steady(level) }],
+});
+
 /**
  * The body. The filler is rebuilt from `state` (cheap: no I/O), the families the exporter keeps read their
  * values from it. Lines are written as client_golang writes them: `# HELP`, `# TYPE`, then the series sorted.
@@ -291,12 +299,7 @@ function families(state: MetricsState): Family[] {
     'memstats_gc_sys_bytes',
     'memstats_other_sys_bytes',
   ])
-    fams.push({
-      name: `go_${g}`,
-      type: g.endsWith('_total') ? 'counter' : 'gauge',
-      help: `Go runtime ${g.replaceAll('_', ' ')}.`,
-      series: [{ labels: '', value: g.endsWith('_total') ? rising(5e4, g.length) : steady(1_000_000 + g.length * 7919) }],
-    });
+    fams.push(plainFamily('go', 'Go runtime', g, 5e4, 1_000_000 + g.length * 7919));
   for (const p of [
     'cpu_seconds_total',
     'max_fds',
@@ -307,12 +310,7 @@ function families(state: MetricsState): Family[] {
     'network_receive_bytes_total',
     'network_transmit_bytes_total',
   ])
-    fams.push({
-      name: `process_${p}`,
-      type: p.endsWith('_total') ? 'counter' : 'gauge',
-      help: `Process ${p.replaceAll('_', ' ')}.`,
-      series: [{ labels: '', value: p.endsWith('_total') ? rising(3e4, p.length) : steady(4_000_000 + p.length) }],
-    });
+    fams.push(plainFamily('process', 'Process', p, 3e4, 4_000_000 + p.length));
 
   // The network: per message op, received and sent, compressed or not (v1.11+ labels; v1.10 names).
   for (const metric of ['msgs', 'msgs_bytes', 'msgs_failed', 'msgs_bytes_saved_count', 'msgs_bytes_saved_sum']) {
