@@ -364,6 +364,7 @@ const counts = {
   bad: 0,
   reloads: 0,
   flips: 0,
+  samplesFailed: 0,
 };
 
 /** @param {boolean} gzip */
@@ -689,8 +690,18 @@ try {
     if (now >= nextSample) {
       nextSample += SAMPLE_MS;
       await pause();
-      const x = await sample();
-      paused = false;
+      /** @type {Awaited<ReturnType<typeof sample>> | undefined} */
+      let x;
+      try {
+        x = await sample();
+      } catch (err) {
+        // A sample the exporter did not answer in time is a finding of the run, recorded, not the run's end.
+        counts.samplesFailed += 1;
+        emit({ phase: 'churn', minute: round(minutesNow()), sample_failed: /** @type {Error} */ (err).message.slice(0, 200) });
+      } finally {
+        paused = false;
+      }
+      if (x === undefined) continue;
       const o = outside(x);
       const minute = (performance.now() - churnStart) / 60_000;
       if (performance.now() - churnStart >= WARMUP_MS) {
@@ -740,6 +751,7 @@ try {
     debug_probes: counts.probeStatus,
     bad_scrapes: counts.bad,
     restores: restores.length,
+    samples_failed: counts.samplesFailed,
     heap_slope_pct_per_hour: pct(heap.slope * 60, heap.mean),
     heap_spread_pct: pct(heap.residualStd, heap.mean),
     heap_mean_mb: round(heap.mean / 2 ** 20),
