@@ -899,7 +899,13 @@ function subjectResult(
   const ownGroups = new Set(inWindow.map(groupOf).filter((g) => openedHere.has(g)));
   const own = inWindow
     .filter((x) => ownGroups.has(groupOf(x)))
-    .map((x) => ({ ...x, at: x.at - o.start, alerts: x.alerts.filter((a) => a.node === e.node) }));
+    .map((x) => {
+      // The node's view of a notification: an update of a shared group that names only this node's
+      // resolved alerts resolves it for the node (it was paged or ticketed for the others).
+      const alerts = x.alerts.filter((a) => a.node === e.node);
+      const status = x.status === 'firing' && !alerts.some((a) => a.status === 'firing') ? 'resolved' : x.status;
+      return { ...x, at: x.at - o.start, status, alerts };
+    });
   const n: NodeResult = {
     node: e.node,
     plan: { label: e.node, steps: [], ...(o.recoveryAt === undefined ? {} : { recoveryAt: o.recoveryAt }) },
