@@ -869,7 +869,7 @@ function incidents(all: Notification[]): Set<Notification> {
 }
 
 /** One subject of a drill, its times shifted to the drill's start (the simulator report's summary). */
-function subjectResult(
+export function subjectResult(
   e: Expectation,
   o: { start: number; end: number; recoveryAt?: number },
   records: Map<string, AlertRecord>,
