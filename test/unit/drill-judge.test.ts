@@ -2,7 +2,7 @@
 // network-wide fault is one page that names its nodes in updates; a shared group's update that
 // names a node's alert only as resolved is no ticket of that node.
 import { describe, expect, it } from 'vitest';
-import { DRILLS, judge, subjectResult, type DrillResult } from '../real-node/drills.js';
+import { DRILLS, explain, judge, subjectResult, type DrillResult, type DrillRun } from '../real-node/drills.js';
 import type { AlertRecord, Notification } from '../rules/detection-harness.js';
 
 const record = (node: string, alertname: string, severity: string, activeAt: number, firingAt: number): AlertRecord => ({
@@ -98,5 +98,15 @@ describe("the drills' judge", () => {
     expect(judge(d, 20)).toEqual({ ok: true, why: '' });
     const named: Notification = { ...updated, alerts: [alert('staker5', 'ConnectedStakeLow', 'warning')] };
     expect(judge(drill('new-staking-key', [opened, page, named], recs), 20).why).toContain('staker5: 1 tickets, expected 0');
+  });
+
+  it('explains a failed drill by what was sent over it and the course of the alerts of the nodes its verdict names', () => {
+    const d = drill('quorum-lost', [first], records);
+    const verdict = judge(d, 20);
+    const run = { timeline: { notifications: [first], records } } as unknown as DrillRun;
+    const lines = explain(run, d, verdict.why);
+    expect(lines).toContain('notification 655s pager firing [staker3:ConnectedStakeLow(critical):firing fresh:ConnectedStakeLow(critical):firing]');
+    expect(lines).toContain('alert staker1 ConnectedStakeLow(critical) "" pending 40s firing 640s resolved -s');
+    expect(lines.some((l) => l.startsWith('alert staker3 '))).toBe(false);
   });
 });
