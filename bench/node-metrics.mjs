@@ -160,7 +160,23 @@ async function measure(exp) {
         .join('\n'),
       'avalanchego_exporter_poll_errors_total',
     ) ?? 0;
-  return { cpu, elapsed, rss: rssBytes(exp.p.pid), started: started(after) - started(before), errors: errors(after) - errors(before) };
+  // The node_metrics poll errors by reason, over the window.
+  const byReason = (/** @type {string} */ text) => {
+    /** @type {Record<string, number>} */
+    const out = {};
+    for (const m of text.matchAll(/^avalanchego_exporter_poll_errors_total\{([^}]*)\} (\S+)$/gm)) {
+      const labels = m[1] ?? '';
+      if (!labels.includes('source="node_metrics"')) continue;
+      const reason = /reason="([^"]*)"/.exec(labels)?.[1] ?? '?';
+      out[reason] = (out[reason] ?? 0) + Number(m[2]);
+    }
+    return out;
+  };
+  const r0 = byReason(before);
+  /** @type {Record<string, number>} */
+  const reasons = {};
+  for (const [k, v] of Object.entries(byReason(after))) if (v - (r0[k] ?? 0) > 0) reasons[k] = v - (r0[k] ?? 0);
+  return { cpu, elapsed, rss: rssBytes(exp.p.pid), started: started(after) - started(before), errors: errors(after) - errors(before), reasons };
 }
 
 try {
@@ -211,6 +227,7 @@ try {
     body_series: series,
     polls: Math.round(polls),
     poll_errors: b.errors,
+    poll_error_reasons: b.reasons,
     cpu_per_poll_us: +(cpuPerPoll * 1e6).toFixed(1),
     floor_cpu_per_fetch_us: +(floor.cpuPerFetch * 1e6).toFixed(1),
     floor_fetches: floor.fetched,
@@ -221,7 +238,13 @@ try {
     rss_mib_with_node_metrics: +(b.rss / 2 ** 20).toFixed(1),
   };
   log(
-    `  exporter: ${result.cpu_per_poll_us} µs CPU a node_metrics poll (over health alone), ${Math.round(polls)} polls, ${b.errors} errors; floor (fetch + split into lines): ${result.floor_cpu_per_fetch_us} µs a body → ${result.cpu_per_poll_over_floor} × floor`,
+    `  exporter: ${result.cpu_per_poll_us} µs CPU a node_metrics poll (over health alone), ${Math.round(polls)} polls, ${b.errors} errors${
+      b.errors
+        ? ` (${Object.entries(b.reasons)
+            .map(([k, v]) => `${k} ${v}`)
+            .join(', ')})`
+        : ''
+    }; floor (fetch + split into lines): ${result.floor_cpu_per_fetch_us} µs a body → ${result.cpu_per_poll_over_floor} × floor`,
   );
   log(
     `  RSS: ${result.rss_mib_health_only} MiB health only, ${result.rss_mib_with_node_metrics} MiB with node_metrics → ${result.rss_kib_per_node} KiB a node`,
