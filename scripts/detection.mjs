@@ -175,14 +175,20 @@ if (values['from-json']) {
   /** @type {unknown} */
   const raw = JSON.parse(readFileSync(path, 'utf8'));
   const saved = /** @type {Results} */ (raw);
-  for (const e of engines) if (saved[e]) results[e] = saved[e];
   started = statSync(path).mtime;
-  for (const [engine, r] of Object.entries(results)) {
-    const ran = r.faultRun.nodes.map((n) => n.plan.label);
-    if (ran.join(',') !== faults.map((f) => f.scenario).join(','))
-      throw new Error(
-        `${values['from-json']}: its ${engine} run has ${ran.join(', ')}, not ${faults.map((f) => f.scenario).join(', ')}: give the --only it ran with`,
-      );
+  for (const engine of engines) {
+    const r = saved[engine];
+    if (!r) continue;
+    // Its nodes of the faults asked (--only may name some of those it ran), in their order.
+    const nodes = faults.map((f) => {
+      const node = r.faultRun.nodes.find((n) => n.plan.label === f.scenario);
+      if (!node)
+        throw new Error(
+          `${values['from-json']}: its ${engine} run has no node of ${f.scenario}: give an --only among ${r.faultRun.nodes.map((n) => n.plan.label).join(', ')}`,
+        );
+      return node;
+    });
+    results[engine] = { ...r, faultRun: { ...r.faultRun, nodes } };
   }
 } else {
   for (const engine of engines) results[engine] = await runEngine(engine);

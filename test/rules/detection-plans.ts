@@ -235,6 +235,8 @@ export function blipFleet(speedup = 20): NodePlan[] {
 
 export function fmt(seconds: number | undefined): string {
   if (seconds === undefined || !Number.isFinite(seconds)) return '–';
+  // Before the start: a node that runs its fault from its start may page before it.
+  if (seconds < 0) return `−${fmt(-seconds)}`;
   const s = Math.round(seconds);
   const m = Math.floor(s / 60);
   return m === 0 ? `${s}s` : `${m}m${s % 60 ? ` ${String(s % 60).padStart(2, '0')}s` : ''}`;
