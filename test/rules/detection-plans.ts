@@ -378,10 +378,13 @@ function runFigures(st: RunResult['stats']): string {
 
 const stamp = (d: Date): string => `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
+/** The scenarios FAULTS plans that have no row in a part of the report. */
+const unrunOn = (rows: Row[]): string[] => FAULTS.map((f) => f.scenario).filter((sc) => !rows.some((r) => r.scenario === sc));
+
 /** The simulator's scenarios without a row: not planned in FAULTS, or planned and never run into this report. */
 function notRunLine(rows: Row[]): string {
   const unplannedNow = unplanned();
-  const unrun = FAULTS.map((f) => f.scenario).filter((sc) => !rows.some((r) => r.scenario === sc));
+  const unrun = unrunOn(rows);
   const parts = [
     ...(unplannedNow.length
       ? [
@@ -636,7 +639,12 @@ export function renderVmSection(r: {
     (missed.length === 0
       ? `Every scenario that this build can detect meets its target on VictoriaMetrics too (${rows.length - blocked.length} of ${rows.length}).`
       : `${rows.length - blocked.length - missed.length} of ${rows.length - blocked.length} scenarios that this build can detect meet their target on VictoriaMetrics; ${missed.map((x) => `**${x.scenario}** misses it (${x.why})`).join('; ')}.`) +
-      (blocked.length ? ` Not measurable yet: ${blocked.map((x) => `\`${x.scenario}\``).join(', ')}.` : ''),
+      (blocked.length ? ` Not measurable yet: ${blocked.map((x) => `\`${x.scenario}\``).join(', ')}.` : '') +
+      (unrunOn(rows).length
+        ? ` No row yet: ${unrunOn(rows)
+            .map((sc) => `\`${sc}\``)
+            .join(', ')} (\`node scripts/detection.mjs --engine=victoriametrics --only=${unrunOn(rows).join(',')}\` adds them).`
+        : ''),
     '',
     '| Scenario | Pages | Tickets | Notifications | Sent for | Latency (target) | On Prometheus | Alerts that fired | Held back by inhibition | Resolved (notification) | Meets target |',
     '|---|---|---|---|---|---|---|---|---|---|---|',
