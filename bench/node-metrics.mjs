@@ -8,7 +8,7 @@
 // as its node_metrics row).
 //
 //   node bench/node-metrics.mjs [--nodes=200] [--interval=2] [--window=20] [--exporter=DIR]
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -108,6 +108,8 @@ const INTERVAL_S = Number(opts.interval);
 const WINDOW_S = Number(opts.window);
 const WARMUP_S = Number(opts.warmup);
 const main = join(opts.exporter, 'dist', 'main.js');
+// chain_info off too (its IDs once an hour), in a build that has it: health alone is the baseline.
+const chainInfoOff = existsSync(join(opts.exporter, 'dist', 'sources', 'chain-info.js')) ? '  chain_info: { enabled: false }\n' : '';
 const procs = new Procs();
 const agent = new Agent({ keepAliveTimeout: 10_000 });
 const dir = mkdtempSync(join(tmpdir(), 'avalanchego-bench-node-metrics-'));
@@ -128,7 +130,7 @@ async function startExporter(nodeMetrics, sim) {
   const targets = Array.from({ length: N }, (_, i) => `  - name: node-${i}\n    url: ${sim}/node-${i}\n`).join('');
   writeFileSync(
     file,
-    `defaults:\n  interval: ${INTERVAL_S}s\n  timeout: ${Math.min(5, INTERVAL_S / 2)}s\n  index: { endpoints: [] }\n  info: { enabled: false }\n  platform: { enabled: false }\n  evm: { enabled: false }\n  proposervm: { enabled: false }\n${nodeMetrics}targets:\n${targets}`,
+    `defaults:\n  interval: ${INTERVAL_S}s\n  timeout: ${Math.min(5, INTERVAL_S / 2)}s\n  index: { endpoints: [] }\n  info: { enabled: false }\n  platform: { enabled: false }\n  evm: { enabled: false }\n  proposervm: { enabled: false }\n${chainInfoOff}${nodeMetrics}targets:\n${targets}`,
   );
   const port = await freePort();
   const p = procs.start('exporter', process.execPath, [main, `--config.file=${file}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=error']);
