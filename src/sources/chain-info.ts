@@ -17,7 +17,7 @@ import type { LinesBuilder } from '../metrics/render.js';
 import { decodeCb58 } from '../config/cb58.js';
 import type { PageSection } from './section.js';
 import type { Source, StateWatcher } from './source.js';
-import { askAll, decodeMethod } from './wire.js';
+import { askAll, chainStateWatcher, decodeMethod } from './wire.js';
 
 export const CHAIN_INFO_PATH = '/ext/info';
 export const CHAIN_INFO_METHOD = 'info.getBlockchainID';
@@ -116,20 +116,11 @@ export function chainInfoSections(s: ChainInfoSnapshot | undefined): PageSection
 
 /** A chain whose ID cannot be asked (or that is not served) is logged when that starts and when it answers again, not every poll. */
 function watchChainInfo(log: Logger): StateWatcher<ChainInfoSnapshot> {
-  const last = new Map<string, ChainIdSnapshot['state']>();
-  return {
-    observe(s) {
-      if (!s) return;
-      for (const c of s.chains) {
-        const before = last.get(c.chain);
-        last.set(c.chain, c.state);
-        if (before === c.state) continue;
-        if (c.state === 'not_served')
-          log.info({ chain: c.chain }, `${CHAIN_INFO_PATH} is ${NOT_SERVED_TEXT}; chain_info: { enabled: false } stops asking`);
-        else if (c.state === 'failed')
-          log.warn({ chain: c.chain, err: c.error }, `${CHAIN_INFO_METHOD} fails for ${c.chain}: no avalanchego_chain_info for it`);
-        else if (before !== undefined) log.info({ chain: c.chain }, `${CHAIN_INFO_METHOD} answers again`);
-      }
-    },
-  };
+  return chainStateWatcher<ChainIdSnapshot>((c, before) => {
+    if (c.state === 'not_served')
+      log.info({ chain: c.chain }, `${CHAIN_INFO_PATH} is ${NOT_SERVED_TEXT}; chain_info: { enabled: false } stops asking`);
+    else if (c.state === 'failed')
+      log.warn({ chain: c.chain, err: c.error }, `${CHAIN_INFO_METHOD} fails for ${c.chain}: no avalanchego_chain_info for it`);
+    else if (before !== undefined) log.info({ chain: c.chain }, `${CHAIN_INFO_METHOD} answers again`);
+  });
 }

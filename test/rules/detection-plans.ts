@@ -299,6 +299,15 @@ export function tableRows(part: string): Map<string, string> {
   return rows;
 }
 
+/** A row of this run: the scenario, its `cells` (given its latency target), and whether it meets the target. */
+function freshRow(f: Fault, s: Summary, cells: (target: number | undefined) => string[]): Row {
+  const m = meets(f, s);
+  const target = s.latencyTarget === undefined ? undefined : s.latencyTarget + (f.expect.pages ? 0 : TICKET_GROUP_WAIT);
+  const blocked = missingSources(f).length > 0;
+  const verdict = m.ok ? 'yes' : blocked ? `n/a: ${m.why}` : `**no**: ${m.why}`;
+  return { scenario: f.scenario, ok: m.ok, blocked, why: m.why, text: `| \`${f.scenario}\` | ${cells(target).join(' | ')} | ${verdict} |` };
+}
+
 function keptRow(f: Fault, text: string): Row {
   const last =
     text
@@ -417,20 +426,22 @@ export function renderReport(r: {
   const lines: string[] = [];
   const fresh = r.faults.map((f, i): Row => {
     const s = harness.summarize(defined(faultRun.nodes[i], `the result of the node of ${f.scenario}`), faultRun.scrapeSeconds);
-    const m = meets(f, s);
     const expected =
       f.expect.pages || f.expect.tickets
         ? `${f.expect.pages ? `1 page` : '1 ticket'}: ${defined(f.expect.alert, `the alert of ${f.scenario}`).replace(/^AvalancheGo/, '')} (${f.why})`
         : `nothing (${f.why})`;
-    const target = s.latencyTarget === undefined ? undefined : s.latencyTarget + (f.expect.pages ? 0 : TICKET_GROUP_WAIT);
-    const blockedNow = missingSources(f).length > 0;
-    return {
-      scenario: f.scenario,
-      ok: m.ok,
-      blocked: blockedNow,
-      why: m.why,
-      text: `| \`${f.scenario}\` | ${expected} | ${s.pages} | ${s.tickets} | ${s.notifications} | ${cell(s.notified)} | ${fmt(s.firstNotificationAt)} | ${s.latency === undefined ? '–' : `${fmt(s.latency)} (${fmt(target)})`} | ${cell(s.fired)} | ${cell(s.inhibited)} | ${fmt(s.resolvedAfter)} (${fmt(s.resolvedNotificationAfter)}) | ${m.ok ? 'yes' : blockedNow ? `n/a: ${m.why}` : `**no**: ${m.why}`} |`,
-    };
+    return freshRow(f, s, (target) => [
+      expected,
+      String(s.pages),
+      String(s.tickets),
+      String(s.notifications),
+      cell(s.notified),
+      fmt(s.firstNotificationAt),
+      s.latency === undefined ? '–' : `${fmt(s.latency)} (${fmt(target)})`,
+      cell(s.fired),
+      cell(s.inhibited),
+      `${fmt(s.resolvedAfter)} (${fmt(s.resolvedNotificationAfter)})`,
+    ]);
   });
   const rows = mergedRows(fresh, previous);
   const blocked = rows.filter((x) => x.blocked);
@@ -594,22 +605,23 @@ export function renderVmSection(r: {
     const p =
       promRun &&
       harness.summarize(defined(promRun.nodes[i], `the Prometheus result of ${f.scenario}`), promRun.scrapeSeconds, promRun.evalDelaySeconds);
-    const m = meets(f, s);
-    const target = s.latencyTarget === undefined ? undefined : s.latencyTarget + (f.expect.pages ? 0 : TICKET_GROUP_WAIT);
     const same = p && p.pages === s.pages && p.tickets === s.tickets && cell(p.notified) === cell(s.notified);
     const onProm = !p
       ? '–'
       : same
         ? `same; latency ${p.latency === undefined ? '–' : fmt(p.latency)}`
         : `${p.pages} pages, ${p.tickets} tickets: ${cell(p.notified)}`;
-    const blockedNow = missingSources(f).length > 0;
-    return {
-      scenario: f.scenario,
-      ok: m.ok,
-      blocked: blockedNow,
-      why: m.why,
-      text: `| \`${f.scenario}\` | ${s.pages} | ${s.tickets} | ${s.notifications} | ${cell(s.notified)} | ${s.latency === undefined ? '–' : `${fmt(s.latency)} (${fmt(target)})`} | ${onProm} | ${cell(s.fired)} | ${cell(s.inhibited)} | ${fmt(s.resolvedAfter)} (${fmt(s.resolvedNotificationAfter)}) | ${m.ok ? 'yes' : blockedNow ? `n/a: ${m.why}` : `**no**: ${m.why}`} |`,
-    };
+    return freshRow(f, s, (target) => [
+      String(s.pages),
+      String(s.tickets),
+      String(s.notifications),
+      cell(s.notified),
+      s.latency === undefined ? '–' : `${fmt(s.latency)} (${fmt(target)})`,
+      onProm,
+      cell(s.fired),
+      cell(s.inhibited),
+      `${fmt(s.resolvedAfter)} (${fmt(s.resolvedNotificationAfter)})`,
+    ]);
   });
   const rows = mergedRows(fresh, previous);
   const blocked = rows.filter((x) => x.blocked);
