@@ -8,7 +8,7 @@
 // as its node_metrics row).
 //
 //   node bench/node-metrics.mjs [--nodes=200] [--interval=2] [--window=20] [--exporter=DIR]
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -108,8 +108,6 @@ const INTERVAL_S = Number(opts.interval);
 const WINDOW_S = Number(opts.window);
 const WARMUP_S = Number(opts.warmup);
 const main = join(opts.exporter, 'dist', 'main.js');
-// chain_info off too (its IDs once an hour), in a build that has it: health alone is the baseline.
-const chainInfoOff = existsSync(join(opts.exporter, 'dist', 'sources', 'chain-info.js')) ? '  chain_info: { enabled: false }\n' : '';
 const procs = new Procs();
 const agent = new Agent({ keepAliveTimeout: 10_000 });
 const dir = mkdtempSync(join(tmpdir(), 'avalanchego-bench-node-metrics-'));
@@ -130,7 +128,7 @@ async function startExporter(nodeMetrics, sim) {
   const targets = Array.from({ length: N }, (_, i) => `  - name: node-${i}\n    url: ${sim}/node-${i}\n`).join('');
   writeFileSync(
     file,
-    `defaults:\n  interval: ${INTERVAL_S}s\n  timeout: ${Math.min(5, INTERVAL_S / 2)}s\n  index: { endpoints: [] }\n  info: { enabled: false }\n  platform: { enabled: false }\n  evm: { enabled: false }\n  proposervm: { enabled: false }\n${chainInfoOff}${nodeMetrics}targets:\n${targets}`,
+    `defaults:\n  interval: ${INTERVAL_S}s\n  timeout: ${Math.min(5, INTERVAL_S / 2)}s\n  index: { endpoints: [] }\n  info: { enabled: false }\n  platform: { enabled: false }\n  evm: { enabled: false }\n  proposervm: { enabled: false }\n${nodeMetrics}targets:\n${targets}`,
   );
   const port = await freePort();
   const p = procs.start('exporter', process.execPath, [main, `--config.file=${file}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=error']);
@@ -162,7 +160,23 @@ async function measure(exp) {
         .join('\n'),
       'avalanchego_exporter_poll_errors_total',
     ) ?? 0;
-  return { cpu, elapsed, rss: rssBytes(exp.p.pid), started: started(after) - started(before), errors: errors(after) - errors(before) };
+  // The node_metrics poll errors by reason, over the window.
+  const byReason = (/** @type {string} */ text) => {
+    /** @type {Record<string, number>} */
+    const out = {};
+    for (const m of text.matchAll(/^avalanchego_exporter_poll_errors_total\{([^}]*)\} (\S+)$/gm)) {
+      const labels = m[1] ?? '';
+      if (!labels.includes('source="node_metrics"')) continue;
+      const reason = /reason="([^"]*)"/.exec(labels)?.[1] ?? '?';
+      out[reason] = (out[reason] ?? 0) + Number(m[2]);
+    }
+    return out;
+  };
+  const r0 = byReason(before);
+  /** @type {Record<string, number>} */
+  const reasons = {};
+  for (const [k, v] of Object.entries(byReason(after))) if (v - (r0[k] ?? 0) > 0) reasons[k] = v - (r0[k] ?? 0);
+  return { cpu, elapsed, rss: rssBytes(exp.p.pid), started: started(after) - started(before), errors: errors(after) - errors(before), reasons };
 }
 
 try {
@@ -213,6 +227,7 @@ try {
     body_series: series,
     polls: Math.round(polls),
     poll_errors: b.errors,
+    poll_error_reasons: b.reasons,
     cpu_per_poll_us: +(cpuPerPoll * 1e6).toFixed(1),
     floor_cpu_per_fetch_us: +(floor.cpuPerFetch * 1e6).toFixed(1),
     floor_fetches: floor.fetched,
@@ -223,7 +238,13 @@ try {
     rss_mib_with_node_metrics: +(b.rss / 2 ** 20).toFixed(1),
   };
   log(
-    `  exporter: ${result.cpu_per_poll_us} µs CPU a node_metrics poll (over health alone), ${Math.round(polls)} polls, ${b.errors} errors; floor (fetch + split into lines): ${result.floor_cpu_per_fetch_us} µs a body → ${result.cpu_per_poll_over_floor} × floor`,
+    `  exporter: ${result.cpu_per_poll_us} µs CPU a node_metrics poll (over health alone), ${Math.round(polls)} polls, ${b.errors} errors${
+      b.errors
+        ? ` (${Object.entries(b.reasons)
+            .map(([k, v]) => `${k} ${v}`)
+            .join(', ')})`
+        : ''
+    }; floor (fetch + split into lines): ${result.floor_cpu_per_fetch_us} µs a body → ${result.cpu_per_poll_over_floor} × floor`,
   );
   log(
     `  RSS: ${result.rss_mib_health_only} MiB health only, ${result.rss_mib_with_node_metrics} MiB with node_metrics → ${result.rss_kib_per_node} KiB a node`,

@@ -14,7 +14,7 @@
 //   --sources=shipped  storm and hang with the info and platform sources on, as shipped (default: health + index
 //                      only); Helicon's evm and proposervm stay off in a build that has them, so that two builds
 //                      of different ages do the same work
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,9 +41,6 @@ const SLOW_SOURCES = opts.sources === 'shipped' ? '' : '  info: { enabled: false
 const OFF = readFileSync(join(opts.exporter, 'dist', 'config', 'schema.js'), 'utf8').includes('proposervm')
   ? '  evm: { enabled: false }\n  proposervm: { enabled: false }\n'
   : '';
-// And chain_info (its IDs once an hour), unless the shipped sources are measured, in a build that has it.
-const OFF_CHAIN_INFO =
-  opts.sources !== 'shipped' && existsSync(join(opts.exporter, 'dist', 'sources', 'chain-info.js')) ? '  chain_info: { enabled: false }\n' : '';
 
 /** @param {string} url */
 async function get(url) {
@@ -118,7 +115,7 @@ try {
     const n = Number(opts.nodes ?? 1000);
     const sim = await simulator('simulator', [`--nodes=${n}`, '--scenario=healthy']);
     const url = await exporter(
-      '  interval: 5s\n  timeout: 2s\n' + SLOW_SOURCES + OFF + OFF_CHAIN_INFO,
+      '  interval: 5s\n  timeout: 2s\n' + SLOW_SOURCES + OFF,
       Array.from({ length: n }, (_, i) => [`node-${i}`, `${sim}/node-${i}`]),
     );
     await waitFor(async () => (await get(`${url}/-/ready`)).status === 200, 'first polls', 120_000);
@@ -148,7 +145,7 @@ try {
     }
     const ok = await simulator('healthy', ['--nodes=1', '--scenario=healthy']);
     // One simulated node is served at the root (the simulator prefixes /node-<i> only for two or more).
-    const url = await exporter('  interval: 2s\n  timeout: 1500ms\n' + SLOW_SOURCES + OFF + OFF_CHAIN_INFO, [['healthy', ok], ...hanging]);
+    const url = await exporter('  interval: 2s\n  timeout: 1500ms\n' + SLOW_SOURCES + OFF, [['healthy', ok], ...hanging]);
     // Watched for 35 s from the start: when the healthy node is first shown and whether it stays up, when every
     // hanging node is shown down, and the skips in the last 10 s (the exporter's saturation, not the nodes' hanging).
     const started = performance.now();

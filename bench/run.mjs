@@ -69,16 +69,7 @@ const NODE = process.execPath;
 // build has them, so that builds of different ages measure the same work and an A/B pair compares.
 // A build has a source when it has its module (its config section lives there, not in config/schema.js).
 function extraDefaults() {
-  // Module file → config key (chain_info's module is chain-info.js).
-  return [
-    ['info', 'info'],
-    ['platform', 'platform'],
-    ['evm', 'evm'],
-    ['proposervm', 'proposervm'],
-    ['chain-info', 'chain_info'],
-  ]
-    .filter(([file]) => existsSync(`dist/sources/${file}.js`))
-    .map(([, key]) => `  ${key}: { enabled: false }`);
+  return ['info', 'platform', 'evm', 'proposervm'].filter((s) => existsSync(`dist/sources/${s}.js`)).map((s) => `  ${s}: { enabled: false }`);
 }
 
 /**

@@ -1,12 +1,14 @@
 // The chain_info source: the blockchain ID of each chain of the primary network the node runs (P, X, C: the
-// chains its health checks and index endpoints name by alias), from info.getBlockchainID on {url}/ext/info,
-// served as avalanchego_chain_info{chain, blockchain_id, subnet} 1: the join key between the exporter's series
-// (`chain` = the alias) and what names a chain by its ID (an ICM relayer's `source_blockchain_id`).
+// chains its health checks and index endpoints name by alias), served as avalanchego_chain_info{chain,
+// blockchain_id, subnet} 1: the join key between the exporter's series (`chain` = the alias) and what names a
+// chain by its ID (an ICM relayer's `source_blockchain_id`).
 //
-// Asked of the node's own alias table (AvalancheGo names the genesis chains by their VM: node.go
-// initChainAliases), so a local network's IDs are right too; the info API answers while the chains bootstrap.
-// An ID changes only when the node restarts onto another network: asked once an hour by default, three small
-// requests. The L1 chains of `l1s:` get their avalanchego_chain_info from the L1 set (sources/l1-set.ts, named
+// X and C are asked of the node's own alias table (info.getBlockchainID on {url}/ext/info; AvalancheGo names the
+// genesis chains by their VM, node.go initChainAliases), so a local network's IDs are right too; the info API
+// answers while the chains bootstrap. The P-Chain's ID is the same on every network (constants.PlatformChainID,
+// the empty ID), served once the node has answered for another chain. Off by default: two small requests a
+// minute when on. Not slower: a node's poll count (the least of its sources') and the sweep of what churns
+// (once every source of every node has polled, scheduler.ts) wait for its slowest source. The L1 chains of `l1s:` get their avalanchego_chain_info from the L1 set (sources/l1-set.ts, named
 // from l1s[].name or the P-Chain), so this source serves only the primary network's: one series a chain.
 import type { Logger } from 'pino';
 import { PRIMARY_NETWORK_ID } from '../config/schema.js';
@@ -21,8 +23,10 @@ import { askAll, chainStateWatcher, decodeMethod } from './wire.js';
 
 export const CHAIN_INFO_PATH = '/ext/info';
 export const CHAIN_INFO_METHOD = 'info.getBlockchainID';
-/** The primary network's chains, by the aliases every other series of the exporter labels them with. */
-export const PRIMARY_ALIASES = ['P', 'X', 'C'] as const;
+/** The primary network's chains asked, by the aliases every other series of the exporter labels them with. */
+export const ASKED_ALIASES = ['X', 'C'] as const;
+/** constants.PlatformChainID: the empty ID, as the primary network's (PRIMARY_NETWORK_ID), on every network. */
+export const P_CHAIN_ID = PRIMARY_NETWORK_ID;
 const NOT_SERVED_TEXT = 'not served here (HTTP 404): the node (--api-info-enabled=false), or a proxy before it, does not serve the info API';
 
 export type ChainIdSnapshot =
@@ -36,25 +40,27 @@ export interface ChainInfoSnapshot {
 }
 
 export const chainInfoConfig = configSection('chain_info', {
-  description: 'The chain_info source (info.getBlockchainID of P, X and C on {url}/ext/info).',
+  description: 'The chain_info source (info.getBlockchainID of X and C on {url}/ext/info; the P-Chain ID is the same on every network).',
   keys: sourceKeys({
     enabled:
-      'Ask the blockchain IDs of the P-, X- and C-Chain (info.getBlockchainID) and serve avalanchego_chain_info, the join key for series that name a chain by its ID.',
-    interval: 'the blockchain IDs are asked again (they change only when the node restarts onto another network)',
+      'Ask the blockchain IDs of the X- and C-Chain (info.getBlockchainID) and serve avalanchego_chain_info of P, X and C, the join key for series that name a chain by its ID (off by default).',
+    interval: 'the blockchain IDs are asked (they change only when the node restarts onto another network)',
   }),
-  defaults: { enabled: true, interval: '1h' },
+  defaults: { enabled: false, interval: '1m' },
 });
 
 export const chainInfo: Source<ChainInfoSnapshot, unknown, typeof chainInfoConfig> = {
   name: 'chain_info',
   config: chainInfoConfig,
   async poll(ctx) {
-    const chains = await askAll(
-      PRIMARY_ALIASES,
+    const asked = await askAll(
+      ASKED_ALIASES,
       async (alias): Promise<ChainIdSnapshot> => parseChainIdReply(alias, await ctx.rpc(CHAIN_INFO_PATH, CHAIN_INFO_METHOD, { alias })),
       (error, alias): ChainIdSnapshot => ({ chain: alias, state: 'failed', error }),
     );
-    return { chains };
+    // The P-Chain's ID needs no request: served once the node has told another chain's.
+    const answered = asked.some((c) => c.state === 'ok');
+    return { chains: [...(answered ? [{ chain: 'P', state: 'ok' as const, blockchainId: P_CHAIN_ID }] : []), ...asked] };
   },
   failure: (snapshot) => snapshot.chains.find((c) => c.state === 'failed')?.error,
   samples: addChainInfoLines,

@@ -1,7 +1,8 @@
-// The chain_info source (src/sources/chain-info.ts) end to end: the exporter asks a simulated node for the IDs of
-// its P-, X- and C-Chain (info.getBlockchainID) and serves avalanchego_chain_info with the alias as `chain`, the
-// label every other series carries, so a series that names a chain by its ID joins them; a chain whose ID cannot be
-// asked fails the poll with the others still served; the parser refuses what is not a blockchain ID.
+// The chain_info source (src/sources/chain-info.ts) end to end, off by default: on, the exporter asks a
+// simulated node for the IDs of its X- and C-Chain (info.getBlockchainID) and serves avalanchego_chain_info of
+// P, X and C with the alias as `chain`, the label every other series carries, so a series that names a chain by
+// its ID joins them; a node that does not give the IDs fails the poll, one whose info API is not served is a
+// state; the parser refuses what is not a blockchain ID.
 import { describe, expect, it } from 'vitest';
 import { PRIMARY_NETWORK_ID } from '../../src/config/schema.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
@@ -21,7 +22,8 @@ closeAfterEach(
   () => (exporter = sim = fake = undefined),
 );
 
-const config = (url: string, chainInfo = '') =>
+const ON = '  chain_info: { enabled: true, interval: 1s }\n';
+const config = (url: string, chainInfo = ON) =>
   `defaults:\n  interval: 1s\n  timeout: 500ms\n  index: { endpoints: [] }\n  info: { enabled: false }\n  platform: { enabled: false }\n  evm: { enabled: false }\n${chainInfo}targets:\n  - name: n\n    url: ${url}\n`;
 
 const reply = (body: string): RpcReply => ({
@@ -34,10 +36,10 @@ const reply = (body: string): RpcReply => ({
 });
 
 describe('chain_info source', () => {
-  it('is on by default: each primary chain by its alias, with its blockchain ID and the primary network', async () => {
+  it('on: each primary chain by its alias, with its blockchain ID and the primary network; a second poll too', async () => {
     sim = await startSimulator({});
     exporter = await startTestExporter(config(defined(sim.nodes[0], 'node-0').baseUrl));
-    await waitForPolls(exporter);
+    await waitForPolls(exporter, 2);
     const text = await exporter.metrics();
     expect(sample(text, 'avalanchego_exporter_poll_success{node="n",source="chain_info"}')).toBe(1);
     for (const alias of ['P', 'X', 'C'] as const)
@@ -49,10 +51,11 @@ describe('chain_info source', () => {
     expect(promtoolCheckMetrics(text)).toEqual([]);
   });
 
-  it('off: never asked, no series', async () => {
-    sim = await startSimulator({});
-    exporter = await startTestExporter(config(defined(sim.nodes[0], 'node-0').baseUrl, '  chain_info: { enabled: false }\n'));
+  it('off by default: never asked, no series', async () => {
+    fake = await startFakeNode({ '/ext/health': { fixture: 'health/healthy-v1.14.2.json' } });
+    exporter = await startTestExporter(config(fake.url, ''));
     await waitForPolls(exporter);
+    expect(fake.requests.some((r) => r.path === '/ext/info')).toBe(false);
     expect(await exporter.metrics()).not.toContain('avalanchego_chain_info{');
   });
 

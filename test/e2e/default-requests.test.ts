@@ -28,9 +28,9 @@ afterEach(async () => {
 });
 
 /** The source that sends a request to `path`. */
-function sourceOf(path: string, method: string): string {
+function sourceOf(path: string): string {
   if (path === '/ext/health') return 'health';
-  if (path === '/ext/info') return method === 'info.getBlockchainID' ? 'chain_info' : 'info';
+  if (path === '/ext/info') return 'info';
   if (path === '/ext/admin') return 'admin';
   if (path.startsWith('/ext/index/')) return 'index';
   if (path.endsWith('/proposervm')) return 'proposervm';
@@ -73,22 +73,15 @@ function paragraph(text: string, where: string): string {
   return out.join(' ');
 }
 
-/**
- * `source N (…)` pairs of the documents' paragraph (requests a minute), and its total `(N in all)`; a source
- * asked once an hour or less often is `source N an hour (…)`, outside the total.
- */
-function documented(text: string, where: string): { total: number; perSource: Map<string, { count: number; hourly: boolean; said: string }> } {
+/** `source N (…)` pairs of the documents' paragraph, and its total `(N in all)`. */
+function documented(text: string, where: string): { total: number; perSource: Map<string, { count: number; said: string }> } {
   const line = paragraph(text, where);
   const total = Number(defined(/\((\d+) in all\)/.exec(line), `${where}: "(N in all)"`)[1]);
   const perSource = new Map(
-    [...line.matchAll(/\b([a-z_]+) (\d+) (an hour )?\(([^)]*)\)/g)].map(
-      (m) => [m[1] ?? '', { count: Number(m[2]), hourly: m[3] !== undefined, said: m[4] ?? '' }] as const,
-    ),
+    [...line.matchAll(/\b([a-z]+) (\d+) \(([^)]*)\)/g)].map((m) => [m[1] ?? '', { count: Number(m[2]), said: m[3] ?? '' }] as const),
   );
   return { total, perSource };
 }
-
-const HOUR_MS = 3_600_000;
 
 describe('the requests a node gets with the default settings', () => {
   it('are those the README and config.example.yaml list, as many a minute as they say', async () => {
@@ -103,7 +96,7 @@ describe('the requests a node gets with the default settings', () => {
     const yaml = `targets:\n  - name: ${name}\n    url: ${url}\n`;
     const target = defined(parseConfigText(yaml, 'test.yaml', {}).targets[0], 'the target');
     exporter = await startTestExporter(yaml);
-    const running = ['health', 'index', 'info', 'platform', 'evm', 'proposervm', 'admin', 'chain_info'].filter((s) =>
+    const running = ['health', 'index', 'info', 'platform', 'evm', 'proposervm', 'admin'].filter((s) =>
       defined(exporter, 'the exporter')
         .scheduler.detail(name)
         ?.sources.some((d) => d.name === s),
@@ -120,7 +113,7 @@ describe('the requests a node gets with the default settings', () => {
     // One poll of each: its distinct requests (a poll asks each once; a fact another source offers is not asked again).
     const perPoll = new Map<string, Set<string>>();
     for (const r of seen) {
-      const source = sourceOf(r.path, r.method);
+      const source = sourceOf(r.path);
       perPoll.set(source, (perPoll.get(source) ?? new Set()).add(`${r.path} ${r.method} ${r.params}`));
     }
     const measured = new Map(
@@ -129,19 +122,11 @@ describe('the requests a node gets with the default settings', () => {
           detail.sources.find((s) => s.name === source),
           `source ${source}`,
         ).intervalMs;
-        const hourly = intervalMs >= HOUR_MS;
-        return [
-          source,
-          {
-            count: (requests.size * (hourly ? HOUR_MS : 60_000)) / intervalMs,
-            hourly,
-            methods: new Set([...requests].map((r) => r.split(' ')[1] ?? '')),
-          },
-        ] as const;
+        return [source, { count: (requests.size * 60_000) / intervalMs, methods: new Set([...requests].map((r) => r.split(' ')[1] ?? '')) }] as const;
       }),
     );
     expect(target.intervalMs).toBe(15_000);
-    const total = [...measured.values()].reduce((sum, m) => sum + (m.hourly ? 0 : m.count), 0);
+    const total = [...measured.values()].reduce((sum, m) => sum + m.count, 0);
 
     for (const [file, text] of [
       ['README.md', readFileSync('README.md', 'utf8')],
@@ -152,10 +137,7 @@ describe('the requests a node gets with the default settings', () => {
       expect(new Set(doc.perSource.keys()), `${file}: the sources listed`).toEqual(new Set(measured.keys()));
       for (const [source, m] of measured) {
         const said = defined(doc.perSource.get(source), `${file}: ${source}`);
-        expect({ count: said.count, hourly: said.hourly }, `${file}: ${source}'s requests a minute (or an hour)`).toEqual({
-          count: m.count,
-          hourly: m.hourly,
-        });
+        expect(said.count, `${file}: ${source}'s requests a minute`).toBe(m.count);
         // Each method it sends is named (`info.*` names a whole service; a later method may drop its service's prefix).
         for (const method of m.methods) {
           const [service, name] = method.includes('.') ? method.split('.') : [undefined, method];

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from './lib.js';
 import type { NodeResult, RunResult, Summary } from './detection-harness.js';
-import { FAULTS, RERUN_NOTE, VM_SECTION, renderReport, renderVmSection, tableRows, type Fault } from './detection-plans.js';
+import { FAULTS, RERUN_NOTE, VM_SECTION, fmt, renderReport, renderVmSection, tableRows, type Fault } from './detection-plans.js';
 import { defined } from '../helpers/assert.js';
 
 const fault = (scenario: string): Fault =>
@@ -114,6 +114,10 @@ describe('the detection report', () => {
     expect(merged.split(VM_SECTION.end).length).toBe(2);
     expect(merged).toContain('A healthy fleet with blips (the five nodes above, 70m)');
     expect(merged).toContain(RERUN_NOTE);
+  });
+
+  it('a time before the start (a node that runs its fault from its start pages before it) reads as one', () => {
+    expect([fmt(-12), fmt(-75), fmt(0), fmt(75)]).toEqual(['−12s', '−1m 15s', '0s', '1m 15s']);
   });
 
   it('docs/detection.md has a row for every scenario FAULTS plans, on Prometheus and on VictoriaMetrics', () => {
