@@ -8,7 +8,13 @@
 // minutes an engine. --engine=prometheus or --engine=victoriametrics runs one, and keeps the
 // other's part of the report.
 //
-//   node scripts/detection.mjs [--engine=both] [--speedup=20] [--batch=6] [--out=docs/detection.md] [--only=down,stalled-chain] [--json=raw.json]
+// --only=a,b runs those scenarios (of FAULTS, test/rules/detection-plans.ts) and merges their rows
+// into the report: a row is replaced, or added in FAULTS order for a scenario that has none yet; the
+// other rows, the full run's figures and the blips are kept, and a note under each part's header
+// names the rows run again and that run's own figures. --from-json=raw.json renders the report from
+// the results a run wrote with --json, without running anything (with the same --only, if it had one).
+//
+//   node scripts/detection.mjs [--engine=both] [--speedup=20] [--batch=6] [--out=docs/detection.md] [--only=down,stalled-chain] [--json=raw.json] [--from-json=raw.json]
 //
 // With --real (`npm run detection:real`), the fault drills on real AvalancheGo instead
 // (test/real-node/drills.ts; needs Go and root, run it under `flock /tmp/heavy.lock`): one JSON
@@ -19,7 +25,7 @@
 //
 // The harness is test/rules/detection-harness.ts (shared with test/rules/detection.test.ts),
 // loaded through Vite's module loader (vitest/node), as vitest loads it for the tests.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -34,6 +40,7 @@ const { values } = parseArgs({
     out: { type: 'string', default: 'docs/detection.md' },
     only: { type: 'string' },
     json: { type: 'string' },
+    'from-json': { type: 'string' },
     real: { type: 'boolean', default: false },
     drills: { type: 'string' },
   },
@@ -98,7 +105,12 @@ if (drills) {
   process.exit(run.drills.every((d) => drills.judge(d, run.speedup).ok) ? 0 : 1);
 }
 
-const only = values.only?.split(',');
+const only = values.only?.split(',').map((n) => n.trim());
+const notPlanned = (only ?? []).filter((n) => !plans.FAULTS.some((f) => f.scenario === n));
+if (notPlanned.length)
+  throw new Error(
+    `--only names ${notPlanned.join(', ')}, which test/rules/detection-plans.ts FAULTS does not plan (add a scenario there first); planned: ${plans.FAULTS.map((f) => f.scenario).join(', ')}`,
+  );
 const faults = plans.FAULTS.filter((f) => !only || only.includes(f.scenario));
 /** @type {import('../test/rules/detection-harness.js').Engine[]} */
 const ENGINES = ['prometheus', 'victoriametrics'];
@@ -139,7 +151,7 @@ async function runEngine(engine) {
       worstSkipRatio10m: Math.max(...runs.map((r) => r.stats.worstSkipRatio10m ?? 0)),
     },
   };
-  log(`${engine}: blips run: a healthy fleet for a compressed hour`);
+  if (!only) log(`${engine}: blips run: a healthy fleet for a compressed hour`);
   const blipRun = only
     ? undefined
     : await harness.runDetection({
@@ -153,11 +165,35 @@ async function runEngine(engine) {
   return { faultRun, blipRun };
 }
 
-const started = new Date();
-/** @type {Partial<Record<import('../test/rules/detection-harness.js').Engine, Awaited<ReturnType<typeof runEngine>>>>} */
-const results = {};
-for (const engine of engines) results[engine] = await runEngine(engine);
-const command = `node scripts/detection.mjs --speedup=${speedup} --batch=${values.batch}`;
+/** @typedef {Partial<Record<import('../test/rules/detection-harness.js').Engine, Awaited<ReturnType<typeof runEngine>>>>} Results */
+/** @type {Results} */
+let results = {};
+let started = new Date();
+if (values['from-json']) {
+  // A run's results as --json wrote them (Sets as arrays, which the report reads alike), and when it ran.
+  const path = resolve(ROOT, values['from-json']);
+  /** @type {unknown} */
+  const raw = JSON.parse(readFileSync(path, 'utf8'));
+  const saved = /** @type {Results} */ (raw);
+  started = statSync(path).mtime;
+  for (const engine of engines) {
+    const r = saved[engine];
+    if (!r) continue;
+    // Its nodes of the faults asked (--only may name some of those it ran), in their order.
+    const nodes = faults.map((f) => {
+      const node = r.faultRun.nodes.find((n) => n.plan.label === f.scenario);
+      if (!node)
+        throw new Error(
+          `${values['from-json']}: its ${engine} run has no node of ${f.scenario}: give an --only among ${r.faultRun.nodes.map((n) => n.plan.label).join(', ')}`,
+        );
+      return node;
+    });
+    results[engine] = { ...r, faultRun: { ...r.faultRun, nodes } };
+  }
+} else {
+  for (const engine of engines) results[engine] = await runEngine(engine);
+}
+const command = `node scripts/detection.mjs --speedup=${speedup} --batch=${values.batch}${only ? ` --only=${only.join(',')}` : ''}`;
 
 // The report: the Prometheus part, the VictoriaMetrics section, then the drills on real
 // AvalancheGo (another run, --real). A part this run did not make is kept from the file as it is.
@@ -175,9 +211,19 @@ const firstMarker = Math.min(
   ...[plans.VM_SECTION.start, '<!-- real-avalanchego:start -->'].map((m) => previous.indexOf(m)).filter((i) => i >= 0),
   previous.length,
 );
+// A run of a few scenarios is merged into the parts it ran (when the report has them).
+const previousProm = previous.slice(0, firstMarker);
+const previousVm = section(plans.VM_SECTION.start, plans.VM_SECTION.end);
 const promPart = results.prometheus
-  ? plans.renderReport({ ...results.prometheus, faults, harness, started, command })
-  : previous.slice(0, firstMarker);
+  ? plans.renderReport({
+      ...results.prometheus,
+      faults,
+      harness,
+      started,
+      command,
+      ...(only && previousProm.trim() ? { previous: previousProm } : {}),
+    })
+  : previousProm;
 const vmPart = results.victoriametrics
   ? plans.renderVmSection({
       ...results.victoriametrics,
@@ -186,8 +232,9 @@ const vmPart = results.victoriametrics
       harness,
       started,
       command: engines.length === 1 ? `${command} --engine=victoriametrics` : command,
+      ...(only && previousVm.trim() ? { previous: previousVm } : {}),
     })
-  : section(plans.VM_SECTION.start, plans.VM_SECTION.end);
+  : previousVm;
 const realPart = section('<!-- real-avalanchego:start -->', '<!-- real-avalanchego:end -->');
 writeFileSync(
   out,
@@ -196,7 +243,7 @@ writeFileSync(
     .filter(Boolean)
     .join('\n\n') + '\n',
 );
-if (values.json) {
+if (values.json && !values['from-json']) {
   /**
    * @param {string} _k
    * @param {unknown} v

@@ -13,7 +13,8 @@ export type MetricType = 'gauge' | 'counter' | 'histogram';
  * `info` (/ext/info), `platform` (/ext/bc/P) and `admin` (the node posture check) are
  * the slow sources of the validator and posture issues; `exporter` is the exporter itself.
  */
-export type MetricSource = 'health' | 'index' | 'exporter' | 'info' | 'platform' | 'admin' | 'evm' | 'proposervm' | 'node_metrics' | 'l1';
+export type MetricSource =
+  'health' | 'index' | 'exporter' | 'info' | 'platform' | 'admin' | 'evm' | 'proposervm' | 'node_metrics' | 'chain_info' | 'l1';
 
 export interface MetricSpec {
   readonly name: string;
@@ -499,9 +500,9 @@ export const CATALOG = [
     'avalanchego_chain_info',
     'gauge',
     ['node', 'chain', 'blockchain_id', 'subnet'],
-    'l1',
-    "Always 1: a chain the exporter watches on the node, with its name and blockchain ID (join key for ICM relayers' source_blockchain_id). From l1s[] and platform.getBlockchains.",
-    "1 for each vantage of each L1 of `l1s:` and the L1's chain: `chain` is `l1s[].name`, else the chain's name on the P-Chain (`platform.getBlockchains`), else its ID; `blockchain_id` the chain's ID (`l1s[].chain`, else the L1's first chain on the P-Chain). Joins an ICM relayer's `checkpoint_committed_height{source_blockchain_id}` with the node's series (docs/l1.md).",
+    'chain_info',
+    "Always 1: a chain the exporter watches on the node, with its name and blockchain ID (join key for ICM relayers' source_blockchain_id). From info.getBlockchainID (X, C; the P-Chain's ID is the same on every network), and for the L1s of l1s: from l1s[] and platform.getBlockchains.",
+    "1 for each chain of the primary network on each node (the chain_info source, off by default: `info.getBlockchainID` of `X` and `C`, every minute; `P` is `11111111111111111111111111111111LpoYY` on every network, served once the node has answered): `chain` is the alias (`P`, `X`, `C`), as on every other series of the exporter, so that `on (node, chain)` joins them; `blockchain_id` its ID on the node's network; `subnet` the primary network (`11111111111111111111111111111111LpoYY`). And 1 for each vantage of each L1 of `l1s:` and the L1's chain (the L1 set, source `l1`): `chain` is `l1s[].name`, else the chain's name on the P-Chain (`platform.getBlockchains`), else its ID; `blockchain_id` the chain's ID (`l1s[].chain`, else the L1's first chain on the P-Chain); `subnet` the L1. Joins an ICM relayer's `checkpoint_committed_height{source_blockchain_id}` with the node's series (docs/l1.md). Other chains a node tracks (an L1 outside `l1s:`) have none.",
   ),
   spec(
     'avalanchego_validator_fee_price_navax_per_second',

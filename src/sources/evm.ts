@@ -20,7 +20,7 @@ import type { LinesBuilder } from '../metrics/render.js';
 import { jsonKind } from '../util/json-kind.js';
 import type { PageSection } from './section.js';
 import type { Source, StateWatcher } from './source.js';
-import { askAll, decodeMethod } from './wire.js';
+import { askAll, chainStateWatcher, decodeMethod } from './wire.js';
 
 export const EVM_METHOD = 'eth_blockNumber';
 /** A block number is a uint64: anything longer than 16 hex digits is not one. */
@@ -145,25 +145,16 @@ function addEvmLines(b: LinesBuilder, s: EvmSnapshot | undefined): void {
 
 /** A chain whose eth_blockNumber fails (or that bootstraps) is logged when that starts and when it answers again, not every poll. */
 function watchEvm(log: Logger): StateWatcher<EvmSnapshot> {
-  const last = new Map<string, EvmChainSnapshot['state']>();
-  return {
-    observe(s) {
-      if (!s) return;
-      for (const c of s.chains) {
-        const before = last.get(c.chain);
-        last.set(c.chain, c.state);
-        if (before === c.state) continue;
-        if (c.state === 'failed')
-          log.warn({ chain: c.chain, err: c.error }, `${EVM_METHOD} fails on /ext/bc/${c.chain}/rpc: no executed height for the chain`);
-        else if (c.state === 'not_bootstrapped')
-          log.info({ chain: c.chain }, `/ext/bc/${c.chain}/rpc answers HTTP 503: the chain is bootstrapping, no executed height until it is done`);
-        else if (c.state === 'not_served') {
-          log.info(
-            { chain: c.chain },
-            `${evmPath(c.chain)} is not served here (HTTP 404 or "chain not found"): no executed height for the chain; list only served chains in evm.chains, or [] to turn the source off`,
-          );
-        } else if (before !== undefined) log.info({ chain: c.chain }, `${EVM_METHOD} answers again`);
-      }
-    },
-  };
+  return chainStateWatcher<EvmChainSnapshot>((c, before) => {
+    if (c.state === 'failed')
+      log.warn({ chain: c.chain, err: c.error }, `${EVM_METHOD} fails on /ext/bc/${c.chain}/rpc: no executed height for the chain`);
+    else if (c.state === 'not_bootstrapped')
+      log.info({ chain: c.chain }, `/ext/bc/${c.chain}/rpc answers HTTP 503: the chain is bootstrapping, no executed height until it is done`);
+    else if (c.state === 'not_served') {
+      log.info(
+        { chain: c.chain },
+        `${evmPath(c.chain)} is not served here (HTTP 404 or "chain not found"): no executed height for the chain; list only served chains in evm.chains, or [] to turn the source off`,
+      );
+    } else if (before !== undefined) log.info({ chain: c.chain }, `${EVM_METHOD} answers again`);
+  });
 }

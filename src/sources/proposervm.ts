@@ -15,7 +15,7 @@ import { InvalidResponseError } from '../rpc/errors.js';
 import type { LinesBuilder } from '../metrics/render.js';
 import type { PageSection } from './section.js';
 import type { Source, StateWatcher } from './source.js';
-import { askAll, decodeMethod, firstIssue, uint, unixSeconds } from './wire.js';
+import { askAll, chainStateWatcher, decodeMethod, firstIssue, uint, unixSeconds } from './wire.js';
 
 export const PROPOSERVM_METHOD = 'proposervm.getCurrentEpoch';
 
@@ -138,25 +138,16 @@ function addProposerLines(b: LinesBuilder, s: ProposerVmSnapshot | undefined): v
 
 /** A chain whose node lacks the method, or whose request fails, is logged once per change. */
 function watchProposer(log: Logger): StateWatcher<ProposerVmSnapshot> {
-  const last = new Map<string, ProposerChainSnapshot['state']>();
-  return {
-    observe(s) {
-      if (!s) return;
-      for (const c of s.chains) {
-        const before = last.get(c.chain);
-        last.set(c.chain, c.state);
-        if (before === c.state) continue;
-        if (c.state === 'unsupported') log.info({ chain: c.chain }, `the node's version lacks ${PROPOSERVM_METHOD}: no epoch series for the chain`);
-        else if (c.state === 'unavailable') {
-          log.info(
-            { chain: c.chain },
-            `${proposervmPath(c.chain)} answers HTTP 404: the node's release has no ProposerVM API (before v1.14) or it does not run this chain; check proposervm.chains`,
-          );
-        } else if (c.state === 'not_bootstrapped') {
-          log.info({ chain: c.chain }, `${proposervmPath(c.chain)} answers HTTP 503: the chain is bootstrapping, no epoch series until it is done`);
-        } else if (c.state === 'failed') log.warn({ chain: c.chain, err: c.error }, `${PROPOSERVM_METHOD} fails on ${proposervmPath(c.chain)}`);
-        else if (before !== undefined) log.info({ chain: c.chain }, `${PROPOSERVM_METHOD} answers again`);
-      }
-    },
-  };
+  return chainStateWatcher<ProposerChainSnapshot>((c, before) => {
+    if (c.state === 'unsupported') log.info({ chain: c.chain }, `the node's version lacks ${PROPOSERVM_METHOD}: no epoch series for the chain`);
+    else if (c.state === 'unavailable') {
+      log.info(
+        { chain: c.chain },
+        `${proposervmPath(c.chain)} answers HTTP 404: the node's release has no ProposerVM API (before v1.14) or it does not run this chain; check proposervm.chains`,
+      );
+    } else if (c.state === 'not_bootstrapped') {
+      log.info({ chain: c.chain }, `${proposervmPath(c.chain)} answers HTTP 503: the chain is bootstrapping, no epoch series until it is done`);
+    } else if (c.state === 'failed') log.warn({ chain: c.chain, err: c.error }, `${PROPOSERVM_METHOD} fails on ${proposervmPath(c.chain)}`);
+    else if (before !== undefined) log.info({ chain: c.chain }, `${PROPOSERVM_METHOD} answers again`);
+  });
 }

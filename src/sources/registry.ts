@@ -5,6 +5,7 @@
 // (CONTRIBUTING.md, Adding a source).
 import { configFile } from '../config/load.js';
 import { admin } from './admin.js';
+import { chainInfo } from './chain-info.js';
 import { evm } from './evm.js';
 import { health } from './health.js';
 import { indexApi } from './index-api.js';
@@ -14,7 +15,7 @@ import { platform } from './platform.js';
 import { proposervm } from './proposervm.js';
 import { checkSources } from './source.js';
 
-export const SOURCES = checkSources([health, indexApi, info, platform, evm, proposervm, admin, nodeMetrics] as const);
+export const SOURCES = checkSources([health, indexApi, info, platform, evm, proposervm, admin, nodeMetrics, chainInfo] as const);
 
 /** The exporter's config file: its schema, its built-in defaults, and the ways to read it (config/load.ts). */
 export const CONFIG_FILE = configFile(SOURCES.map((s) => s.config));

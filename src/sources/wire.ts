@@ -8,6 +8,7 @@ import type { HttpReply, RpcReply } from '../rpc/client.js';
 import { InvalidResponseError, RpcError } from '../rpc/errors.js';
 import { decodeRpc, isMethodNotFound } from '../rpc/jsonrpc.js';
 import { uint64Schema, unixSecondsSchema } from '../util/uint64.js';
+import type { StateWatcher } from './source.js';
 
 /** A json.Uint64 (or Uint32) as its number: over 2^64-1 (or not finite) is refused, not served as +Inf. */
 export const uint = uint64Schema;
@@ -106,4 +107,24 @@ export function parseFeeState(result: unknown): number {
   if (!r.success)
     throw new InvalidResponseError(`platform.getValidatorFeeState returned no price: ${r.error.issues[0]?.message ?? 'not a fee state'}`);
   return r.data.price;
+}
+
+/**
+ * The state watcher of a source that keeps a state per chain (evm, proposervm, chain_info): `say` is called for a
+ * chain when its state changes (with the one before, undefined at its first poll), never at every poll.
+ */
+export function chainStateWatcher<C extends { readonly chain: string; readonly state: string }>(
+  say: (c: C, before: C['state'] | undefined) => void,
+): StateWatcher<{ readonly chains: readonly C[] }> {
+  const last = new Map<string, C['state']>();
+  return {
+    observe(s) {
+      if (!s) return;
+      for (const c of s.chains) {
+        const before = last.get(c.chain);
+        last.set(c.chain, c.state);
+        if (before !== c.state) say(c, before);
+      }
+    },
+  };
 }

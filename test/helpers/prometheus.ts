@@ -42,9 +42,11 @@ export async function waitFor<T>(group: ProcessGroup, what: string, timeoutMs: n
   }
 }
 
+// At least 2s, so that a window holds two samples at a 1s interval; but 0 stays 0: `for: 0m` fires at
+// the first evaluation, and a 2s floor there made an alert meant to page at once wait 2s (40s at 20x).
 function scaleDuration(value: number, unit: string, speedup: number): string {
   const seconds = value * defined(({ s: 1, m: 60, h: 3600, d: 86400 } as Record<string, number>)[unit], `the duration unit ${unit}`);
-  return `${Math.max(2, Math.round(seconds / speedup))}s`;
+  return seconds === 0 ? '0s' : `${Math.max(2, Math.round(seconds / speedup))}s`;
 }
 
 /** A rule file's text with every `for:`, `keep_firing_for:`, range window and offset divided by `speedup`. */

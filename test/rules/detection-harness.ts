@@ -373,7 +373,9 @@ export async function runDetection(opts: RunOptions): Promise<RunResult> {
     await waitFor('the exporter', 20_000, async () => (await fetch(`http://127.0.0.1:${expPort}/metrics`)).ok);
 
     // The webhook receiver (every POST Alertmanager sends, with its arrival time), Alertmanager, Prometheus or VictoriaMetrics.
-    const common = { dir, speedup, exporter: `127.0.0.1:${expPort}`, alertmanager: am, notifications, now, log };
+    // The webhook stamps wall-clock milliseconds, turned into compressed seconds once the start is known (below):
+    // a node that runs its fault from its start (fromStart) may page before it, and that page is no later for it.
+    const common = { dir, speedup, exporter: `127.0.0.1:${expPort}`, alertmanager: am, notifications, now: () => Date.now(), log };
     const stack: AlertingStack<RuleEngine> =
       engine === 'prometheus'
         ? await startAlertingStack(group, { ...common, prometheus: promTool })
@@ -436,6 +438,8 @@ export async function runDetection(opts: RunOptions): Promise<RunResult> {
     };
 
     const all = [...records.values()];
+    // Those the webhook got until now (a later one is past the run's end), in compressed seconds since the start.
+    const sent = notifications.map((n): Notification => ({ ...n, at: ((n.at - t0) * speedup) / 1000 }));
     return {
       speedup,
       engine,
@@ -451,7 +455,7 @@ export async function runDetection(opts: RunOptions): Promise<RunResult> {
         node: defined(names[i], `the name of node ${i}`),
         plan,
         alerts: all.filter((a) => a.node === names[i]).sort((a, b) => a.activeAt - b.activeAt),
-        notifications: notifications.filter((n) => n.alerts.some((a) => a.node === names[i])),
+        notifications: sent.filter((n) => n.alerts.some((a) => a.node === names[i])),
       })),
     };
   } finally {

@@ -149,6 +149,18 @@ export const FAULTS: Fault[] = [
     expect: { pages: 0, tickets: 1, alert: 'AvalancheGoHealthCheckFlapping' },
     why: 'avalanchego #6010: the C check fails "block processing too long" for a minute every 8 minutes',
   },
+  // Churn (the soak's): a restart that tracks one more L1's chain, and a validation the L1's manager removes.
+  {
+    scenario: 'chain-added',
+    expect: { pages: 0, tickets: 0 },
+    why: "routine: a restart that tracks another L1's chain, a check name the exporter has not seen, bootstrapped within seconds",
+  },
+  {
+    scenario: 'l1-validator-removed',
+    sources: ['info', 'platform'],
+    expect: { pages: 1, tickets: 0, alert: 'AvalancheGoNoLongerValidator' },
+    why: "the L1's validator manager sets the node's weight to 0: out of the L1's set, still a primary-network validator",
+  },
   {
     scenario: 'c-chain-executor-dead',
     fromStart: true,
@@ -223,6 +235,8 @@ export function blipFleet(speedup = 20): NodePlan[] {
 
 export function fmt(seconds: number | undefined): string {
   if (seconds === undefined || !Number.isFinite(seconds)) return '–';
+  // Before the start: a node that runs its fault from its start may page before it.
+  if (seconds < 0) return `−${fmt(-seconds)}`;
   const s = Math.round(seconds);
   const m = Math.floor(s / 60);
   return m === 0 ? `${s}s` : `${m}m${s % 60 ? ` ${String(s % 60).padStart(2, '0')}s` : ''}`;
@@ -258,6 +272,145 @@ interface Harness {
   summarize: (n: RunResult['nodes'][number], scrapeSeconds: number, evalDelaySeconds?: number) => Summary;
 }
 
+// ---------------------------------------------------------------------------------------
+// Merging a run of a few scenarios (--only) into the report: their rows are replaced (or added, for a scenario
+// that has none yet, in FAULTS order), every other row, the header, the figures of the run and the blips are
+// kept from the report as it was, and a note under the header says which rows a later run made, and its figures.
+
+/** A row of a report's table: its text and what its last cell says. */
+interface Row {
+  scenario: string;
+  text: string;
+  ok: boolean;
+  blocked: boolean;
+  /** Why it misses its target (the last cell's words after `**no**: `). */
+  why: string;
+}
+
+const ROW = /^\| `([^`]+)` \|/;
+
+/** The rows of the fault table of a part of the report (the Prometheus part, or the VictoriaMetrics section), by scenario. */
+export function tableRows(part: string): Map<string, string> {
+  const rows = new Map<string, string>();
+  for (const line of part.split('\n')) {
+    const m = ROW.exec(line);
+    if (m?.[1] && !rows.has(m[1])) rows.set(m[1], line);
+  }
+  return rows;
+}
+
+/** A row of this run: the scenario, its `cells` (given its latency target), and whether it meets the target. */
+function freshRow(f: Fault, s: Summary, cells: (target: number | undefined) => string[]): Row {
+  const m = meets(f, s);
+  const target = s.latencyTarget === undefined ? undefined : s.latencyTarget + (f.expect.pages ? 0 : TICKET_GROUP_WAIT);
+  const blocked = missingSources(f).length > 0;
+  const verdict = m.ok ? 'yes' : blocked ? `n/a: ${m.why}` : `**no**: ${m.why}`;
+  return { scenario: f.scenario, ok: m.ok, blocked, why: m.why, text: `| \`${f.scenario}\` | ${cells(target).join(' | ')} | ${verdict} |` };
+}
+
+function keptRow(f: Fault, text: string): Row {
+  const last =
+    text
+      .replace(/\s*\|\s*$/, '')
+      .split(' | ')
+      .pop() ?? '';
+  const no = /^\*\*no\*\*: (.*)$/.exec(last);
+  return { scenario: f.scenario, text, ok: last === 'yes', blocked: missingSources(f).length > 0, why: no?.[1] ?? '' };
+}
+
+/** The rows of the table: this run's, then (merging) the previous report's for the scenarios this run did not run, in FAULTS order. */
+function mergedRows(fresh: Row[], previous: string | undefined): Row[] {
+  if (previous === undefined) return fresh;
+  const kept = tableRows(previous);
+  const byScenario = new Map(fresh.map((r) => [r.scenario, r]));
+  return FAULTS.flatMap((f) => {
+    const row = byScenario.get(f.scenario);
+    if (row) return [row];
+    const text = kept.get(f.scenario);
+    return text === undefined ? [] : [keptRow(f, text)];
+  });
+}
+
+/** The lines of a part from the first that starts with `start` to the blank line after it (none when absent). */
+function paragraphOf(part: string, start: string): string[] {
+  const lines = part.split('\n');
+  const i = lines.findIndex((l) => l.startsWith(start));
+  if (i < 0) return [];
+  const j = lines.findIndex((l, k) => k > i && l.trim() === '');
+  return lines.slice(i, j < 0 ? undefined : j);
+}
+
+/** The lines of a part from the heading `from` up to (not including) the heading `to`, blank lines at the end dropped. */
+function sectionOf(part: string, from: string, to: string): string[] {
+  const lines = part.split('\n');
+  const i = lines.indexOf(from);
+  const j = lines.indexOf(to);
+  if (i < 0 || j <= i) return [];
+  const out = lines.slice(i, j);
+  while (out.length && out[out.length - 1]?.trim() === '') out.pop();
+  return out;
+}
+
+export const RERUN_NOTE = "Rows run again since, each by a run of a few scenarios (`--only`), with that run's own figures:";
+const NOTE = /^- ((?:`[^`]+`(?:, )?)+): (.*)$/;
+
+/**
+ * The header of a merged part: the previous one's "Generated by" lines (to the blank line after them), and the
+ * notes of the runs of a few scenarios since, this one's last; a scenario run again leaves the older notes.
+ */
+function mergedHeader(previous: string, generatedPrefix: string, note: { scenarios: string[]; text: string }): string[] {
+  const generated = paragraphOf(previous, generatedPrefix);
+  const notes: string[] = [];
+  const lines = previous.split('\n');
+  const at = lines.indexOf(RERUN_NOTE);
+  if (at >= 0) {
+    for (const line of lines.slice(at + 1)) {
+      const m = NOTE.exec(line);
+      if (!m?.[1]) break;
+      const left = [...m[1].matchAll(/`([^`]+)`/g)].map((x) => x[1] ?? '').filter((sc) => !note.scenarios.includes(sc));
+      if (left.length) notes.push(`- ${left.map((sc) => `\`${sc}\``).join(', ')}: ${m[2] ?? ''}`);
+    }
+  }
+  notes.push(`- ${note.scenarios.map((sc) => `\`${sc}\``).join(', ')}: ${note.text}`);
+  return [...generated, '', RERUN_NOTE, ...notes];
+}
+
+/** The figures of a run, in one sentence (a note of a run of a few scenarios). */
+function runFigures(st: RunResult['stats']): string {
+  return (
+    `${st.scrapes} scrapes of the exporter, ${st.failedScrapes} failed (slowest ${st.slowestScrapeSeconds.toFixed(2)}s real); ${Math.round(st.failedPolls)} failed polls of the nodes` +
+    (st.polls === undefined
+      ? ''
+      : `; ${Math.round(st.polls)} polls begun, ${Math.round(st.skippedPolls ?? 0)} skipped as saturated (${((100 * (st.skippedPolls ?? 0)) / Math.max(1, st.polls)).toFixed(2)} %), ${(100 * (st.worstSkipRatio10m ?? 0)).toFixed(2)} % in the worst 10 minutes`)
+  );
+}
+
+const stamp = (d: Date): string => `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+
+/** The scenarios FAULTS plans that have no row in a part of the report. */
+const unrunOn = (rows: Row[]): string[] => FAULTS.map((f) => f.scenario).filter((sc) => !rows.some((r) => r.scenario === sc));
+
+/** The simulator's scenarios without a row: not planned in FAULTS, or planned and never run into this report. */
+function notRunLine(rows: Row[]): string {
+  const unplannedNow = unplanned();
+  const unrun = unrunOn(rows);
+  const parts = [
+    ...(unplannedNow.length
+      ? [
+          `${unplannedNow.map((m) => `\`${m}\``).join(', ')} (scenarios of the simulator that this report does not plan yet; add them to \`FAULTS\` in \`test/rules/detection-plans.ts\`)`,
+        ]
+      : []),
+    ...(unrun.length
+      ? [
+          `${unrun.map((m) => `\`${m}\``).join(', ')} (planned, not run yet: \`node scripts/detection.mjs --only=${unrun.join(',')}\` adds their rows)`,
+        ]
+      : []),
+  ];
+  return parts.length
+    ? `Not run: ${parts.join('; ')}.`
+    : `These are all the simulator's scenarios (${SCENARIOS.length}), the validator ones included.`;
+}
+
 export function renderReport(r: {
   faultRun: RunResult;
   blipRun?: RunResult;
@@ -265,21 +418,51 @@ export function renderReport(r: {
   harness: Harness;
   started: Date;
   command: string;
+  /** The Prometheus part of the report this run of a few scenarios (--only) is merged into. */
+  previous?: string;
 }): string {
-  const { faultRun, blipRun, harness } = r;
+  const { faultRun, blipRun, harness, previous } = r;
   const k = faultRun.speedup;
   const lines: string[] = [];
-  const rows = r.faults.map((f, i) => ({
-    f,
-    s: harness.summarize(defined(faultRun.nodes[i], `the result of the node of ${f.scenario}`), faultRun.scrapeSeconds),
-  }));
-  const blocked = rows.filter(({ f }) => missingSources(f).length > 0);
-  const missed = rows.filter(({ f, s }) => !meets(f, s).ok && missingSources(f).length === 0);
+  const fresh = r.faults.map((f, i): Row => {
+    const s = harness.summarize(defined(faultRun.nodes[i], `the result of the node of ${f.scenario}`), faultRun.scrapeSeconds);
+    const expected =
+      f.expect.pages || f.expect.tickets
+        ? `${f.expect.pages ? `1 page` : '1 ticket'}: ${defined(f.expect.alert, `the alert of ${f.scenario}`).replace(/^AvalancheGo/, '')} (${f.why})`
+        : `nothing (${f.why})`;
+    return freshRow(f, s, (target) => [
+      expected,
+      String(s.pages),
+      String(s.tickets),
+      String(s.notifications),
+      cell(s.notified),
+      fmt(s.firstNotificationAt),
+      s.latency === undefined ? '–' : `${fmt(s.latency)} (${fmt(target)})`,
+      cell(s.fired),
+      cell(s.inhibited),
+      `${fmt(s.resolvedAfter)} (${fmt(s.resolvedNotificationAfter)})`,
+    ]);
+  });
+  const rows = mergedRows(fresh, previous);
+  const blocked = rows.filter((x) => x.blocked);
+  const missed = rows.filter((x) => !x.ok && !x.blocked);
+  const faultOf = (x: Row): Fault =>
+    defined(
+      FAULTS.find((f) => f.scenario === x.scenario),
+      `the plan of ${x.scenario}`,
+    );
   lines.push(
     '# Detection quality',
     '',
-    `Generated by \`${r.command}\` on ${r.started.toISOString().slice(0, 16).replace('T', ' ')} UTC`,
-    `(${faultRun.versions.engine}; ${faultRun.versions.alertmanager}). Do not edit: run the script again.`,
+    ...(previous === undefined
+      ? [
+          `Generated by \`${r.command}\` on ${stamp(r.started)}`,
+          `(${faultRun.versions.engine}; ${faultRun.versions.alertmanager}). Do not edit: run the script again.`,
+        ]
+      : mergedHeader(previous, 'Generated by ', {
+          scenarios: r.faults.map((f) => f.scenario),
+          text: `\`${r.command}\` on ${stamp(r.started)} (${faultRun.versions.engine}; ${faultRun.versions.alertmanager}); that run: ${runFigures(faultRun.stats)}.`,
+        })),
     '',
     'Every simulator scenario runs on its own node of a simulated fleet (in batches of a few nodes, each with its own',
     'stack, and a spare healthy node), polled by the exporter, scraped by a',
@@ -309,7 +492,7 @@ export function renderReport(r: {
     `  \`resolve_timeout\` divided by ${k}, and every webhook sent to the loopback receiver.`,
     '',
     `Each fault starts at 0 (a node that runs an old release runs it from its start) and is held for ${fmt(FAULT_SECONDS)} (unless its row says otherwise); then the node is healthy`,
-    `again and the run watches the recovery until ${fmt(faultRun.durationSeconds)}. **Latency** is from the notified alert's condition`,
+    `again and the run watches the recovery until ${fmt(previous === undefined ? faultRun.durationSeconds : faultRunSeconds())}. **Latency** is from the notified alert's condition`,
     "becoming true (Prometheus's `activeAt`) to the notification; the target of a page is the alert's `for:` plus two scrape",
     `intervals (${fmt(2 * faultRun.scrapeSeconds)} here), of a ticket also the tickets' \`group_wait\` (${fmt(TICKET_GROUP_WAIT)}). **Resolved** is from the recovery to the last alert of the node`,
     'resolving in Prometheus / to the last resolved notification.',
@@ -318,42 +501,34 @@ export function renderReport(r: {
     '',
     (missed.length === 0
       ? `Every scenario that this build can detect meets its target (${rows.length - blocked.length} of ${rows.length}): each fault gives exactly one page (or one ticket for a warning-level fault), within \`for:\` plus two scrape intervals.`
-      : `${rows.length - blocked.length - missed.length} of ${rows.length - blocked.length} scenarios that this build can detect meet their target; ${missed.map(({ f, s }) => `**${f.scenario}** misses it (${meets(f, s).why})`).join('; ')}.`) +
+      : `${rows.length - blocked.length - missed.length} of ${rows.length - blocked.length} scenarios that this build can detect meet their target; ${missed.map((x) => `**${x.scenario}** misses it (${x.why})`).join('; ')}.`) +
       (blocked.length
-        ? ` Not measurable yet: ${blocked.map(({ f }) => `\`${f.scenario}\``).join(', ')}: their alerts read the exporter's ${[...new Set(blocked.flatMap(({ f }) => missingSources(f)))].join(' and ')} sources, which this build does not have yet (\`src/sources/registry.ts\` lists ${SOURCES.map((x) => x.name).join(' and ')}); they ran, and raised nothing.`
+        ? ` Not measurable yet: ${blocked.map((x) => `\`${x.scenario}\``).join(', ')}: their alerts read the exporter's ${[...new Set(blocked.flatMap((x) => missingSources(faultOf(x))))].join(' and ')} sources, which this build does not have yet (\`src/sources/registry.ts\` lists ${SOURCES.map((x) => x.name).join(' and ')}); they ran, and raised nothing.`
         : ''),
     '',
     '| Scenario | Expected | Pages | Tickets | Notifications | Sent for | First notification | Latency (target) | Alerts that fired | Held back by inhibition | Resolved (notification) | Meets target |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|',
-  );
-  for (const { f, s } of rows) {
-    const m = meets(f, s);
-    const expected =
-      f.expect.pages || f.expect.tickets
-        ? `${f.expect.pages ? `1 page` : '1 ticket'}: ${defined(f.expect.alert, `the alert of ${f.scenario}`).replace(/^AvalancheGo/, '')} (${f.why})`
-        : `nothing (${f.why})`;
-    const target = s.latencyTarget === undefined ? undefined : s.latencyTarget + (f.expect.pages ? 0 : TICKET_GROUP_WAIT);
-    lines.push(
-      `| \`${f.scenario}\` | ${expected} | ${s.pages} | ${s.tickets} | ${s.notifications} | ${cell(s.notified)} | ${fmt(s.firstNotificationAt)} | ${s.latency === undefined ? '–' : `${fmt(s.latency)} (${fmt(target)})`} | ${cell(s.fired)} | ${cell(s.inhibited)} | ${fmt(s.resolvedAfter)} (${fmt(s.resolvedNotificationAfter)}) | ${m.ok ? 'yes' : missingSources(f).length ? `n/a: ${m.why}` : `**no**: ${m.why}`} |`,
-    );
-  }
-  const missing = unplanned();
-  lines.push(
+    ...rows.map((x) => x.text),
     '',
-    missing.length
-      ? `Not run: ${missing.map((m) => `\`${m}\``).join(', ')} (scenarios of the simulator that this report does not plan yet; add them to \`FAULTS\` in \`test/rules/detection-plans.ts\`).`
-      : `These are all the simulator's scenarios (${SCENARIOS.length}), the validator ones included.`,
+    notRunLine(rows),
   );
   const st = faultRun.stats;
+  const figures = previous === undefined ? [] : paragraphOf(previous, 'The run itself:');
   lines.push(
     '',
-    `The run itself: ${st.scrapes} scrapes of the exporter, ${st.failedScrapes} failed (slowest ${st.slowestScrapeSeconds.toFixed(2)}s real);`,
-    `${Math.round(st.failedPolls)} failed polls of the nodes, most of them the faults' own (\`down\`, \`slow\`, \`garbage\`). A failed scrape or a`,
-    "timed-out poll is the machine running late: the figures of an overloaded run are not the rules' (run the script on a quiet machine).",
-    st.polls === undefined
-      ? ''
-      : `The exporter's own saturation: ${Math.round(st.polls)} polls begun, ${Math.round(st.skippedPolls ?? 0)} skipped as saturated (${((100 * (st.skippedPolls ?? 0)) / Math.max(1, st.polls)).toFixed(2)} %), ${(100 * (st.worstSkipRatio10m ?? 0)).toFixed(2)} % in the worst 10 minutes: \`AvalancheGoExporterSaturated\` pages from 10 % for 15 minutes (docs/runbook.md).`,
+    ...(figures.length
+      ? figures
+      : [
+          `The run itself: ${st.scrapes} scrapes of the exporter, ${st.failedScrapes} failed (slowest ${st.slowestScrapeSeconds.toFixed(2)}s real);`,
+          `${Math.round(st.failedPolls)} failed polls of the nodes, most of them the faults' own (\`down\`, \`slow\`, \`garbage\`). A failed scrape or a`,
+          "timed-out poll is the machine running late: the figures of an overloaded run are not the rules' (run the script on a quiet machine).",
+          st.polls === undefined
+            ? ''
+            : `The exporter's own saturation: ${Math.round(st.polls)} polls begun, ${Math.round(st.skippedPolls ?? 0)} skipped as saturated (${((100 * (st.skippedPolls ?? 0)) / Math.max(1, st.polls)).toFixed(2)} %), ${(100 * (st.worstSkipRatio10m ?? 0)).toFixed(2)} % in the worst 10 minutes: \`AvalancheGoExporterSaturated\` pages from 10 % for 15 minutes (docs/runbook.md).`,
+        ]),
   );
+  const keptBlips = blipRun || previous === undefined ? [] : sectionOf(previous, '## A healthy fleet with blips', '## Inhibition and grouping');
+  if (keptBlips.length) lines.push('', ...keptBlips);
   if (blipRun) {
     const blips = blipRun.nodes.map((n) => ({ n, s: harness.summarize(n, blipRun.scrapeSeconds) }));
     const total = blips.reduce((t, b) => t + b.s.notifications, 0);
@@ -419,25 +594,48 @@ export function renderVmSection(r: {
   harness: Harness;
   started: Date;
   command: string;
+  /** The VictoriaMetrics section this run of a few scenarios (--only) is merged into. */
+  previous?: string;
 }): string {
-  const { faultRun, blipRun, promRun, harness } = r;
+  const { faultRun, blipRun, promRun, harness, previous } = r;
   const k = faultRun.speedup;
   const delay = faultRun.evalDelaySeconds;
-  const rows = r.faults.map((f, i) => ({
-    f,
-    s: harness.summarize(defined(faultRun.nodes[i], `the result of the node of ${f.scenario}`), faultRun.scrapeSeconds, delay),
-    p:
+  const fresh = r.faults.map((f, i): Row => {
+    const s = harness.summarize(defined(faultRun.nodes[i], `the result of the node of ${f.scenario}`), faultRun.scrapeSeconds, delay);
+    const p =
       promRun &&
-      harness.summarize(defined(promRun.nodes[i], `the Prometheus result of ${f.scenario}`), promRun.scrapeSeconds, promRun.evalDelaySeconds),
-  }));
-  const blocked = rows.filter(({ f }) => missingSources(f).length > 0);
-  const missed = rows.filter(({ f, s }) => !meets(f, s).ok && missingSources(f).length === 0);
+      harness.summarize(defined(promRun.nodes[i], `the Prometheus result of ${f.scenario}`), promRun.scrapeSeconds, promRun.evalDelaySeconds);
+    const same = p && p.pages === s.pages && p.tickets === s.tickets && cell(p.notified) === cell(s.notified);
+    const onProm = !p
+      ? '–'
+      : same
+        ? `same; latency ${p.latency === undefined ? '–' : fmt(p.latency)}`
+        : `${p.pages} pages, ${p.tickets} tickets: ${cell(p.notified)}`;
+    return freshRow(f, s, (target) => [
+      String(s.pages),
+      String(s.tickets),
+      String(s.notifications),
+      cell(s.notified),
+      s.latency === undefined ? '–' : `${fmt(s.latency)} (${fmt(target)})`,
+      onProm,
+      cell(s.fired),
+      cell(s.inhibited),
+      `${fmt(s.resolvedAfter)} (${fmt(s.resolvedNotificationAfter)})`,
+    ]);
+  });
+  const rows = mergedRows(fresh, previous);
+  const blocked = rows.filter((x) => x.blocked);
+  const missed = rows.filter((x) => !x.ok && !x.blocked);
   const lines: string[] = [
     VM_SECTION.start,
     '## VictoriaMetrics',
     '',
-    `Generated by \`${r.command}\` on ${r.started.toISOString().slice(0, 16).replace('T', ' ')} UTC`,
-    `(${faultRun.versions.engine}; ${faultRun.versions.alertmanager}).`,
+    ...(previous === undefined
+      ? [`Generated by \`${r.command}\` on ${stamp(r.started)}`, `(${faultRun.versions.engine}; ${faultRun.versions.alertmanager}).`]
+      : mergedHeader(previous, 'Generated by ', {
+          scenarios: r.faults.map((f) => f.scenario),
+          text: `\`${r.command}\` on ${stamp(r.started)} (${faultRun.versions.engine}; ${faultRun.versions.alertmanager}); that run: ${runFigures(faultRun.stats)}.`,
+        })),
     '',
     'The same faults and blips, the same compressed time and the same Alertmanager configuration, with VictoriaMetrics as',
     '[`docs/victoriametrics.md`](victoriametrics.md) deploys it in place of Prometheus: the single-node server scrapes the',
@@ -452,30 +650,30 @@ export function renderVmSection(r: {
     '',
     (missed.length === 0
       ? `Every scenario that this build can detect meets its target on VictoriaMetrics too (${rows.length - blocked.length} of ${rows.length}).`
-      : `${rows.length - blocked.length - missed.length} of ${rows.length - blocked.length} scenarios that this build can detect meet their target on VictoriaMetrics; ${missed.map(({ f, s }) => `**${f.scenario}** misses it (${meets(f, s).why})`).join('; ')}.`) +
-      (blocked.length ? ` Not measurable yet: ${blocked.map(({ f }) => `\`${f.scenario}\``).join(', ')}.` : ''),
+      : `${rows.length - blocked.length - missed.length} of ${rows.length - blocked.length} scenarios that this build can detect meet their target on VictoriaMetrics; ${missed.map((x) => `**${x.scenario}** misses it (${x.why})`).join('; ')}.`) +
+      (blocked.length ? ` Not measurable yet: ${blocked.map((x) => `\`${x.scenario}\``).join(', ')}.` : '') +
+      (unrunOn(rows).length
+        ? ` No row yet: ${unrunOn(rows)
+            .map((sc) => `\`${sc}\``)
+            .join(', ')} (\`node scripts/detection.mjs --engine=victoriametrics --only=${unrunOn(rows).join(',')}\` adds them).`
+        : ''),
     '',
     '| Scenario | Pages | Tickets | Notifications | Sent for | Latency (target) | On Prometheus | Alerts that fired | Held back by inhibition | Resolved (notification) | Meets target |',
     '|---|---|---|---|---|---|---|---|---|---|---|',
+    ...rows.map((x) => x.text),
   ];
-  for (const { f, s, p } of rows) {
-    const m = meets(f, s);
-    const target = s.latencyTarget === undefined ? undefined : s.latencyTarget + (f.expect.pages ? 0 : TICKET_GROUP_WAIT);
-    const same = p && p.pages === s.pages && p.tickets === s.tickets && cell(p.notified) === cell(s.notified);
-    const onProm = !p
-      ? '–'
-      : same
-        ? `same; latency ${p.latency === undefined ? '–' : fmt(p.latency)}`
-        : `${p.pages} pages, ${p.tickets} tickets: ${cell(p.notified)}`;
-    lines.push(
-      `| \`${f.scenario}\` | ${s.pages} | ${s.tickets} | ${s.notifications} | ${cell(s.notified)} | ${s.latency === undefined ? '–' : `${fmt(s.latency)} (${fmt(target)})`} | ${onProm} | ${cell(s.fired)} | ${cell(s.inhibited)} | ${fmt(s.resolvedAfter)} (${fmt(s.resolvedNotificationAfter)}) | ${m.ok ? 'yes' : missingSources(f).length ? `n/a: ${m.why}` : `**no**: ${m.why}`} |`,
-    );
-  }
   const st = faultRun.stats;
+  const figures = previous === undefined ? [] : paragraphOf(previous, 'The run itself:');
   lines.push(
     '',
-    `The run itself: ${st.scrapes} scrapes of the exporter, ${st.failedScrapes} failed (slowest ${st.slowestScrapeSeconds.toFixed(2)}s real); ${Math.round(st.failedPolls)} failed polls of the nodes.`,
+    ...(figures.length
+      ? figures
+      : [
+          `The run itself: ${st.scrapes} scrapes of the exporter, ${st.failedScrapes} failed (slowest ${st.slowestScrapeSeconds.toFixed(2)}s real); ${Math.round(st.failedPolls)} failed polls of the nodes.`,
+        ]),
   );
+  const keptBlips = blipRun || previous === undefined ? [] : paragraphOf(previous, 'A healthy fleet with blips');
+  if (keptBlips.length) lines.push('', ...keptBlips.filter((l) => l !== VM_SECTION.end));
   if (blipRun) {
     const blips = blipRun.nodes.map((n) => ({ n, s: harness.summarize(n, blipRun.scrapeSeconds, blipRun.evalDelaySeconds) }));
     const total = blips.reduce((t, b) => t + b.s.notifications, 0);

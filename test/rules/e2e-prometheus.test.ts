@@ -42,6 +42,12 @@ describe('end to end with a real Prometheus', () => {
     );
   });
 
+  it('speedUpRules keeps a zero for: at zero (an alert that fires at once), and short ones at 2s', () => {
+    expect(speedUpRules('        for: 0m\n        keep_firing_for: 0s\n        for: 20s\n  x[10s]', SPEEDUP)).toBe(
+      '        for: 0s\n        keep_firing_for: 0s\n        for: 2s\n  x[2s]',
+    );
+  });
+
   describe.each(prometheusGenerations().map((g) => [g.label, g.prometheus] as const))('%s', (_label, prometheus) => {
     it('is installed (required under CI=true)', (ctx) => {
       if (!prometheus.path && !IN_CI) ctx.skip(prometheus.missing);

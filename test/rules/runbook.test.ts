@@ -55,8 +55,11 @@ describe.each(alerts.map((a) => [`${a.alert} (${a.labels?.severity})`, a] as [st
     const selectorLabels = (label: string) => new RegExp(`\\b${label}\\b`).test(a.expr);
     // An alert about a node names it; an alert about the exporter (only process-wide series,
     // no node label) names the exporter or its job instead.
-    const perNode = parsePromQL(a.expr).selectors.some((s) => s.metric !== undefined && (PER_NODE.has(s.metric) || /^node(_\w+)?:/.test(s.metric)));
-    const perL1 = parsePromQL(a.expr).selectors.some((s) => s.metric !== undefined && PER_L1.has(s.metric));
+    // The poll metrics of an L1 (source="l1") carry its subnet, no node.
+    const { selectors } = parsePromQL(a.expr);
+    const l1Poll = (s: (typeof selectors)[number]) => s.matchers.some((m) => m.label === 'source' && m.op === '=' && m.value === 'l1');
+    const perNode = selectors.some((s) => s.metric !== undefined && !l1Poll(s) && (PER_NODE.has(s.metric) || /^node(_\w+)?:/.test(s.metric)));
+    const perL1 = selectors.some((s) => s.metric !== undefined && (PER_L1.has(s.metric) || l1Poll(s)));
     if (perNode) expect(d).toContain('{{ $labels.node }}');
     else if (perL1) expect(d).toContain('{{ $labels.subnet }}');
     else if (a.alert !== 'AvalancheGoExporterAbsent') expect(d).toMatch(/\{\{ \$labels\.(instance|job) \}\}/);

@@ -88,6 +88,7 @@ describe('schema walker', () => {
         'proposervm',
         'admin',
         'node_metrics',
+        'chain_info',
         'limits',
         'headers',
         'tls',

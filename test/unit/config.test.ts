@@ -81,7 +81,7 @@ const INVALID_CASES: Array<[string, string[]]> = [
     [
       '7:22: targets[0].headers.Authorization: environment variable AVAXEXP_TEST_UNSET_TOKEN is not set: export it before starting the exporter, or write $${AVAXEXP_TEST_UNSET_TOKEN} for a literal text',
       '9:10: targets[1].url: "http://10.0.0.5:9650/ext/bc/C/rpc" ends in an AvalancheGo API path (/ext/bc/C/rpc): give the node\'s base URL, "http://10.0.0.5:9650"; the exporter adds /ext/health, /ext/info, /ext/index/… itself',
-      '10:16: targets[1]: unknown key "intervall" (did you mean "interval"?); known keys here: name, url, interval, timeout, health, index, info, platform, evm, proposervm, admin, node_metrics, limits, headers, tls, basic_auth',
+      '10:16: targets[1]: unknown key "intervall" (did you mean "interval"?); known keys here: name, url, interval, timeout, health, index, info, platform, evm, proposervm, admin, node_metrics, chain_info, limits, headers, tls, basic_auth',
       '14:14: targets[2].timeout: timeout (5s) must be shorter than interval (5s) for target "c": a poll must end before the next one is due; shorten timeout or lengthen interval',
       "18:16: targets[3].tls.ca_file: cannot read /nonexistent/ca.pem: no such file: check the path and the exporter's permissions",
       '19:11: targets[4].name: duplicate name "a" (also targets[0]): names must be unique, they become the node label',
@@ -108,7 +108,7 @@ const INVALID_CASES: Array<[string, string[]]> = [
       '6:19: defaults.evm.chains[0]: "C-Chain" is no alias a node knows (every request to /ext/bc/C-Chain/… would answer 404): the C-Chain is "C" (aliases are case-sensitive), or its blockchain ID',
       "10:21: targets[0].tls.ca_file: cannot read /nonexistent/ca.pem: no such file: check the path and the exporter's permissions",
       '11:11: targets[1].name: duplicate name "a" (also targets[0]): names must be unique, they become the node label',
-      '13:12: targets[1]: unknown key "bogus"; known keys here: name, url, interval, timeout, health, index, info, platform, evm, proposervm, admin, node_metrics, limits, headers, tls, basic_auth',
+      '13:12: targets[1]: unknown key "bogus"; known keys here: name, url, interval, timeout, health, index, info, platform, evm, proposervm, admin, node_metrics, chain_info, limits, headers, tls, basic_auth',
       '15:10: targets[2].url: "not a url" is not a URL: write the node\'s base URL, e.g. http://10.0.0.5:9650',
       '20:14: targets[3].timeout: timeout (2s) must be shorter than interval (1s) for target "c": a poll must end before the next one is due; shorten timeout or lengthen interval',
     ],
@@ -161,13 +161,13 @@ const INVALID_CASES: Array<[string, string[]]> = [
   [
     'unknown-key',
     [
-      '4:16: targets[0]: unknown key "intervall" (did you mean "interval"?); known keys here: name, url, interval, timeout, health, index, info, platform, evm, proposervm, admin, node_metrics, limits, headers, tls, basic_auth',
+      '4:16: targets[0]: unknown key "intervall" (did you mean "interval"?); known keys here: name, url, interval, timeout, health, index, info, platform, evm, proposervm, admin, node_metrics, chain_info, limits, headers, tls, basic_auth',
     ],
   ],
   [
     'unknown-keys-many',
     [
-      '4:15: targets[0]: unknown key "platfrom" (did you mean "platform"?), unknown key "k1", unknown key "k2", unknown key "k3", unknown key "k4", and 1 more unknown key; known keys here: name, url, interval, timeout, health, index, info, platform, evm, proposervm, admin, node_metrics, limits, headers, tls, basic_auth',
+      '4:15: targets[0]: unknown key "platfrom" (did you mean "platform"?), unknown key "k1", unknown key "k2", unknown key "k3", unknown key "k4", and 1 more unknown key; known keys here: name, url, interval, timeout, health, index, info, platform, evm, proposervm, admin, node_metrics, chain_info, limits, headers, tls, basic_auth',
     ],
   ],
   // Credentials (and query, fragment) masked whatever else is wrong with the URL.
@@ -258,6 +258,7 @@ describe('config: valid files', () => {
       proposervm: { enabled: true, intervalMs: 60_000, chains: ['2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5'] },
       admin: { enabled: true, intervalMs: 300_000 },
       node_metrics: { enabled: false, intervalMs: 30_000 },
+      chain_info: { enabled: false, intervalMs: 60_000 },
       limits: { maxSeriesPerNode: 2000, maxLabelLength: 256 },
       headers: { 'X-Team': 'infra', Authorization: 'Bearer from-defaults' },
     });
@@ -274,6 +275,7 @@ describe('config: valid files', () => {
       proposervm: { enabled: true, intervalMs: 60_000, chains: [] },
       admin: { enabled: true, intervalMs: 300_000 },
       node_metrics: { enabled: false, intervalMs: 30_000 },
+      chain_info: { enabled: false, intervalMs: 60_000 },
       limits: { maxSeriesPerNode: 2000, maxLabelLength: 128 },
       headers: { 'X-Team': 'infra', authorization: 'Bearer abc', 'X-Price': '$5' },
     });
@@ -291,6 +293,7 @@ describe('config: valid files', () => {
     proposervm: { enabled: true, intervalMs: 60_000, chains: [] },
     admin: { enabled: false, intervalMs: 300_000 },
     node_metrics: { enabled: false, intervalMs: 30_000 },
+    chain_info: { enabled: false, intervalMs: 60_000 },
     limits: { maxSeriesPerNode: 5000, maxLabelLength: 256 },
     headers: {},
   };
