@@ -4,9 +4,11 @@
 // Every node's P-Chain lists the whole set, and every node's L1 chain serves the same set in its validators API
 // (subnet-evm plugin/evm/service.go), each entry connected or not as that vantage sees it.
 //
-// Two scenarios stop other operators' validators, seen disconnected by every vantage while any node is in them:
-// l1-validator-stopped one light validator (5 % of the fleet's weight), l1-halted two heavy ones (20 % each: 27.6 %
-// of the L1's weight, past the 25 % at which a Snowman poll of k = 20 no longer expects alpha = 15 answers).
+// The other operators hold 1.5 times the fleet's weight (the L1's is 2.5 times the fleet's), so that one node of a
+// fleet of two holds 20 % of the L1: a drained node of a small fleet is not the L1's halt. Two scenarios stop other
+// operators' validators, seen disconnected by every vantage while any node is in them: l1-validator-stopped a light
+// one (3 % of the L1's weight), l1-halted two heavy ones (27.6 %, past the 25 % at which a Snowman poll of k = 20 no
+// longer expects alpha = 15 answers).
 import { cb58Encode, sha256 } from './ids.js';
 import type { ScenarioName } from './scenarios.js';
 import { identityFor, type L1Validation, type Staking } from './validator.js';
@@ -17,8 +19,8 @@ export const L1_SET_SCENARIOS: Readonly<Partial<Record<ScenarioName, readonly nu
   'l1-halted': [1, 2],
 };
 
-/** Other operators' validators: each one's weight as a share of the fleet's L1 weight. */
-const OTHER_SHARES = [0.05, 0.2, 0.2] as const;
+/** Other operators' validators: each one's weight as a share of the fleet's L1 weight (1.5 in all). */
+const OTHER_SHARES = [0.075, 0.345, 0.345, 0.735] as const;
 /** A healthy validator's balance: 45 days at the minimum fee price (512 nAVAX/s). */
 export const OTHER_BALANCE = 1_990_656_000n;
 /** Their validations started in December 2024 (wall seconds), a day apart. */

@@ -50,8 +50,8 @@ describe('the L1 set against the simulator', () => {
     expect(view.name).toBe('simulated-l1');
     expect(view.snapshot?.chain?.id).toBe(L1_CHAIN.chainId);
     expect(view.snapshot?.vantages.map((v) => v.error ?? v.state)).toEqual(['ok', 'ok']);
-    // The fleet's one L1 validator and three of other operators, the same set from either vantage.
-    expect(view.snapshot?.validators).toHaveLength(4);
+    // The fleet's one L1 validator and four of other operators, the same set from either vantage.
+    expect(view.snapshot?.validators).toHaveLength(5);
     let text = await e.metrics();
     expect(sample(text, `avalanchego_chain_info{subnet="${L1_SUBNET_ID}",node="n0",chain="simulated-l1",blockchain_id="${L1_CHAIN.chainId}"}`)).toBe(
       1,

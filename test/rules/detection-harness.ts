@@ -199,6 +199,13 @@ const alertKey = (l: Record<string, string>): string =>
     .map((k) => `${k}=${l[k]}`)
     .join(',');
 
+/**
+ * Whom an alert is about, for a run's per-node results: its `node` label, else (the L1 set's alerts: one per validator
+ * or per L1, with no node label) whom the run's `subjectOf` names. Default: the node label, or ''.
+ */
+export type SubjectOf = (labels: Record<string, string>) => string;
+const byNodeLabel: SubjectOf = (labels) => labels['node'] ?? '';
+
 export interface AlertingStackOptions {
   /** Working directory: the compressed Alertmanager configuration and rule files, both stores. */
   dir: string;
@@ -211,6 +218,8 @@ export interface AlertingStackOptions {
   notifications: Notification[];
   now: () => number;
   log: (line: string) => void;
+  /** Whom each alert is about (default: its node label). */
+  subjectOf?: SubjectOf;
 }
 
 export interface AlertingStack<E extends RuleEngine = TestPrometheus> {
@@ -282,7 +291,7 @@ async function withAlertmanager<E extends RuleEngine>(
   if (!am) throw new Error(o.alertmanager.missing);
   const [amPort, hookPort] = [await freePort(), await freePort()];
   const amUrl = `http://127.0.0.1:${amPort}`;
-  const hook = await startWebhook(hookPort, o.notifications, o.now, o.log);
+  const hook = await startWebhook(hookPort, o.notifications, o.now, o.log, o.subjectOf);
   try {
     writeFileSync(join(o.dir, 'alertmanager.yml'), compressAlertmanager(readFileSync(AM_CONFIG, 'utf8'), o.speedup, `http://127.0.0.1:${hookPort}`));
     group.start('alertmanager', am, [
@@ -467,7 +476,13 @@ export async function runDetection(opts: RunOptions): Promise<RunResult> {
  * A webhook receiver on 127.0.0.1:`port`: every notification Alertmanager sends is pushed to
  * `notifications`, stamped with `now()` (compressed seconds) and its receiver (the URL path).
  */
-export async function startWebhook(port: number, notifications: Notification[], now: () => number, log: (line: string) => void): Promise<Server> {
+export async function startWebhook(
+  port: number,
+  notifications: Notification[],
+  now: () => number,
+  log: (line: string) => void,
+  subjectOf: SubjectOf = byNodeLabel,
+): Promise<Server> {
   const server = createServer((req, res) => {
     let body = '';
     req.setEncoding('utf8');
@@ -487,7 +502,7 @@ export async function startWebhook(port: number, notifications: Notification[], 
           groupKey: msg.groupKey,
           alerts: msg.alerts.map((a) => ({
             alertname: a.labels['alertname'] ?? '',
-            node: a.labels['node'] ?? '',
+            node: subjectOf(a.labels),
             severity: a.labels['severity'] ?? '',
             status: a.status,
             description: a.annotations?.['description'] ?? '',
@@ -515,6 +530,7 @@ export async function observeAlerts(
   records: Map<string, AlertRecord>,
   at: (iso: string) => number,
   now: () => number,
+  subjectOf: SubjectOf = byNodeLabel,
 ): Promise<void> {
   const promAlerts = await prom.alerts();
   const seen = new Set<string>();
@@ -528,7 +544,7 @@ export async function observeAlerts(
       r = {
         alertname: a.labels['alertname'] ?? '',
         severity: a.labels['severity'] ?? '',
-        node: a.labels['node'] ?? '',
+        node: subjectOf(a.labels),
         labels: a.labels,
         activeAt: at(a.activeAt),
         inhibited: false,
