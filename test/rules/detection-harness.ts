@@ -19,7 +19,8 @@ import { join } from 'node:path';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { ROOT, alertRules } from './lib.js';
 import { currentAlertmanager, prometheus3, victoriaMetrics, type Binary, type VictoriaMetrics } from '../helpers/monitoring.js';
-import { L1_CHAIN, L1_SUBNET_ID } from '../../src/simulator/index.js';
+import { L1_CHAIN, L1_SUBNET_ID, otherL1Validators } from '../../src/simulator/index.js';
+import { isScenario, releaseOf } from '../../src/simulator/scenarios.js';
 import { defined } from '../helpers/assert.js';
 import { ProcessGroup } from '../helpers/processes.js';
 import { freePort } from '../helpers/net.js';
@@ -350,6 +351,8 @@ export async function runDetection(opts: RunOptions): Promise<RunResult> {
       `--scenario=${opts.nodes.map((plan) => plan.initial ?? 'healthy').join(',')}`,
     ]);
     await waitFor('the simulator', 20_000, async () => (await fetch(`${simUrl}/sim/nodes`)).ok);
+    const listed = (await (await fetch(`${simUrl}/sim/nodes`)).json()) as { nodes: Array<{ name: string; nodeId: string }> };
+    const subjectOf = l1Subjects(opts.nodes, listed.nodes, opts.seed ?? 'avalanchego-detection');
 
     writeFileSync(
       join(dir, 'exporter.yaml'),
@@ -370,6 +373,11 @@ export async function runDetection(opts: RunOptions): Promise<RunResult> {
         `    chains: [${L1_CHAIN.chainId}]`,
         'targets:',
         ...names.flatMap((n) => [`  - name: ${n}`, `    url: ${simUrl}/${n}`]),
+        // The L1 watched as a whole, from every node that runs a release with L1s (a v1.10 node's P-Chain lists none).
+        'l1s:',
+        `  - subnet: ${L1_SUBNET_ID}`,
+        '    interval: 3s',
+        `    vantages: [${names.filter((_, i) => l1Release(defined(opts.nodes[i], `the plan of node ${i}`))).join(', ')}]`,
         '',
       ].join('\n'),
     );
@@ -382,7 +390,7 @@ export async function runDetection(opts: RunOptions): Promise<RunResult> {
     await waitFor('the exporter', 20_000, async () => (await fetch(`http://127.0.0.1:${expPort}/metrics`)).ok);
 
     // The webhook receiver (every POST Alertmanager sends, with its arrival time), Alertmanager, Prometheus or VictoriaMetrics.
-    const common = { dir, speedup, exporter: `127.0.0.1:${expPort}`, alertmanager: am, notifications, now, log };
+    const common = { dir, speedup, exporter: `127.0.0.1:${expPort}`, alertmanager: am, notifications, now, log, subjectOf };
     const stack: AlertingStack<RuleEngine> =
       engine === 'prometheus'
         ? await startAlertingStack(group, { ...common, prometheus: promTool })
@@ -423,7 +431,7 @@ export async function runDetection(opts: RunOptions): Promise<RunResult> {
     const end = t0 + (opts.durationSeconds * 1000) / speedup;
     while (Date.now() < end) {
       const tick = Date.now();
-      await observeAlerts(prom, amUrl, records, (iso) => ((Date.parse(iso) - t0) * speedup) / 1000, now);
+      await observeAlerts(prom, amUrl, records, (iso) => ((Date.parse(iso) - t0) * speedup) / 1000, now, subjectOf);
       await new Promise((r) => setTimeout(r, Math.max(0, 500 - (Date.now() - tick))));
     }
     if (switchErrors.length) throw new Error(switchErrors.join('\n'));
@@ -470,6 +478,39 @@ export async function runDetection(opts: RunOptions): Promise<RunResult> {
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** Every scenario a plan runs. */
+const scenariosOf = (plan: NodePlan): string[] => [plan.initial ?? 'healthy', ...plan.steps.map(([, sc]) => sc)];
+
+/** The node runs releases with L1s all along (a pre-Etna release lists no L1 validator: not a vantage of the L1). */
+function l1Release(plan: NodePlan): boolean {
+  return scenariosOf(plan).every((sc) => !isScenario(sc) || releaseOf(sc).l1);
+}
+
+/**
+ * Whom the simulated L1's alerts are about (the L1 set's carry no node label): a validator of the fleet is its node;
+ * another operator's validator is the node whose plan runs the scenario that stops it (L1_SET_SCENARIOS); the L1 itself
+ * (AvalancheGoL1WeightAtRisk) is the node whose plan halts it (l1-halted), else the subnet.
+ */
+export function l1Subjects(plans: NodePlan[], nodes: ReadonlyArray<{ name: string; nodeId: string }>, seed: string): SubjectOf {
+  const byId = new Map(nodes.map((n) => [n.nodeId, n.name]));
+  const running = (scenario: string): string | undefined => {
+    const i = plans.findIndex((p) => scenariosOf(p).includes(scenario));
+    return i < 0 ? undefined : nodes[i]?.name;
+  };
+  // Their weights do not matter here: the IDs come from the seed.
+  otherL1Validators(seed, 0n).forEach((v) => {
+    const by = v.stoppedBy.map(running).find((n) => n !== undefined);
+    if (by) byId.set(v.nodeId, by);
+  });
+  const halted = running('l1-halted');
+  return (labels) => {
+    const validator = labels['validator_node_id'];
+    if (labels['node'] !== undefined) return labels['node'];
+    if (validator !== undefined) return byId.get(validator) ?? validator;
+    return labels['subnet'] === L1_SUBNET_ID && halted !== undefined ? halted : (labels['subnet'] ?? '');
+  };
 }
 
 /**
