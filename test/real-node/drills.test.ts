@@ -5,7 +5,7 @@
 // AVALANCHEGO_DRILLS=0 none.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DRILL_NAMES, judge, jsonLine, runDrills, type DrillName, type DrillRun } from './drills.js';
+import { DRILL_NAMES, explain, judge, jsonLine, runDrills, type DrillName, type DrillRun } from './drills.js';
 import { defined } from '../helpers/assert.js';
 
 function wantedDrills(): DrillName[] {
@@ -37,6 +37,8 @@ describe.skipIf(drills.length === 0)('fault drills on the real local network', (
       r.drills.find((x) => x.name === name),
       `the result of ${name}`,
     );
-    expect({ drill: name, ...judge(d, r.speedup) }).toEqual({ drill: name, ok: true, why: '' });
+    const verdict = judge(d, r.speedup);
+    if (!verdict.ok) for (const line of explain(r, d, verdict.why)) process.stderr.write(`[drills] ${line}\n`);
+    expect({ drill: name, ...verdict }).toEqual({ drill: name, ok: true, why: '' });
   });
 });

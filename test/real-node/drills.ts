@@ -265,6 +265,8 @@ export interface DrillRun {
   networkSeconds: number;
   totalSeconds: number;
   drills: DrillResult[];
+  /** What Alertmanager sent and every alert's course over the whole run (production seconds). */
+  timeline: { notifications: Notification[]; records: AlertRecord[] };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -322,6 +324,34 @@ function sharedLatency(d: DrillResult): number | undefined {
   if (paged.length === 0) return undefined;
   const onset = Math.min(...paged.map((s) => (s.summary.firstNotificationAt ?? 0) - (s.summary.latency ?? 0)));
   return Math.min(...paged.map((s) => s.summary.firstNotificationAt ?? 0)) - onset;
+}
+
+/**
+ * Why a drill failed, as lines to print (bounded): the notifications sent over it, and the course of
+ * every alert of the nodes its verdict names, so that a failure in CI can be read from its log.
+ */
+export function explain(run: DrillRun, d: DrillResult, why: string): string[] {
+  const from = d.startedAt;
+  const to = d.startedAt + d.durationSeconds;
+  const named = [...run.timeline.records.map((r) => r.node)].filter((n, i, all) => n && all.indexOf(n) === i && why.includes(`${n}:`));
+  const at = (t: number | undefined): string => (t === undefined ? '-' : String(Math.round(t - from)));
+  const lines = run.timeline.notifications
+    .filter((x) => x.at >= from && x.at <= to)
+    .map((x) =>
+      `notification ${at(x.at)}s ${x.receiver} ${x.status} [${x.alerts.map((a) => `${a.node}:${short(a.alertname)}(${a.severity}):${a.status}`).join(' ')}]`.slice(
+        0,
+        400,
+      ),
+    )
+    .slice(0, 40);
+  const courses = run.timeline.records
+    .filter((r) => named.includes(r.node) && (r.resolvedAt ?? Infinity) >= from - 60 && r.activeAt <= to)
+    .map(
+      (r) =>
+        `alert ${r.node} ${short(r.alertname)}(${r.severity}) ${JSON.stringify(r.labels['chain'] ?? '')} pending ${at(r.activeAt)}s firing ${at(r.firingAt)}s resolved ${at(r.resolvedAt)}s${r.inhibited ? ` inhibited by ${[...r.inhibitedBy].map(short).join(', ')}` : ''}`,
+    )
+    .slice(0, 60);
+  return [`${d.name}: times in production seconds from the drill's start (${Math.round(from)}s into the run)`, ...lines, ...courses];
 }
 
 /** The drill's JSON line (`npm run detection:real` prints one a drill). */
@@ -1051,6 +1081,7 @@ export async function runDrills(opts: DrillOptions = {}): Promise<DrillRun> {
     return {
       version,
       speedup,
+      timeline: { notifications, records: [...records.values()] },
       versions: { prometheus: promTool.version, alertmanager: am.version },
       networkSeconds,
       totalSeconds: Math.round((Date.now() - runStarted) / 1000),
@@ -1109,7 +1140,7 @@ function incidents(all: Notification[]): Set<Notification> {
 }
 
 /** One subject of a drill, its times shifted to the drill's start (the simulator report's summary). */
-function subjectResult(
+export function subjectResult(
   e: Expectation,
   o: { start: number; end: number; recoveryAt?: number },
   records: Map<string, AlertRecord>,
@@ -1139,7 +1170,13 @@ function subjectResult(
   const ownGroups = new Set(inWindow.map(groupOf).filter((g) => openedHere.has(g)));
   const own = inWindow
     .filter((x) => ownGroups.has(groupOf(x)))
-    .map((x) => ({ ...x, at: x.at - o.start, alerts: x.alerts.filter((a) => a.node === e.node) }));
+    .map((x) => {
+      // The node's view of a notification: an update of a shared group that names only this node's
+      // resolved alerts resolves it for the node (it was paged or ticketed for the others).
+      const alerts = x.alerts.filter((a) => a.node === e.node);
+      const status = x.status === 'firing' && !alerts.some((a) => a.status === 'firing') ? 'resolved' : x.status;
+      return { ...x, at: x.at - o.start, status, alerts };
+    });
   const n: NodeResult = {
     node: e.node,
     plan: { label: e.node, steps: [], ...(o.recoveryAt === undefined ? {} : { recoveryAt: o.recoveryAt }) },
