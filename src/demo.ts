@@ -22,6 +22,8 @@ export const DEMO_SCENARIOS: readonly ScenarioName[] = [
   'l1-balance-draining',
   'node-id-changed',
   'version-behind',
+  // The L1 as a whole (l1s:): another operator's validator of the demo's L1 stops, seen by every vantage.
+  'l1-validator-stopped',
 ];
 
 /**
@@ -52,9 +54,9 @@ export function demoValidator(i: number): boolean {
   return i % 3 === 0 || ['uptime-dropping', 'stake-expiring', 'node-id-changed', 'version-behind'].includes(DEMO_SCENARIOS[i] ?? 'healthy');
 }
 
-/** L1 validators (ACP-77, with a balance): healthy-1, which validates only the L1, and the draining one. */
+/** L1 validators (ACP-77, with a balance): healthy-1, which validates only the L1, the draining one, and the L1 set's vantage. */
 export function demoL1Validator(i: number): boolean {
-  return i === 1 || DEMO_SCENARIOS[i] === 'l1-balance-draining' || DEMO_SCENARIOS[i] === 'node-id-changed';
+  return i === 1 || ['l1-balance-draining', 'node-id-changed', 'l1-validator-stopped'].includes(DEMO_SCENARIOS[i] ?? 'healthy');
 }
 
 const USAGE = `Usage: avalanchego-exporter demo [flags]
@@ -118,6 +120,8 @@ export async function runDemo(argv: string[]): Promise<number> {
       defaults: { interval: '5s', timeout: '2s', platform: { interval: '10s', subnets: [L1_SUBNET_ID] } },
       // The simulator's names, so that a node is the same on /, in /metrics and in /sim/nodes/<name>.
       targets: simulator.nodes.map((n) => ({ name: n.name, url: n.baseUrl })),
+      // The L1 as a whole (/l1/<subnet>): its whole set, from every node that validates it.
+      l1s: [{ subnet: L1_SUBNET_ID, interval: '10s' }],
     },
     `demo fleet of ${simulator.nodes.length} simulated nodes at ${simulator.url}`,
   );

@@ -5,6 +5,7 @@
 // a deadline per vantage (rpc/deadline.ts: the vantage's timeout on the wire, the exporter's waits bounded by the L1's
 // interval); the poll never throws past its boundary, and a poll whose every wait was the exporter's is skipped as
 // saturated, never the nodes' fault. Its lines are one block, first label `subnet`, served with the nodes'.
+import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
@@ -79,6 +80,9 @@ export class L1Poller implements Due {
   ) {
     this.label = new NodeLabel(l1.subnet, 'subnet');
     this.log = deps.logger.child({ source: 'l1', subnet: l1.subnet });
+    // A poll's deadline per vantage listens for the stop, each removed when the poll ends: past 10 vantages Node.js
+    // warned of a leak on stderr (MaxListenersExceededWarning) at every L1 with that many, which there is not.
+    setMaxListeners(vantages.length + 1, this.stopping.signal);
   }
 
   readonly fire = (): void => {

@@ -7,12 +7,14 @@ import { SimClock } from './clock.js';
 import { SimNode } from './node.js';
 import { DEFAULT_TIMINGS, DOWN_MODES, GARBAGE_MODES, SCENARIOS, isScenario, type ScenarioName, type ScenarioTimings } from './scenarios.js';
 import { FleetServer, type ScenarioOverrides } from './server.js';
+import { FleetL1 } from './l1-set.js';
 
 export { SCENARIOS, DEFAULT_TIMINGS, DOWN_MODES, GARBAGE_MODES };
 export { HELICON_SCENARIOS, MAINNET_HELICON, MAINNET_HELICON_S } from './scenarios.js';
 export type { ScenarioName, ScenarioTimings, ScenarioOverrides };
 export type { DownMode, GarbageMode } from './scenarios.js';
 export { L1_CHAIN, L1_SUBNET_ID } from './chain.js';
+export { L1_SET_SCENARIOS, otherL1Validators } from './l1-set.js';
 export { PRIMARY_NETWORK_ID } from './ids.js';
 
 export interface SimulatorOptions {
@@ -94,6 +96,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
   if (timings.downMode === 'refused' && !portPerNode) throw new Error('downMode "refused" needs portPerNode');
   const seed = opts.seed ?? 'avalanchego-simulator';
   const nodes: SimNode[] = [];
+  const l1Set = new FleetL1(seed);
   for (let i = 0; i < count; i++) {
     const scenario = typeof opts.scenario === 'function' ? opts.scenario(i) : (opts.scenario ?? 'healthy');
     if (!isScenario(scenario)) throw new Error(`unknown scenario ${JSON.stringify(scenario)} for node ${i}`);
@@ -117,9 +120,13 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
         l1Validator: typeof opts.l1Validator === 'function' ? opts.l1Validator(i) : (opts.l1Validator ?? true),
         freshIndex: typeof opts.freshIndex === 'function' ? opts.freshIndex(i) : (opts.freshIndex ?? false),
         ...(opts.peers !== undefined ? { peers: opts.peers } : {}),
+        l1Set,
       }),
     );
   }
+  l1Set.attach(nodes);
+  // Nodes that start in a scenario that stops other operators' L1 validators stop them from the start.
+  l1Set.scenarioChanged(clock.simMs());
   const server = new FleetServer({
     host: opts.host ?? '127.0.0.1',
     port: opts.port ?? 0,

@@ -30,6 +30,7 @@ import {
   type ScenarioTimings,
 } from './scenarios.js';
 import { Staking } from './validator.js';
+import type { FleetL1 } from './l1-set.js';
 import { renderNodeMetrics, type MetricsState } from './metrics.js';
 
 export interface NodeOptions {
@@ -55,6 +56,8 @@ export interface NodeOptions {
   l1Validator: boolean;
   /** Peers when connected to all (default: 1,500 to 1,899, by seed). */
   peers?: number;
+  /** The L1 the fleet's nodes validate and track, one set for all (l1-set.ts). */
+  l1Set: FleetL1;
 }
 
 const APP_CHECKS: Record<NodeVersion, string[]> = {
@@ -222,6 +225,10 @@ export class SimNode {
   get seed(): string {
     return this.opts.seed;
   }
+  /** The L1 set, the same on every node. */
+  get l1Set(): FleetL1 {
+    return this.opts.l1Set;
+  }
   get clock(): SimClock {
     return this.opts.clock;
   }
@@ -322,6 +329,7 @@ export class SimNode {
       this.restartAt(now);
     }
     this.applyFreezes();
+    this.opts.l1Set.scenarioChanged(now);
     this.onScenarioChange?.(this, previous);
   }
 

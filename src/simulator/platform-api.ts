@@ -8,7 +8,7 @@ import { byteOrder, goJson } from './gojson.js';
 import { PRIMARY_NETWORK_ID, cb58Encode, hexNoChecksum } from './ids.js';
 import type { SimNode } from './node.js';
 import { RpcServiceError, type Services } from './rpc.js';
-import { FEE_STATE, Staking, identityFor, type L1Validation, type PrimaryStake } from './validator.js';
+import { FEE_STATE, Staking, type L1Validation, type PrimaryStake } from './validator.js';
 
 /** How many other validators a call without nodeIDs lists besides the node itself. */
 const OTHER_VALIDATORS = 4;
@@ -117,8 +117,10 @@ function l1Json(v: L1Validation, balance: bigint): string {
 
 /**
  * The L1 chain's validators API (subnet-evm plugin/evm/service.go ValidatorsAPI.GetCurrentValidators, encoded as
- * plugin/evm/client/client.go CurrentValidator: weight and startTimestamp plain numbers, uptimePercentage 0–100): the
- * node's view of the L1's set, every validator connected to it since it started validating.
+ * plugin/evm/client/client.go CurrentValidator: weight and startTimestamp plain numbers, uptimePercentage a float32
+ * 0–100): this vantage's view of the L1's whole set (l1-set.ts). A validator is connected unless a scenario stopped it;
+ * an inactive one (no balance) reads not connected, as on a real node (its weight sits under the empty node ID, so the
+ * chain's network does not count it as a validator). The uptime is upDuration / (now - start), as the service computes.
  */
 export function l1ValidatorsServices(node: SimNode): Services {
   return {
@@ -126,15 +128,14 @@ export function l1ValidatorsServices(node: SimNode): Services {
       GetCurrentValidators: {
         args: { nodeIDs: 'nodeIDs' },
         call: (a) => {
-          const asked = a.nodeIDs as string[];
-          const staking = node.staking;
           const nowMs = node.clock.simMs();
-          const all: L1Validation[] = [...(staking.l1 ? [staking.l1] : []), ...otherL1Validators(node.seed)];
-          const chosen = asked.length === 0 ? all : all.filter((v) => asked.includes(v.nodeId));
-          const entries = chosen.map((v) => {
-            const active = v === staking.l1 ? staking.l1Balance(nowMs) > 0n : true;
-            const up = Math.max(0, Math.floor(nowMs / 1000) - v.startS);
-            return `{"validationID":"${v.validationId}","nodeID":"${v.nodeId}","weight":${v.weight},"startTimestamp":${v.startS},"isActive":${active},"isL1Validator":true,"isConnected":true,"uptimePercentage":100,"uptimeSeconds":${up}}`;
+          const nowS = Number(node.clock.nowNs() / 1_000_000_000n);
+          const entries = node.l1Set.entries(nowMs, a.nodeIDs as string[]).map(({ validation: v, balance, stopped, downMs }) => {
+            const active = balance > 0n;
+            const elapsed = Math.max(0, nowS - v.startS);
+            const up = Math.max(0, elapsed - Math.floor(downMs / 1000));
+            const percentage = elapsed === 0 ? 100 : (up / elapsed) * 100;
+            return `{"validationID":"${v.validationId}","nodeID":"${v.nodeId}","weight":${v.weight},"startTimestamp":${v.startS},"isActive":${active},"isL1Validator":true,"isConnected":${active && !stopped},"uptimePercentage":${float32Json(percentage)},"uptimeSeconds":${up}}`;
           });
           return `{"validators":[${entries.join(',')}]}`;
         },
@@ -143,19 +144,14 @@ export function l1ValidatorsServices(node: SimNode): Services {
   };
 }
 
-/** Other L1 validators, for calls without nodeIDs. */
-function otherL1Validators(seed: string): L1Validation[] {
-  return [0, 1].map((i) => {
-    const id = identityFor(`other-l1-validator:${seed}:${i}`, 0);
-    return {
-      nodeId: id.nodeId,
-      validationId: cb58Encode(Buffer.from(id.publicKey.subarray(0, 32))),
-      weight: 20n,
-      startS: 1_735_000_000 + i * 86_400,
-      publicKey: id.publicKey,
-      ownerAddress: `P-avax1${'q'.repeat(38)}`,
-    };
-  });
+/** A float32 as Go's encoding/json writes it (the shortest decimal that reads back as the same float32; 'f' format here). */
+export function float32Json(x: number): string {
+  const f = Math.fround(x);
+  for (let digits = 1; digits <= 9; digits++) {
+    const n = Number(f.toPrecision(digits));
+    if (Math.fround(n) === f) return String(n);
+  }
+  return String(f);
 }
 
 export function platformServices(node: SimNode): Services {
@@ -187,10 +183,9 @@ export function platformServices(node: SimNode): Services {
         const ownId = staking.identity.nodeId;
         const nowMs = node.clock.simMs();
         if (subnetId === L1_SUBNET_ID && release.l1) {
-          const all: L1Validation[] = [...(staking.l1 ? [staking.l1] : []), ...otherL1Validators(node.seed)];
-          const chosen = fetchAll ? all : all.filter((v) => asked.includes(v.nodeId));
-          const balanceOf = (v: L1Validation) => (v === staking.l1 ? staking.l1Balance(nowMs) : 1_990_656_000n);
-          return `{"validators":[${chosen.map((v) => l1Json(v, balanceOf(v))).join(',')}]}`;
+          // The whole L1's set, the same on every node's P-Chain (l1-set.ts).
+          const chosen = node.l1Set.entries(nowMs, asked);
+          return `{"validators":[${chosen.map((e) => l1Json(e.validation, e.balance)).join(',')}]}`;
         }
         if (subnetId !== PRIMARY_NETWORK_ID) return '{"validators":[]}';
         const mine = staking.currentStake();

@@ -23,6 +23,9 @@ export const SCENARIOS = [
   'version-behind',
   'chain-added',
   'l1-validator-removed',
+  // The L1 as a whole (l1-set.ts): other operators' validators of the fleet's L1 stop.
+  'l1-validator-stopped',
+  'l1-halted',
   // AvalancheGo v1.15.0 (Helicon): these run the v1.15.0 release profile.
   'helicon-uptime',
   'auto-renewed',

@@ -58,6 +58,12 @@ const EVIDENCE: Partial<Record<ScenarioName, Evidence>> = {
     metrics: (t, n) => t.includes(`avalanchego_l1_validator_balance_navax{node="${n}",`),
     row: /L1 (balance lasts|validator inactive)/,
   },
+  // Healthy itself; as a vantage of the L1 it sees another operator's validator disconnected.
+  'l1-validator-stopped': {
+    metrics: (t, n) =>
+      t.split('\n').some((l) => l.startsWith('avalanchego_l1_set_validator_connected{') && l.includes(`node="${n}"`) && l.endsWith(' 0')),
+    row: /\bhealthy\b/,
+  },
   // The demo switches it once the exporter has seen it validate: a fault, not "not a validator" (as AvalancheGoNoLongerValidator).
   'node-id-changed': {
     metrics: (t, n) =>

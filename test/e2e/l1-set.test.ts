@@ -101,3 +101,21 @@ describe('an L1 seen from every vantage', () => {
     expect(text).not.toContain('avalanchego_l1_set_validator_connected{');
   }, 30_000);
 });
+
+describe('an L1 with many vantages', () => {
+  it('polls 12 vantages without a MaxListenersExceededWarning (one stop listener per vantage deadline, each removed)', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
+    process.on('warning', onWarning);
+    try {
+      nodes = await Promise.all(Array.from({ length: 12 }, (_, i) => startFakeNode(vantage(100 + i, ['1', '1', '1'], [true, true, true]))));
+      exporter = await startTestExporter(yaml(nodes, ''));
+      await l1Polled(exporter, 2);
+      // A process warning is emitted on the next tick.
+      await new Promise((r) => setImmediate(r));
+      expect(warnings.filter((w) => w.startsWith('MaxListenersExceededWarning'))).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+});

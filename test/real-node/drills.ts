@@ -17,10 +17,11 @@ import { rm, statfs, writeFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REPO_ROOT, log as realLog, pinnedVersion } from './build.js';
+import { REPO_ROOT, ensureSubnetEvm, log as realLog, pinnedVersion } from './build.js';
 import { rpcCall } from './http.js';
-import { convertToL1, prepareL1, type PreparedL1 } from './l1.js';
-import { localNodeOptions, startLocalNetwork, stakerOf, type LocalNetwork } from './network.js';
+import { L1_EVM_CHAIN_ID, convertToL1, prepareL1, type L1Setup, type PreparedL1 } from './l1.js';
+import { trackingFlags, waitChainRunning } from './l1-chain.js';
+import { localNodeOptions, mergeFlags, startLocalNetwork, stakerOf, waitPrimaryBootstrapped, type LocalNetwork } from './network.js';
 import { freePort, signal, startRealNode, type RealNode, type StartOptions } from './node.js';
 import {
   JOB,
@@ -31,6 +32,7 @@ import {
   type AlertRecord,
   type NodeResult,
   type Notification,
+  type SubjectOf,
   type Summary,
 } from '../rules/detection-harness.js';
 import { currentAlertmanager, prometheus3 } from '../helpers/monitoring.js';
@@ -47,14 +49,22 @@ export const DRILL_NAMES = [
   'quorum-lost',
   'new-staking-key',
   'l1-balance-drained',
+  'l1-validator-stopped',
+  'l1-halted',
   'slow-link',
   'fresh-node',
 ] as const;
 export type DrillName = (typeof DRILL_NAMES)[number];
 
+/** The drills on L1s: any of them needs the L1 set's nodes (l1a, l1b). */
+const L1_DRILLS: DrillName[] = ['l1-balance-drained', 'l1-validator-stopped', 'l1-halted'];
+
 /** The drills in the order they run: the ones in one group at once (they take no stake away), the groups one after the other. */
 const PHASES: DrillName[][] = [
   ['slow-link', 'l1-balance-drained', 'fresh-node', 'disk-filling'],
+  // Each alone: the halt's page holds back the L1's validator tickets (equal subnet), the stopped validator's among them.
+  ['l1-validator-stopped'],
+  ['l1-halted'],
   ['killed'],
   ['frozen'],
   ['new-staking-key'],
@@ -77,6 +87,25 @@ const DISK_MIB = 64;
 const DISK_NODE = (tmpfs: string): Partial<StartOptions> => ({ ...localNodeOptions(undefined, ['--db-type=leveldb']), dataDir: join(tmpfs, 'node') });
 /** The L1 validator's balance lasts this long at the fee price (real seconds): shorter than L1ValidatorBalanceLow's `for:`. */
 const L1_RUNWAY_REAL_S = 20;
+/**
+ * The watched L1 of the L1 drills, with a real Subnet-EVM chain: staker1 and staker3 validate it and are its vantages
+ * (they run its chain; the exporter lists the L1 under `l1s:`), l1a and l1b validate it for another operator (nodes with
+ * their own keys, not the exporter's targets). l1a holds 7.9 % of the weight (the vantages' L1 chain check stays above
+ * its 85 % warning), l1b 39.5 %: past the 25 % of AvalancheGoL1WeightAtRisk. Not staker2, staker4 or staker5: the
+ * killed, quorum-lost and new-staking-key drills take them down for longer than AvalancheGoL1ValidatorDown's `for:`
+ * (staker3's SIGSTOP in the frozen drill ends before its peers' ping timeout).
+ */
+const L1_SET = { name: 'drillset', stakers: [1, 3], stakerWeight: 100n, others: { l1a: 30n, l1b: 150n } } as const;
+/** Its validators' balances: this many seconds at the fee price (real time), far from every runway alert. */
+const L1_SET_BALANCE_S = 30n * 86_400n;
+/** The drained L1's weights: staker1 light (4.8 %), so that its running dry is not the L1's halt (AvalancheGoL1WeightAtRisk). */
+const DRAINED_WEIGHTS = { staker1: 10n, other: 100n } as const;
+/**
+ * How long (real seconds) the halt drill keeps l1b down at most: the vantages' L1 chain check fails below 80 % of its
+ * weight connected, and AvalancheGoConnectedStakeLow (for: 10m, 30 s here) would page for the L1's chain on each
+ * vantage; the drill brings l1b back before, once the L1's page is sent (docs/runbook.md#avalanchegol1weightatrisk).
+ */
+const HALT_MAX_REAL_S = 20;
 
 export interface Expectation {
   node: string;
@@ -103,6 +132,12 @@ export interface DrillSpec {
   pages?: number;
   /** Poll-error reasons of the drilled node's health polls: each `want` must be counted, no `not`. */
   reasons?: { node: string; want: string[]; not?: string[] };
+}
+
+/** A validator's share of the watched L1's weight, in percent (one decimal). */
+function share(name: keyof typeof L1_SET.others): number {
+  const total = BigInt(L1_SET.stakers.length) * L1_SET.stakerWeight + L1_SET.others.l1a + L1_SET.others.l1b;
+  return Math.round((1000 * Number(L1_SET.others[name])) / Number(total)) / 10;
 }
 
 export const DRILLS: Record<DrillName, DrillSpec> = {
@@ -149,9 +184,31 @@ export const DRILLS: Record<DrillName, DrillSpec> = {
   },
   'l1-balance-drained': {
     name: 'l1-balance-drained',
-    how: `a subnet converted to an L1 with staker1 as its validator, with a balance of ${L1_RUNWAY_REAL_S} s at the fee price (real time)`,
-    expected: 'L1ValidatorBalanceLow pending (the balance runs out before its `for:`), then 1 page: L1ValidatorInactive',
-    expect: [{ node: 'staker1', pages: ['L1ValidatorInactive'], tickets: 0 }],
+    how: `a subnet converted to an L1 (watched under \`l1s:\`) with staker1 as its validator with a balance of ${L1_RUNWAY_REAL_S} s at the fee price (real time) and ${Math.round((1000 * Number(DRAINED_WEIGHTS.staker1)) / Number(DRAINED_WEIGHTS.staker1 + 2n * DRAINED_WEIGHTS.other)) / 10} % of its weight, l1a and l1b the rest`,
+    expected:
+      'L1ValidatorBalanceLow pending (the balance runs out before its `for:`), then 1 page: L1ValidatorInactive; the set-wide series show staker1 inactive (active 0, balance 0); the L1 is not at risk',
+    expect: [
+      { node: 'staker1', pages: ['L1ValidatorInactive'], tickets: 0 },
+      { node: 'drilll1', pages: [], tickets: 0 },
+    ],
+  },
+  'l1-validator-stopped': {
+    name: 'l1-validator-stopped',
+    how: `SIGKILL l1a, another operator's validator of a real Subnet-EVM L1 (${share('l1a')} % of its weight) watched from staker1 and staker3; restarted on its ports and key once the ticket is sent`,
+    expected: '1 ticket: L1ValidatorDown for l1a (seen disconnected by every vantage); no page: the weight at risk is under 25 %',
+    expect: [
+      { node: 'l1a', pages: [], tickets: 1 },
+      { node: L1_SET.name, pages: [], tickets: 0 },
+    ],
+  },
+  'l1-halted': {
+    name: 'l1-halted',
+    how: `SIGKILL l1b, another operator's validator of the same L1 (${share('l1b')} % of its weight: its consensus cannot finalize); restarted once the page is sent`,
+    expected: "1 page: L1WeightAtRisk for the L1; l1b's L1ValidatorDown, if it fires, held back by it (no ticket)",
+    expect: [
+      { node: L1_SET.name, pages: ['L1WeightAtRisk'], tickets: 0 },
+      { node: 'l1b', pages: [], tickets: 0 },
+    ],
   },
   'slow-link': {
     name: 'slow-link',
@@ -353,11 +410,16 @@ interface Stack {
   now(): number;
   speedup: number;
   l1?: PreparedL1;
+  /** The L1 drills' watched L1, and its other operator's validators by name (not targets). */
+  l1set?: L1Set;
   tmpfs?: string;
   log(line: string): void;
 }
 
-function exporterConfig(s: Pick<Stack, 'urls' | 'l1'>): string {
+function exporterConfig(s: Pick<Stack, 'urls' | 'l1' | 'l1set'>): string {
+  // Both L1s watched as a whole: their vantages are the targets (platform.subnets lists them); those that do not run
+  // an L1's chain answer its validators API 404, a state, not a failure.
+  const subnets = [s.l1?.subnetId, s.l1set?.setup.subnetId].filter((x) => x !== undefined);
   return [
     'defaults:',
     `  interval: ${POLL_INTERVAL_S}s`,
@@ -366,11 +428,113 @@ function exporterConfig(s: Pick<Stack, 'urls' | 'l1'>): string {
     '    interval: 3s',
     '  platform:',
     '    interval: 3s',
-    ...(s.l1 ? [`    subnets: [${s.l1.subnetId}]`] : []),
+    ...(subnets.length ? [`    subnets: [${subnets.join(', ')}]`] : []),
     'targets:',
     ...[...s.urls].flatMap(([name, url]) => [`  - name: ${name}`, `    url: ${url}`]),
+    ...(subnets.length ? ['l1s:', ...subnets.flatMap((subnet) => [`  - subnet: ${subnet}`, '    interval: 3s'])] : []),
     '',
   ].join('\n');
+}
+
+/** The L1 drills' L1: its setup and its other operator's validators (l1a, l1b), which keep their keys across a kill. */
+interface L1Set {
+  setup: L1Setup;
+  others: Map<keyof typeof L1_SET.others, RealNode>;
+  /** The flags that make a node run the L1's chain. */
+  flags: string[];
+}
+
+/** A node with its own staking and BLS keys, kept in its data directory (generated at its first start). */
+const KEPT_KEY_FLAGS = ['--staking-ephemeral-cert-enabled=false', '--staking-ephemeral-signer-enabled=false'];
+
+/**
+ * Stops `node` with `how` (SIGKILL: a crash) and starts it again on its ports and in its data directory, so with its
+ * keys (a node of another operator, not a genesis staker), with `extraFlags` added, bootstrapping from staker1.
+ * The old node's stop() is not called: it would remove the data directory the new one runs in.
+ */
+async function restartKept(
+  network: LocalNetwork,
+  started: Set<RealNode>,
+  node: RealNode,
+  how: 'SIGTERM' | 'SIGKILL',
+  extraFlags: string[] = [],
+): Promise<RealNode> {
+  const alive = (): boolean => {
+    try {
+      process.kill(node.pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (alive()) signal(node.pid, how);
+  const deadline = Date.now() + 30_000;
+  while (alive()) {
+    if (Date.now() > deadline) throw new Error(`node pid ${node.pid} still running 30 s after ${how}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  started.delete(node);
+  const staker1 = network.staker(1);
+  const next = await startRealNode({
+    ...node.options,
+    extraFlags: mergeFlags(node.options.extraFlags ?? [], extraFlags),
+    bootstrap: [{ ip: `127.0.0.1:${staker1.stakingPort}`, nodeId: staker1.nodeId }],
+  });
+  started.add(next);
+  if (next.nodeId !== node.nodeId) throw new Error(`${node.url} came back as ${next.nodeId}, not ${node.nodeId}: its keys were not kept`);
+  return next;
+}
+
+/**
+ * The L1 drills' L1, set up before the drills: a subnet with a Subnet-EVM chain, l1a and l1b started (their own keys,
+ * not targets), the subnet converted to an L1 validated by staker1, staker3, l1a and l1b (balances for 30 days), then each
+ * restarted tracking the subnet (the chain runs only on nodes started with --track-subnets naming it), and every one
+ * running the chain.
+ */
+async function startL1Set(network: LocalNetwork, started: Set<RealNode>, log: (line: string) => void): Promise<L1Set> {
+  const t0 = Date.now();
+  const plugin = await ensureSubnetEvm();
+  const staker1 = network.staker(1);
+  const prepared = await prepareL1(staker1.url, L1_SET.name, L1_EVM_CHAIN_ID - 2);
+  const flags = trackingFlags(plugin, prepared.subnetId);
+  const others = new Map<keyof typeof L1_SET.others, RealNode>();
+  for (const name of Object.keys(L1_SET.others) as Array<keyof typeof L1_SET.others>) {
+    const ports = { http: await freePort(), staking: await freePort() };
+    const dataDir = mkdtempSync(join(tmpdir(), `avalanchego-drill-${name}-`));
+    const node = await startRealNode({
+      ...localNodeOptions(undefined, KEPT_KEY_FLAGS),
+      bootstrap: [{ ip: `127.0.0.1:${staker1.stakingPort}`, nodeId: staker1.nodeId }],
+      ports,
+      dataDir,
+    });
+    started.add(node);
+    others.set(name, node);
+  }
+  await Promise.all([...others.values()].map((n) => waitPrimaryBootstrapped(n)));
+  const fee = await rpcCall<{ price: number }>(staker1.url, '/ext/bc/P', 'platform.getValidatorFeeState', {});
+  const balance = BigInt(Math.max(1, Math.round(fee.price))) * L1_SET_BALANCE_S;
+  const setup = await convertToL1(prepared, [
+    ...L1_SET.stakers.map((n) => ({ url: network.staker(n).url, weight: L1_SET.stakerWeight, balance })),
+    ...[...others].map(([name, node]) => ({ url: node.url, weight: L1_SET.others[name], balance })),
+  ]);
+  // One at a time: the others keep the primary network's quorum while each re-bootstraps.
+  for (const n of L1_SET.stakers) started.add(await network.startStaker(n, flags));
+  for (const [name, node] of others) others.set(name, await restartKept(network, started, node, 'SIGTERM', flags));
+  await Promise.all([...L1_SET.stakers.map((n) => network.staker(n)), ...others.values()].map((node) => waitChainRunning(node, setup.chainId)));
+  log(
+    `L1 ${setup.subnetId} (chain ${setup.chainId}) validated by staker${L1_SET.stakers.join(', staker')}, ${[...others.keys()].join(', ')}: running in ${Math.round((Date.now() - t0) / 1000)}s`,
+  );
+  return { setup, others, flags };
+}
+
+/** The value of the sample of `name` whose labels include `labels`, in an exposition text; undefined without one. */
+function sampleOf(text: string, name: string, labels: Record<string, string>): number | undefined {
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}{`)) continue;
+    if (!Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`))) continue;
+    return Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return undefined;
 }
 
 async function exporterMetrics(s: Stack): Promise<string> {
@@ -413,6 +577,14 @@ const paged = (s: Stack, node: string, alert: string, after = 0): boolean =>
       n.status === 'firing' &&
       n.alerts.some((a) => a.node === node && a.alertname === `AvalancheGo${alert}`),
   );
+const ticketed = (s: Stack, node: string, alert: string, after = 0): boolean =>
+  s.notifications.some(
+    (n) =>
+      n.at >= after &&
+      n.receiver === 'tickets' &&
+      n.status === 'firing' &&
+      n.alerts.some((a) => a.node === node && a.alertname === `AvalancheGo${alert}` && a.status === 'firing'),
+  );
 const resolved = (s: Stack, node: string, alert: string, after: number): boolean =>
   s.notifications.some(
     (n) =>
@@ -444,6 +616,13 @@ async function restart(s: Stack, name: string, o: Partial<StartOptions> = {}): P
   s.started.add(node);
   s.nodes.set(name, node);
   return node;
+}
+
+/** Restarts a killed validator of the L1 set's other operator on its ports and keys, running the L1's chain. */
+async function restartL1Validator(s: Stack, name: keyof typeof L1_SET.others): Promise<void> {
+  const set = defined(s.l1set, 'the L1 set');
+  const node = defined(set.others.get(name), name);
+  set.others.set(name, await restartKept(s.network, s.started, node, 'SIGKILL'));
 }
 
 async function stopNode(s: Stack, name: string): Promise<void> {
@@ -560,14 +739,58 @@ const RUNS: Record<DrillName, Run> = {
   async 'l1-balance-drained'(s) {
     const l1 = defined(s.l1, 'the prepared L1');
     const staker1 = defined(s.nodes.get('staker1'), 'staker1');
+    const others = [...defined(s.l1set, 'the L1 set (its other validators)').others.values()];
     const fee = await rpcCall<{ price: number }>(staker1.url, '/ext/bc/P', 'platform.getValidatorFeeState', {});
     const balance = BigInt(Math.max(1, Math.round(fee.price * L1_RUNWAY_REAL_S)));
     s.log(`l1-balance-drained: fee price ${fee.price} nAVAX/s; balance ${balance} nAVAX`);
-    await convertToL1(l1, [{ url: staker1.url, balance }]);
+    // staker1 light among validators with a long runway: its running dry is its own page, not the L1's halt.
+    const long = BigInt(Math.max(1, Math.round(fee.price))) * L1_SET_BALANCE_S;
+    await convertToL1(l1, [
+      { url: staker1.url, balance, weight: DRAINED_WEIGHTS.staker1 },
+      ...others.map((n) => ({ url: n.url, balance: long, weight: DRAINED_WEIGHTS.other })),
+    ]);
     const start = s.now();
     await until(s, 'the L1ValidatorInactive page of staker1', 90, () => paged(s, 'staker1', 'L1ValidatorInactive', start));
+    // The set-wide series (l1s:, no node label) say it too: the whole set, staker1 inactive with a balance of 0.
+    const mine = { subnet: l1.subnetId, validator_node_id: staker1.nodeId };
+    await until(s, "staker1 inactive in the L1's set-wide series", 30, async () => {
+      const text = await exporterMetrics(s);
+      return (
+        sampleOf(text, 'avalanchego_l1_set_validators', { subnet: l1.subnetId }) === 1 + others.length &&
+        sampleOf(text, 'avalanchego_l1_set_validator_active', mine) === 0 &&
+        sampleOf(text, 'avalanchego_l1_set_validator_balance_navax', mine) === 0 &&
+        sampleOf(text, 'avalanchego_l1_set_validator_runway_seconds', mine) === 0
+      );
+    });
     // No recovery: topping the balance up is another transaction (IncreaseL1ValidatorBalanceTx); the L1 stays inactive.
     return {};
+  },
+
+  async 'l1-validator-stopped'(s, at) {
+    const set = defined(s.l1set, 'the L1 set');
+    signal(defined(set.others.get('l1a'), 'l1a').pid, 'SIGKILL');
+    const start = s.now();
+    await until(s, 'the L1ValidatorDown ticket of l1a', 60, () => ticketed(s, 'l1a', 'L1ValidatorDown', start));
+    await restartL1Validator(s, 'l1a');
+    const recoveryAt = at();
+    const back = s.now();
+    await until(s, 'the resolved L1ValidatorDown of l1a', 90, () => resolved(s, 'l1a', 'L1ValidatorDown', back));
+    return { recoveryAt };
+  },
+
+  async 'l1-halted'(s, at) {
+    const set = defined(s.l1set, 'the L1 set');
+    signal(defined(set.others.get('l1b'), 'l1b').pid, 'SIGKILL');
+    const start = s.now();
+    try {
+      await until(s, 'the L1WeightAtRisk page of the L1', HALT_MAX_REAL_S, () => paged(s, L1_SET.name, 'L1WeightAtRisk', start));
+    } finally {
+      await restartL1Validator(s, 'l1b');
+    }
+    const recoveryAt = at();
+    const back = s.now();
+    await until(s, 'the resolved L1WeightAtRisk of the L1', 90, () => resolved(s, L1_SET.name, 'L1WeightAtRisk', back));
+    return { recoveryAt };
   },
 
   async 'fresh-node'(s, at) {
@@ -606,7 +829,12 @@ const RUNS: Record<DrillName, Run> = {
   async isolated(s) {
     const peers = [...s.nodes.keys()].filter((n) => n !== 'staker1');
     await setTargets(s, (urls) => peers.forEach((n) => urls.delete(n)));
-    await Promise.all([...peers.map((n) => stopNode(s, n)), s.network.nonValidator.stop()]);
+    // The L1 set's other operator's validators are staker1's peers too.
+    await Promise.all([
+      ...peers.map((n) => stopNode(s, n)),
+      s.network.nonValidator.stop(),
+      ...[...(s.l1set?.others.values() ?? [])].map((n) => n.stop()),
+    ]);
     const start = s.now();
     await until(s, 'the TooFewPeers page of staker1', 120, () => paged(s, 'staker1', 'TooFewPeers', start));
     await hold(s, 5 * 60);
@@ -680,6 +908,8 @@ export async function runDrills(opts: DrillOptions = {}): Promise<DrillRun> {
     network = await startLocalNetwork();
     const networkSeconds = network.startSeconds;
     for (const n of [...network.nodes, network.nonValidator]) started.add(n);
+    // The L1 drills' watched L1 (a real chain on staker1, staker3, l1a, l1b): before the targets are listed, as it restarts stakers.
+    const l1set = L1_DRILLS.some((n) => wanted.has(n)) ? await startL1Set(network, started, log) : undefined;
     const nodes = new Map<string, RealNode>(network.nodes.map((n) => [`staker${stakerOf(n)}`, n]));
     nodes.set('nonvalidator', network.nonValidator);
     const staker1 = defined(nodes.get('staker1'), 'staker1');
@@ -691,7 +921,15 @@ export async function runDrills(opts: DrillOptions = {}): Promise<DrillRun> {
 
     const expPort = await freePort();
     const configFile = join(dir, 'exporter.yaml');
-    writeFileSync(configFile, exporterConfig({ urls, l1 }));
+    writeFileSync(configFile, exporterConfig({ urls, l1, ...(l1set ? { l1set } : {}) }));
+    // Whom an L1 set alert is about (it has no node label): the validator's name, else its L1's.
+    const names = new Map<string, string>([...nodes].map(([name, n]) => [n.nodeId, name]));
+    for (const [name, n] of l1set?.others ?? []) names.set(n.nodeId, name);
+    if (l1) names.set(l1.subnetId, l1.chainName);
+    if (l1set) names.set(l1set.setup.subnetId, L1_SET.name);
+    const l1Subjects = new Set([l1?.chainName, ...(l1set ? [L1_SET.name, ...l1set.others.keys()] : [])].filter((x) => x !== undefined));
+    const subjectOf: SubjectOf = (labels) =>
+      labels['node'] ?? names.get(labels['validator_node_id'] ?? '') ?? names.get(labels['subnet'] ?? '') ?? labels['subnet'] ?? '';
     const exporter = group.start('exporter', process.execPath, [
       join(REPO_ROOT, 'dist', 'main.js'),
       `--config.file=${configFile}`,
@@ -707,6 +945,7 @@ export async function runDrills(opts: DrillOptions = {}): Promise<DrillRun> {
       notifications,
       now,
       log,
+      subjectOf,
     });
     hook = stack.hook;
     const { prom, amUrl } = stack;
@@ -726,6 +965,7 @@ export async function runDrills(opts: DrillOptions = {}): Promise<DrillRun> {
       now,
       speedup,
       ...(l1 ? { l1 } : {}),
+      ...(l1set ? { l1set } : {}),
       log,
     };
 
@@ -752,7 +992,7 @@ export async function runDrills(opts: DrillOptions = {}): Promise<DrillRun> {
     watcher = (async () => {
       while (watching.on) {
         const tick = Date.now();
-        await observeAlerts(prom, amUrl, records, (iso) => ((Date.parse(iso) - t0) * speedup) / 1000, now).catch((err: unknown) =>
+        await observeAlerts(prom, amUrl, records, (iso) => ((Date.parse(iso) - t0) * speedup) / 1000, now, subjectOf).catch((err: unknown) =>
           log(`watching the alerts: ${String(err)}`),
         );
         await new Promise((r) => setTimeout(r, Math.max(0, 500 - (Date.now() - tick))));
@@ -817,9 +1057,9 @@ export async function runDrills(opts: DrillOptions = {}): Promise<DrillRun> {
           spec,
           startedAt: o.start,
           durationSeconds: o.end - o.start,
-          // The nodes polled at the phase's start, or added by a drill of it (the fresh node).
+          // The nodes polled at the phase's start, or added by a drill of it (the fresh node); an L1 or its validator.
           subjects: spec.expect
-            .filter((e) => targeted.has(e.node) || s.urls.has(e.node))
+            .filter((e) => targeted.has(e.node) || s.urls.has(e.node) || l1Subjects.has(e.node))
             .map((e) => subjectResult(e, o, records, notifications, speedup)),
           reasons,
           controls,

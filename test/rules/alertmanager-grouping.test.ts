@@ -137,6 +137,38 @@ describe.each([currentAlertmanager(), debianAlertmanager()].map((g) => [g.label,
       expect(down.map((n) => n.alerts.map((x) => x.labels['node']).join()).sort()).toEqual(['d1', 'd2']);
     });
 
+    it("an L1's alerts (no node label): one page per L1 at risk, one ticket per validator, not one for all", async () => {
+      // The tickets on a third L1: an L1 at risk holds its validators' tickets back (inhibit_rules).
+      const [a, b, c] = ['L1a111', 'L1b222', 'L1c333'];
+      await post([
+        labels('L1WeightAtRisk', 'critical', { subnet: a }),
+        labels('L1WeightAtRisk', 'critical', { subnet: b }),
+        ...['NodeID-x', 'NodeID-y'].map((id) => labels('L1ValidatorDown', 'warning', { subnet: c, validation_id: `v-${id}`, validator_node_id: id })),
+        labels('L1ValidatorRunwayLow', 'warning', { subnet: c, validation_id: 'v-NodeID-x', validator_node_id: 'NodeID-x' }),
+      ]);
+      const pages = await notifications('L1WeightAtRisk', 2);
+      expect(pages.map((n) => [n.receiver, n.alerts.map((x) => x.labels['subnet']).join()]).sort()).toEqual([
+        ['pager', a],
+        ['pager', b],
+      ]);
+      const tickets = await notifications('L1ValidatorDown', 2);
+      // One ticket per validator: NodeID-x's down and runway alerts in one, NodeID-y's in another.
+      expect(
+        tickets
+          .map((n) => [
+            n.receiver,
+            n.alerts
+              .map((x) => `${x.labels['validator_node_id']}/${x.labels['alertname']}`)
+              .sort()
+              .join(),
+          ])
+          .sort(),
+      ).toEqual([
+        ['tickets', 'NodeID-x/AvalancheGoL1ValidatorDown,NodeID-x/AvalancheGoL1ValidatorRunwayLow'],
+        ['tickets', 'NodeID-y/AvalancheGoL1ValidatorDown'],
+      ]);
+    });
+
     it('a validator below its uptime requirement is one incident: the at-risk alert joins the uptime page of its node', async () => {
       await post([labels('UptimeBelowRewardThreshold', 'critical', { node: 'u1' })]);
       const first = await notifications('UptimeBelowRewardThreshold', 1);

@@ -19,7 +19,8 @@ import { join } from 'node:path';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { ROOT, alertRules } from './lib.js';
 import { currentAlertmanager, prometheus3, victoriaMetrics, type Binary, type VictoriaMetrics } from '../helpers/monitoring.js';
-import { L1_CHAIN, L1_SUBNET_ID } from '../../src/simulator/index.js';
+import { L1_CHAIN, L1_SUBNET_ID, otherL1Validators } from '../../src/simulator/index.js';
+import { isScenario, releaseOf } from '../../src/simulator/scenarios.js';
 import { defined } from '../helpers/assert.js';
 import { ProcessGroup } from '../helpers/processes.js';
 import { freePort } from '../helpers/net.js';
@@ -199,6 +200,13 @@ const alertKey = (l: Record<string, string>): string =>
     .map((k) => `${k}=${l[k]}`)
     .join(',');
 
+/**
+ * Whom an alert is about, for a run's per-node results: its `node` label, else (the L1 set's alerts: one per validator
+ * or per L1, with no node label) whom the run's `subjectOf` names. Default: the node label, or ''.
+ */
+export type SubjectOf = (labels: Record<string, string>) => string;
+const byNodeLabel: SubjectOf = (labels) => labels['node'] ?? '';
+
 export interface AlertingStackOptions {
   /** Working directory: the compressed Alertmanager configuration and rule files, both stores. */
   dir: string;
@@ -211,6 +219,8 @@ export interface AlertingStackOptions {
   notifications: Notification[];
   now: () => number;
   log: (line: string) => void;
+  /** Whom each alert is about (default: its node label). */
+  subjectOf?: SubjectOf;
 }
 
 export interface AlertingStack<E extends RuleEngine = TestPrometheus> {
@@ -282,7 +292,7 @@ async function withAlertmanager<E extends RuleEngine>(
   if (!am) throw new Error(o.alertmanager.missing);
   const [amPort, hookPort] = [await freePort(), await freePort()];
   const amUrl = `http://127.0.0.1:${amPort}`;
-  const hook = await startWebhook(hookPort, o.notifications, o.now, o.log);
+  const hook = await startWebhook(hookPort, o.notifications, o.now, o.log, o.subjectOf);
   try {
     writeFileSync(join(o.dir, 'alertmanager.yml'), compressAlertmanager(readFileSync(AM_CONFIG, 'utf8'), o.speedup, `http://127.0.0.1:${hookPort}`));
     group.start('alertmanager', am, [
@@ -341,6 +351,8 @@ export async function runDetection(opts: RunOptions): Promise<RunResult> {
       `--scenario=${opts.nodes.map((plan) => plan.initial ?? 'healthy').join(',')}`,
     ]);
     await waitFor('the simulator', 20_000, async () => (await fetch(`${simUrl}/sim/nodes`)).ok);
+    const listed = (await (await fetch(`${simUrl}/sim/nodes`)).json()) as { nodes: Array<{ name: string; nodeId: string }> };
+    const subjectOf = l1Subjects(opts.nodes, listed.nodes, opts.seed ?? 'avalanchego-detection');
 
     writeFileSync(
       join(dir, 'exporter.yaml'),
@@ -361,6 +373,11 @@ export async function runDetection(opts: RunOptions): Promise<RunResult> {
         `    chains: [${L1_CHAIN.chainId}]`,
         'targets:',
         ...names.flatMap((n) => [`  - name: ${n}`, `    url: ${simUrl}/${n}`]),
+        // The L1 watched as a whole, from every node that runs a release with L1s (a v1.10 node's P-Chain lists none).
+        'l1s:',
+        `  - subnet: ${L1_SUBNET_ID}`,
+        '    interval: 3s',
+        `    vantages: [${names.filter((_, i) => l1Release(defined(opts.nodes[i], `the plan of node ${i}`))).join(', ')}]`,
         '',
       ].join('\n'),
     );
@@ -375,7 +392,7 @@ export async function runDetection(opts: RunOptions): Promise<RunResult> {
     // The webhook receiver (every POST Alertmanager sends, with its arrival time), Alertmanager, Prometheus or VictoriaMetrics.
     // The webhook stamps wall-clock milliseconds, turned into compressed seconds once the start is known (below):
     // a node that runs its fault from its start (fromStart) may page before it, and that page is no later for it.
-    const common = { dir, speedup, exporter: `127.0.0.1:${expPort}`, alertmanager: am, notifications, now: () => Date.now(), log };
+    const common = { dir, speedup, exporter: `127.0.0.1:${expPort}`, alertmanager: am, notifications, now: () => Date.now(), log, subjectOf };
     const stack: AlertingStack<RuleEngine> =
       engine === 'prometheus'
         ? await startAlertingStack(group, { ...common, prometheus: promTool })
@@ -416,7 +433,7 @@ export async function runDetection(opts: RunOptions): Promise<RunResult> {
     const end = t0 + (opts.durationSeconds * 1000) / speedup;
     while (Date.now() < end) {
       const tick = Date.now();
-      await observeAlerts(prom, amUrl, records, (iso) => ((Date.parse(iso) - t0) * speedup) / 1000, now);
+      await observeAlerts(prom, amUrl, records, (iso) => ((Date.parse(iso) - t0) * speedup) / 1000, now, subjectOf);
       await new Promise((r) => setTimeout(r, Math.max(0, 500 - (Date.now() - tick))));
     }
     if (switchErrors.length) throw new Error(switchErrors.join('\n'));
@@ -467,11 +484,50 @@ export async function runDetection(opts: RunOptions): Promise<RunResult> {
   }
 }
 
+/** Every scenario a plan runs. */
+const scenariosOf = (plan: NodePlan): string[] => [plan.initial ?? 'healthy', ...plan.steps.map(([, sc]) => sc)];
+
+/** The node runs releases with L1s all along (a pre-Etna release lists no L1 validator: not a vantage of the L1). */
+function l1Release(plan: NodePlan): boolean {
+  return scenariosOf(plan).every((sc) => !isScenario(sc) || releaseOf(sc).l1);
+}
+
+/**
+ * Whom the simulated L1's alerts are about (the L1 set's carry no node label): a validator of the fleet is its node;
+ * another operator's validator is the node whose plan runs the scenario that stops it (L1_SET_SCENARIOS); the L1 itself
+ * (AvalancheGoL1WeightAtRisk) is the node whose plan halts it (l1-halted), else the subnet.
+ */
+export function l1Subjects(plans: NodePlan[], nodes: ReadonlyArray<{ name: string; nodeId: string }>, seed: string): SubjectOf {
+  const byId = new Map(nodes.map((n) => [n.nodeId, n.name]));
+  const running = (scenario: string): string | undefined => {
+    const i = plans.findIndex((p) => scenariosOf(p).includes(scenario));
+    return i < 0 ? undefined : nodes[i]?.name;
+  };
+  // Their weights do not matter here: the IDs come from the seed.
+  otherL1Validators(seed, 0n).forEach((v) => {
+    const by = v.stoppedBy.map(running).find((n) => n !== undefined);
+    if (by) byId.set(v.nodeId, by);
+  });
+  const halted = running('l1-halted');
+  return (labels) => {
+    const validator = labels['validator_node_id'];
+    if (labels['node'] !== undefined) return labels['node'];
+    if (validator !== undefined) return byId.get(validator) ?? validator;
+    return labels['subnet'] === L1_SUBNET_ID && halted !== undefined ? halted : (labels['subnet'] ?? '');
+  };
+}
+
 /**
  * A webhook receiver on 127.0.0.1:`port`: every notification Alertmanager sends is pushed to
  * `notifications`, stamped with `now()` (compressed seconds) and its receiver (the URL path).
  */
-export async function startWebhook(port: number, notifications: Notification[], now: () => number, log: (line: string) => void): Promise<Server> {
+export async function startWebhook(
+  port: number,
+  notifications: Notification[],
+  now: () => number,
+  log: (line: string) => void,
+  subjectOf: SubjectOf = byNodeLabel,
+): Promise<Server> {
   const server = createServer((req, res) => {
     let body = '';
     req.setEncoding('utf8');
@@ -491,7 +547,7 @@ export async function startWebhook(port: number, notifications: Notification[], 
           groupKey: msg.groupKey,
           alerts: msg.alerts.map((a) => ({
             alertname: a.labels['alertname'] ?? '',
-            node: a.labels['node'] ?? '',
+            node: subjectOf(a.labels),
             severity: a.labels['severity'] ?? '',
             status: a.status,
             description: a.annotations?.['description'] ?? '',
@@ -519,6 +575,7 @@ export async function observeAlerts(
   records: Map<string, AlertRecord>,
   at: (iso: string) => number,
   now: () => number,
+  subjectOf: SubjectOf = byNodeLabel,
 ): Promise<void> {
   const promAlerts = await prom.alerts();
   const seen = new Set<string>();
@@ -532,7 +589,7 @@ export async function observeAlerts(
       r = {
         alertname: a.labels['alertname'] ?? '',
         severity: a.labels['severity'] ?? '',
-        node: a.labels['node'] ?? '',
+        node: subjectOf(a.labels),
         labels: a.labels,
         activeAt: at(a.activeAt),
         inhibited: false,

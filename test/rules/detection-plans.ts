@@ -10,6 +10,11 @@ export interface Fault {
   scenario: string;
   /** How long the fault is held (compressed seconds; default FAULT_SECONDS). */
   holdSeconds?: number;
+  /**
+   * When the fault starts (compressed seconds; default 0): a fault whose page holds back alerts of other faults of its
+   * batch (an L1's weight at risk holds back its validators' tickets) starts after their notifications are sent.
+   */
+  startSeconds?: number;
   /** Exporter sources the alert is computed from: without them the fault cannot be detected yet. */
   sources?: string[];
   /** What Alertmanager should send for it: pages, tickets, and the alert that names the cause. */
@@ -161,6 +166,19 @@ export const FAULTS: Fault[] = [
     expect: { pages: 1, tickets: 0, alert: 'AvalancheGoNoLongerValidator' },
     why: "the L1's validator manager sets the node's weight to 0: out of the L1's set, still a primary-network validator",
   },
+  // The L1 as a whole (`l1s:`): every node validates the fleet's L1, which four validators of other operators share.
+  {
+    scenario: 'l1-validator-stopped',
+    expect: { pages: 0, tickets: 1, alert: 'AvalancheGoL1ValidatorDown' },
+    why: "another operator's validator of the L1 (3 % of its weight) is seen disconnected by every vantage: a ticket for it; its weight is not at risk, so no page",
+  },
+  {
+    scenario: 'l1-halted',
+    startSeconds: 15 * 60,
+    holdSeconds: 35 * 60,
+    expect: { pages: 1, tickets: 0, alert: 'AvalancheGoL1WeightAtRisk' },
+    why: "two validators of other operators, 27.6 % of the L1's weight, seen disconnected by every vantage: one page for the L1, their L1ValidatorDown held back; from 15m (held 35m), after the other L1 faults of its batch have notified, since it holds back every ticket of the L1",
+  },
   {
     scenario: 'c-chain-executor-dead',
     fromStart: true,
@@ -171,7 +189,7 @@ export const FAULTS: Fault[] = [
 
 /** The length of a fault run: the longest hold, then the recovery. */
 export const faultRunSeconds = (faults: Fault[] = FAULTS): number =>
-  Math.max(...faults.map((f) => f.holdSeconds ?? FAULT_SECONDS)) + RECOVERY_SECONDS;
+  Math.max(...faults.map((f) => (f.startSeconds ?? 0) + (f.holdSeconds ?? FAULT_SECONDS))) + RECOVERY_SECONDS;
 
 /** The simulator's scenarios that FAULTS does not plan (new ones must be added above). */
 export const unplanned = (): string[] => SCENARIOS.filter((s) => !FAULTS.some((f) => f.scenario === s));
@@ -183,13 +201,14 @@ export function faultFleet(faults: Fault[] = FAULTS, holdSeconds?: number): Node
       if (f.scenario === 'healthy') return { label: f.scenario, steps: [] };
       const hold = holdSeconds ?? f.holdSeconds ?? FAULT_SECONDS;
       if (f.fromStart) return { label: f.scenario, initial: f.scenario, steps: [[hold, 'healthy']], recoveryAt: hold };
+      const start = f.startSeconds ?? 0;
       return {
         label: f.scenario,
         steps: [
-          [0, f.scenario],
-          [hold, 'healthy'],
+          [start, f.scenario],
+          [start + hold, 'healthy'],
         ],
-        recoveryAt: hold,
+        recoveryAt: start + hold,
       };
     }),
     { label: 'healthy (fleet)', steps: [] },

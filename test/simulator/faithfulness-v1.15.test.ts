@@ -13,7 +13,7 @@ import { L1_CHAIN, L1_SUBNET_ID, MAINNET_HELICON, PRIMARY_NETWORK_ID } from '../
 import { UPTIME_START_TIME_ERRORS } from '../../src/simulator/info-api.js';
 import { releaseOf } from '../../src/simulator/scenarios.js';
 import { START_TIME_ERRORS } from '../../src/sources/info.js';
-import { goSourceFiles } from './go-source.js';
+import { goSourceFiles, goStructs, type GoStruct } from './go-source.js';
 import { defined } from '../helpers/assert.js';
 import { rpc, simulator } from './helpers.js';
 
@@ -37,24 +37,6 @@ const IN_CI = process.env.CI === 'true';
 /** The source files, from the cache or from `go mod download` (then cached); a reason when neither can be had. */
 function sourceFiles(): { files: Map<SourceFile, string> } | { reason: string } {
   return goSourceFiles(VERSION, FILES, `avalanchego-source-${VERSION}`, TEST_FILE);
-}
-
-/** A Go struct's JSON tags and embedded types (`Staker`, `*AutoRenewedConfig`, `peer.Info`). */
-interface GoStruct {
-  tags: string[];
-  embedded: string[];
-}
-
-/** The structs of a Go file, by name: tags in declaration order. Enough Go for these files, not a parser. */
-export function goStructs(text: string): Map<string, GoStruct> {
-  const out = new Map<string, GoStruct>();
-  for (const m of text.matchAll(/^type (\w+) struct \{\n([\s\S]*?)^\}/gm)) {
-    const body = defined(m[2], 'a struct body');
-    const tags = [...body.matchAll(/`json:"([^",]*)[^"]*"`/g)].map((t) => defined(t[1], 'a tag'));
-    const embedded = [...body.matchAll(/^\s*\*?([\w.]+)\s*$/gm)].map((e) => defined(e[1], 'an embedded type'));
-    out.set(defined(m[1], 'a struct name'), { tags, embedded });
-  }
-  return out;
 }
 
 let source: Map<SourceFile, string> | undefined;

@@ -7,8 +7,9 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameS
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { cacheRoot } from '../real-node/build.js';
+import { defined } from '../helpers/assert.js';
 
-const MODULE = 'github.com/ava-labs/avalanchego';
+const AVALANCHEGO = 'github.com/ava-labs/avalanchego';
 /** Set by vitest.fast.config.ts: the lane that needs no network and no other program. */
 const FAST_LANE = process.env.AVALANCHEGO_FAST_LANE === '1';
 
@@ -21,21 +22,23 @@ export function goSourceFiles<F extends string>(
   files: readonly F[],
   cacheName: string,
   testFile: string,
+  /** The Go module (default AvalancheGo's; `github.com/ava-labs/avalanchego/graft/subnet-evm` for Subnet-EVM's). */
+  goModule = AVALANCHEGO,
 ): { files: Map<F, string> } | { reason: string } {
   const cached = join(cacheRoot(), cacheName);
   if (!files.every((f) => existsSync(join(cached, f)))) {
     if (FAST_LANE)
       return {
-        reason: `the ${MODULE}@${version} source is not cached under ${cached}, and the fast lane fetches nothing: run \`npx vitest run ${testFile}\` once with Go to cache it`,
+        reason: `the ${goModule}@${version} source is not cached under ${cached}, and the fast lane fetches nothing: run \`npx vitest run ${testFile}\` once with Go to cache it`,
       };
     const go = spawnSync('go', ['version'], { encoding: 'utf8' });
-    if (go.error || go.status !== 0) return { reason: `no Go on this machine and no cached ${MODULE}@${version} source under ${cached}` };
+    if (go.error || go.status !== 0) return { reason: `no Go on this machine and no cached ${goModule}@${version} source under ${cached}` };
     // Outside any module, so the download does not touch a go.mod.
     const cwd = mkdtempSync(join(tmpdir(), 'avalanchego-source-'));
     try {
-      const r = spawnSync('go', ['mod', 'download', '-json', `${MODULE}@${version}`], { cwd, encoding: 'utf8', timeout: 300_000 });
+      const r = spawnSync('go', ['mod', 'download', '-json', `${goModule}@${version}`], { cwd, encoding: 'utf8', timeout: 300_000 });
       const dir = r.status === 0 ? (JSON.parse(r.stdout) as { Dir?: string }).Dir : undefined;
-      if (!dir) return { reason: `go mod download ${MODULE}@${version} failed: ${(r.stderr || r.stdout || String(r.error)).slice(0, 300)}` };
+      if (!dir) return { reason: `go mod download ${goModule}@${version} failed: ${(r.stderr || r.stdout || String(r.error)).slice(0, 300)}` };
       const staging = `${cached}.tmp-${process.pid}`;
       for (const f of files) {
         mkdirSync(dirname(join(staging, f)), { recursive: true });
@@ -48,4 +51,22 @@ export function goSourceFiles<F extends string>(
     }
   }
   return { files: new Map(files.map((f) => [f, readFileSync(join(cached, f), 'utf8')])) };
+}
+
+/** A Go struct's JSON tags and embedded types (`Staker`, `*AutoRenewedConfig`, `peer.Info`). */
+export interface GoStruct {
+  tags: string[];
+  embedded: string[];
+}
+
+/** The structs of a Go file, by name: tags in declaration order. Enough Go for these files, not a parser. */
+export function goStructs(text: string): Map<string, GoStruct> {
+  const out = new Map<string, GoStruct>();
+  for (const m of text.matchAll(/^type (\w+) struct \{\n([\s\S]*?)^\}/gm)) {
+    const body = defined(m[2], 'a struct body');
+    const tags = [...body.matchAll(/`json:"([^",]*)[^"]*"`/g)].map((t) => defined(t[1], 'a tag'));
+    const embedded = [...body.matchAll(/^\s*\*?([\w.]+)\s*$/gm)].map((e) => defined(e[1], 'an embedded type'));
+    out.set(defined(m[1], 'a struct name'), { tags, embedded });
+  }
+  return out;
 }
