@@ -93,7 +93,7 @@ const MAY_BE_EMPTY = new Map<string, string>([
 
 // Series this setup does not produce, with the reason. A panel query may be empty when a
 // metric it reads has no series at all in the engine and is listed here, or comes from a
-// source (info, platform, admin, node_metrics, an L1 of l1s) that the exporter does not poll here (no poll_success
+// source (info, platform, admin, node_metrics, chain_info, an L1 of l1s) that the exporter does not poll here (no poll_success
 // series of that source): once a source runs, the panels that read it must have data.
 const ABSENT_HERE = new Map<string, string>([
   ['avalanchego_l1_validator_balance_navax', 'the configuration lists no L1 in platform.subnets'],
@@ -139,7 +139,7 @@ async function readsAbsentSeries(api: QueryApi, expr: string): Promise<boolean> 
     if (ABSENT_HERE.has(metric)) return true;
     const source = SOURCE_OF.get(metric);
     return (
-      (source === 'info' || source === 'platform' || source === 'admin' || source === 'node_metrics' || source === 'l1') &&
+      ['info', 'platform', 'admin', 'node_metrics', 'chain_info', 'l1'].includes(source ?? '') &&
       (await api.vector(`avalanchego_exporter_poll_success{job="${JOB}", source="${source}"}`)).length === 0
     );
   };
