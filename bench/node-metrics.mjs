@@ -1,5 +1,7 @@
-// The node_metrics source's cost (issue 31): the exporter reading every node's /ext/metrics (the
-// simulator's realistic body, about 280 KiB and 2,500 series a node) against its floor in the same run:
+// The node_metrics source's cost (issue 31): the exporter reading every node's /ext/metrics (a real node's
+// size: the simulator's v1.14 body, whose polls move, with the other families of a real v1.14.2 validator's
+// recorded body, about 580 KiB and 4,600 series a node; --body=simulated: the simulator's own, about 150 KiB
+// and 1,700 series) against its floor in the same run:
 // a process that only fetches the same bodies at the same rate over keep-alive undici and splits each
 // into lines as it streams (what any client pays to see every line; the exporter must also find its few
 // families among them). Three phases on one simulator: the exporter with health only, the same with
@@ -7,10 +9,11 @@
 // its last line, one JSON object. Asserts nothing; run under `flock /tmp/heavy.lock` (bench/run.mjs runs it
 // as its node_metrics row).
 //
-//   node bench/node-metrics.mjs [--nodes=200] [--interval=2] [--window=20] [--exporter=DIR]
+//   node bench/node-metrics.mjs [--nodes=200] [--interval=2] [--window=20] [--body=real|simulated] [--exporter=DIR]
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Agent, request } from 'undici';
 import { Procs, cpuSeconds, freePort, jsonNumbers, rssBytes, sleep, sumSamples, waitFor } from './lib.mjs';
@@ -21,6 +24,8 @@ const { values: opts } = parseArgs({
     interval: { type: 'string', default: '2' },
     window: { type: 'string', default: '20' },
     warmup: { type: 'string', default: '6' },
+    // real: the simulator's body with a real node's other families (--metrics-filler); simulated: its own alone.
+    body: { type: 'string', default: 'real' },
     exporter: { type: 'string', default: '.' },
     // Internal: this file as the floor's process.
     floor: { type: 'string' },
@@ -29,6 +34,8 @@ const { values: opts } = parseArgs({
 });
 
 const NL = 0x0a;
+const REAL_BODY = fileURLToPath(new URL('../test/fixtures/node-metrics/v1.14.2/local-network-full.prom.gz', import.meta.url));
+if (opts.body !== 'real' && opts.body !== 'simulated') throw new Error(`--body: ${JSON.stringify(opts.body)} is neither real nor simulated`);
 
 if (opts.floor !== undefined) {
   // The floor: GET each node's /ext/metrics in turn at --rate a second, each body split into lines as its
@@ -188,6 +195,9 @@ try {
     `--web.listen-address=127.0.0.1:${port}`,
     `--nodes=${N}`,
     '--scenario=healthy',
+    // A real node's size: the simulator's own families (the polls move with the scenario) and the rest of a real
+    // v1.14.2 validator's body as it was recorded (staker1 of the local network, also an L1 validator).
+    ...(opts.body === 'real' ? [`--metrics-filler=${REAL_BODY}`] : []),
   ]);
   await waitFor(async () => (await get(`${sim}/sim/scenarios`)).status === 200, 'the simulator', 120_000, simProc);
   const body = (await get(`${sim}/node-0/ext/metrics`)).body;

@@ -1,6 +1,8 @@
 // `avalanchego-exporter simulate …`: runs a simulated fleet until SIGINT or
 // SIGTERM. Flags follow the exporter's style (--web.listen-address=HOST:PORT).
 
+import { readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import { parseGoDuration } from '../util/gotime.js';
 import {
   DOWN_MODES,
@@ -14,6 +16,7 @@ import {
   type ScenarioName,
   type SimulatorOptions,
 } from './index.js';
+import { parseMetricsFiller } from './metrics.js';
 import { isScenario } from './scenarios.js';
 
 export const SIMULATE_USAGE = `Usage: avalanchego-exporter simulate [flags]
@@ -36,6 +39,10 @@ Flags:
   --no-admin                      do not serve /ext/admin
   --no-index                      do not serve /ext/index/…
   --no-metrics                    do not serve /ext/metrics
+  --metrics-filler=FILE           a real v1.11+ node's /ext/metrics (text, or gzip when
+                                  FILE ends in .gz): its families, but consensus polls
+                                  and bad blocks, are added to every v1.11+ node's body
+                                  (a body of a real node's size, for benchmarks)
   --fresh-index                   indexing starts with the simulator: indexes start
                                   empty, X/vtx stays empty (default: full history)
   --track-l1                      every node also tracks and validates an L1 (a chain check
@@ -95,6 +102,7 @@ export function parseSimulateArgs(argv: string[]): { help: boolean; options: Sim
       '--seed',
       '--validators',
       '--peers',
+      '--metrics-filler',
     ];
     if (!booleans.has(name) && !valued.includes(name)) {
       throw new UsageError(name.startsWith('-') ? `unknown flag ${name}` : `unexpected argument ${JSON.stringify(arg)}`);
@@ -156,6 +164,21 @@ export function parseSimulateArgs(argv: string[]): { help: boolean; options: Sim
       case '--no-metrics':
         options.metrics = false;
         break;
+      case '--metrics-filler': {
+        let text: string;
+        try {
+          const raw = readFileSync(v);
+          text = (v.endsWith('.gz') ? gunzipSync(raw) : raw).toString('utf8');
+        } catch (err) {
+          throw new UsageError(`--metrics-filler: cannot read ${v}: ${(err as Error).message}`);
+        }
+        try {
+          options.metricsFiller = parseMetricsFiller(text, v);
+        } catch (err) {
+          throw new UsageError(`--metrics-filler: ${(err as Error).message}`);
+        }
+        break;
+      }
       case '--track-l1':
         options.trackL1 = true;
         break;

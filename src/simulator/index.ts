@@ -8,6 +8,7 @@ import { SimNode } from './node.js';
 import { DEFAULT_TIMINGS, DOWN_MODES, GARBAGE_MODES, SCENARIOS, isScenario, type ScenarioName, type ScenarioTimings } from './scenarios.js';
 import { FleetServer, type ScenarioOverrides } from './server.js';
 import { FleetL1 } from './l1-set.js';
+import type { MetricsFiller } from './metrics.js';
 
 export { SCENARIOS, DEFAULT_TIMINGS, DOWN_MODES, GARBAGE_MODES };
 export { HELICON_SCENARIOS, MAINNET_HELICON, MAINNET_HELICON_S } from './scenarios.js';
@@ -36,6 +37,8 @@ export interface SimulatorOptions {
   index?: boolean;
   /** Serve /ext/metrics (--api-metrics-enabled); default true. */
   metrics?: boolean;
+  /** A real v1.11+ node's families added to the /ext/metrics of every v1.11+ node (parseMetricsFiller): a body of a real node's size. */
+  metricsFiller?: MetricsFiller;
   /** Indexing began when the simulator started: indexes start empty and X/vtx stays empty; default false (complete history). */
   freshIndex?: boolean | ((index: number) => boolean);
   /** The node also tracks an L1 (a subnet-evm chain keyed by its chain ID, tagged with its subnet ID); default false. */
@@ -115,6 +118,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
         adminEnabled: opts.admin ?? true,
         indexEnabled: opts.index ?? true,
         metricsEnabled: opts.metrics ?? true,
+        ...(opts.metricsFiller ? { metricsFiller: opts.metricsFiller } : {}),
         trackL1: typeof opts.trackL1 === 'function' ? opts.trackL1(i) : (opts.trackL1 ?? false),
         validator: typeof opts.validator === 'function' ? opts.validator(i) : (opts.validator ?? i % 3 === 0),
         l1Validator: typeof opts.l1Validator === 'function' ? opts.l1Validator(i) : (opts.l1Validator ?? true),

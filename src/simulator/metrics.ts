@@ -230,15 +230,61 @@ const plainFamily = (prefix: string, what: string, name: string, perSecond: numb
  * The body. The filler is rebuilt from `state` (cheap: no I/O), the families the exporter keeps read their
  * values from it. Lines are written as client_golang writes them: `# HELP`, `# TYPE`, then the series sorted.
  */
-export function renderNodeMetrics(state: MetricsState): string {
+export function renderNodeMetrics(state: MetricsState, filler?: MetricsFiller): string {
   const out: string[] = [];
+  const written = new Set<string>();
   for (const f of families(state)) {
+    written.add(f.name);
     if (f.help !== undefined) out.push(`# HELP ${f.name} ${f.help}`);
     out.push(`# TYPE ${f.name} ${f.type}`);
     for (const s of f.series) out.push(`${s.labels === '' ? f.name : `${f.name}${s.labels}`} ${formatValue(s.value(state.uptimeSeconds))}`);
   }
+  // A real node's other families, as it served them (their values do not move): a body of a real node's size.
+  if (filler && state.shape === 'labelled') for (const f of filler.families) if (!written.has(f.name)) out.push(f.text);
   out.push('');
   return out.join('\n');
+}
+
+/** The families of a real node's /ext/metrics that a simulated body of its release adds to its own (parseMetricsFiller). */
+export interface MetricsFiller {
+  readonly families: ReadonlyArray<{ readonly name: string; readonly text: string }>;
+  /** Bytes and sample lines of what is kept. */
+  readonly bytes: number;
+  readonly series: number;
+}
+
+/** The families this simulator moves with the scenario: never taken from a recorded body, on any release. */
+const MOVING = /_polls_(successful|failed)$|_eth_chain_block_bad_count$/;
+
+/**
+ * A real v1.11+ node's /ext/metrics (the text format) cut into families: a family's `# HELP`, `# TYPE` and sample
+ * lines (a histogram's `_bucket`, `_sum`, `_count` with it) as one text. The families the simulator moves (consensus
+ * polls, bad blocks) are left out, so that a scenario alone decides what the exporter reads. Throws, saying what,
+ * on a body with no family or with a line that is not the text format.
+ */
+export function parseMetricsFiller(text: string, where: string): MetricsFiller {
+  const families: Array<{ name: string; lines: string[] }> = [];
+  let current: { name: string; lines: string[] } | undefined;
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] ?? '';
+    if (line === '') continue;
+    const meta = /^# (HELP|TYPE) ([a-zA-Z_:][a-zA-Z0-9_:]*)(?: |$)/.exec(line);
+    const sample = meta ? undefined : /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{.*\})? \S+( \S+)?$/.exec(line);
+    if (!meta && !sample && !line.startsWith('#'))
+      throw new Error(`${where}:${i + 1}: not a line of the Prometheus text format: ${JSON.stringify(line.slice(0, 120))}`);
+    const name = meta?.[2];
+    if (name !== undefined && name !== current?.name) families.push((current = { name, lines: [] }));
+    else if (!current) families.push((current = { name: sample?.[1] ?? '', lines: [] }));
+    current.lines.push(line);
+  }
+  const kept = families.filter((f) => f.name !== '' && !MOVING.test(f.name)).map((f) => ({ name: f.name, text: f.lines.join('\n') }));
+  if (kept.length === 0) throw new Error(`${where}: no metric family in it: expected a node's GET /ext/metrics`);
+  return {
+    families: kept,
+    bytes: kept.reduce((n, f) => n + Buffer.byteLength(f.text) + 1, 0),
+    series: kept.reduce((n, f) => n + f.text.split('\n').filter((l) => !l.startsWith('#')).length, 0),
+  };
 }
 
 /** Go's strconv.FormatFloat(v, 'g', -1, 64), as expfmt writes a value: an exponent below 1e-4 and from 1e6 on. */

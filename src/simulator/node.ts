@@ -31,7 +31,7 @@ import {
 } from './scenarios.js';
 import { Staking } from './validator.js';
 import type { FleetL1 } from './l1-set.js';
-import { renderNodeMetrics, type MetricsState } from './metrics.js';
+import { renderNodeMetrics, type MetricsFiller, type MetricsState } from './metrics.js';
 
 export interface NodeOptions {
   index: number;
@@ -46,6 +46,8 @@ export interface NodeOptions {
   indexEnabled: boolean;
   /** Serve /ext/metrics (--api-metrics-enabled); else it answers 404. */
   metricsEnabled: boolean;
+  /** A real node's other families, added to a v1.11+ body (metrics.ts parseMetricsFiller). */
+  metricsFiller?: MetricsFiller;
   /** Indexing was turned on when the simulator started: indexes start empty (X/vtx stays so). */
   freshIndex: boolean;
   /** The node also tracks an L1 (L1_CHAIN): one more chain check, tagged with its subnet ID. */
@@ -757,7 +759,7 @@ export class SimNode {
       ),
       badBlocks: new Map(chains.filter((c) => c.vm === 'evm' || c.vm === 'subnetevm').map((c) => [c.alias, 0])),
     };
-    const body = renderNodeMetrics(state);
+    const body = renderNodeMetrics(state, this.opts.metricsFiller);
     this.metricsCache = { second, scenario: this.scenarioName, body };
     return body;
   }

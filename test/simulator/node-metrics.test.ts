@@ -1,7 +1,11 @@
 // The simulator's /ext/metrics: a realistic body (hundreds of KiB, thousands of series) in the shape of
 // each release, its poll counters moving with the scenario, 404 with the metrics API off, and the
 // c-chain-executor-dead scenario's C check. Time runs 60 times faster than real time; waits have deadlines.
+import { readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { parseSimulateArgs } from '../../src/simulator/cli.js';
+import { parseMetricsFiller } from '../../src/simulator/metrics.js';
 import { L1_CHAIN, type ScenarioName } from '../../src/simulator/index.js';
 import { parseNodeMetrics } from '../../src/sources/node-metrics.js';
 import { defined } from '../helpers/assert.js';
@@ -89,6 +93,68 @@ describe("the simulator's /ext/metrics", () => {
     const r = await metrics(defined(sim.nodes[0], 'node-0').baseUrl);
     expect(r.status).toBe(404);
     expect(r.body).toBe('404 page not found\n');
+  });
+});
+
+describe('--metrics-filler: a real node’s families in the body, for a real node’s size', () => {
+  const recorded = gunzipSync(readFileSync('test/fixtures/node-metrics/v1.14.2/local-network-full.prom.gz')).toString('utf8');
+
+  it('cuts a real v1.14.2 body into whole families, leaving out the ones the scenario moves', () => {
+    const filler = parseMetricsFiller(recorded, 'local-network-full.prom');
+    const names = filler.families.map((f) => f.name);
+    expect(new Set(names).size).toBe(names.length);
+    expect(names).toContain('avalanche_subnetevm_vm_eth_chain_block_inserts');
+    // Polls and bad blocks come from the scenario only, on every release's names.
+    expect(names.filter((n) => /_polls_(successful|failed)$|_eth_chain_block_bad_count$/.test(n))).toEqual([]);
+    // A histogram's _bucket, _sum and _count lines stay with their family.
+    const hist = defined(
+      filler.families.find((f) => /^# TYPE \S+ histogram$/m.test(f.text)),
+      'a histogram family',
+    );
+    expect(hist.text).toMatch(/_bucket\{/);
+    expect(hist.text).toMatch(/_count( |\{)/);
+    expect(filler.series).toBeGreaterThan(3_000);
+    expect(filler.bytes).toBeGreaterThan(400 * 1024);
+  });
+
+  it('refuses what is not the text format, saying where', () => {
+    expect(() => parseMetricsFiller('<html>\n<body>502</body>', 'bad.prom')).toThrow(/^bad\.prom:1: not a line of the Prometheus text format/);
+    expect(() => parseMetricsFiller('# just a comment\n', 'empty.prom')).toThrow(/empty\.prom: no metric family/);
+    expect(() => parseSimulateArgs(['--metrics-filler=/nonexistent/x.prom'])).toThrow(/--metrics-filler: cannot read \/nonexistent\/x\.prom/);
+  });
+
+  it("a v1.14 node's body grows to a real node's size; the polls still move with the scenario; older releases keep their own names", async () => {
+    const { options } = parseSimulateArgs(['--metrics-filler=test/fixtures/node-metrics/v1.14.2/local-network-full.prom.gz']);
+    const sim = await simulator({
+      ...FAST,
+      metricsFiller: defined(options.metricsFiller, 'the filler'),
+      scenario: (i) => (i === 0 ? 'healthy' : 'old-version'),
+      nodes: 2,
+    });
+    const body = (await metrics(defined(sim.nodes[0], 'node-0').baseUrl)).body;
+    expect(body.length).toBeGreaterThan(450 * 1024);
+    expect(seriesLines(body).length).toBeGreaterThan(3_000);
+    const types = body.split('\n').filter((l) => l.startsWith('# TYPE '));
+    expect(new Set(types).size).toBe(types.length);
+    // The recorded body's own counters (the node that was recorded) are not what the exporter reads.
+    const c = defined(
+      parseNodeMetrics(body).find((x) => x.chain === 'C'),
+      'C',
+    );
+    await waitFor(
+      async () =>
+        defined(
+          parseNodeMetrics((await metrics(defined(sim.nodes[0], 'node-0').baseUrl)).body).find((x) => x.chain === 'C'),
+          'C',
+        ),
+      (x) => (x.pollsSuccessful ?? 0) > (c.pollsSuccessful ?? 0),
+      5_000,
+      'successful polls to rise',
+    );
+    // v1.10 (the chain in the name): no v1.14 family is added to it.
+    const old = (await metrics(defined(sim.nodes[1], 'node-1').baseUrl)).body;
+    expect(old).not.toMatch(/^avalanche_snowman_/m);
+    expect(old.length).toBeLessThan(300 * 1024);
   });
 });
 
