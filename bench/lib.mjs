@@ -318,49 +318,57 @@ export function jsonNumbers(line, what) {
 }
 
 /**
- * Open file descriptors of a process, from /proc/<pid>/fd.
+ * The process's descriptors in one pass, each classed: TCP sockets to one of `remotePorts` (`remote`), TCP sockets on
+ * one of `localPorts` (`local`: its listening socket and the connections it accepted), and the rest (`other`, by
+ * kind: `pipe`, `anon_inode:[eventpoll]`, `file`, `socket` for one that is not a TCP socket of those ports or was
+ * closed between the listing and the read of the connection table).
  * @param {number} pid
+ * @param {ReadonlySet<number>} remotePorts
+ * @param {ReadonlySet<number>} localPorts
  */
-export function fdCount(pid) {
-  return readdirSync(`/proc/${pid}/fd`).length;
-}
-
-/**
- * The process's TCP sockets (IPv4 and IPv6) connected to one of `ports` on loopback, from the socket inodes of
- * /proc/<pid>/fd and the connection table of /proc/<pid>/net/tcp{,6}.
- * @param {number} pid
- * @param {ReadonlySet<number>} ports remote ports (with side 'local': the process's own, e.g. its listening port)
- * @param {'remote' | 'local'} [side] which end's port is matched
- */
-export function socketsTo(pid, ports, side = 'remote') {
-  /** @type {Set<string>} */
-  const inodes = new Set();
+export function fdsByKind(pid, remotePorts, localPorts) {
+  /** @type {Map<string, string>} inode → 'remote' | 'local' */
+  const tcp = new Map();
+  /** @type {string[]} */
+  const links = [];
   for (const fd of readdirSync(`/proc/${pid}/fd`)) {
     try {
-      const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
-      if (m?.[1]) inodes.add(m[1]);
+      links.push(readlinkSync(`/proc/${pid}/fd/${fd}`));
     } catch {
       // closed between the listing and the read
     }
   }
-  let n = 0;
   for (const table of ['tcp', 'tcp6']) {
-    /** @type {string[]} */
-    let lines;
+    let text;
     try {
-      lines = readFileSync(`/proc/${pid}/net/${table}`, 'utf8').split('\n').slice(1);
+      text = readFileSync(`/proc/${pid}/net/${table}`, 'utf8');
     } catch {
       continue;
     }
-    for (const line of lines) {
+    for (const line of text.split('\n').slice(1)) {
       const f = line.trim().split(/\s+/);
-      const end = side === 'local' ? f[1] : f[2];
-      const inode = f[9];
-      if (end === undefined || inode === undefined || !inodes.has(inode)) continue;
-      if (ports.has(parseInt(end.slice(end.lastIndexOf(':') + 1), 16))) n++;
+      const [local, remote, inode] = [f[1], f[2], f[9]];
+      if (local === undefined || remote === undefined || inode === undefined) continue;
+      const port = (/** @type {string} */ end) => parseInt(end.slice(end.lastIndexOf(':') + 1), 16);
+      if (remotePorts.has(port(remote))) tcp.set(inode, 'remote');
+      else if (localPorts.has(port(local))) tcp.set(inode, 'local');
     }
   }
-  return n;
+  let remote = 0;
+  let local = 0;
+  /** @type {Record<string, number>} */
+  const other = {};
+  for (const link of links) {
+    const inode = /^socket:\[(\d+)\]$/.exec(link)?.[1];
+    const side = inode === undefined ? undefined : tcp.get(inode);
+    if (side === 'remote') remote++;
+    else if (side === 'local') local++;
+    else {
+      const kind = inode !== undefined ? 'socket' : link.startsWith('pipe:') ? 'pipe' : link.startsWith('anon_inode:') ? link : 'file';
+      other[kind] = (other[kind] ?? 0) + 1;
+    }
+  }
+  return { total: links.length, remote, local, other: Object.values(other).reduce((a, b) => a + b, 0), otherKinds: other };
 }
 
 /**

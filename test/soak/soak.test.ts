@@ -58,6 +58,8 @@ interface Summary {
   state_baseline_restored: boolean;
   heap_restore_vs_warm_pct: number;
   fd_other_delta: number;
+  baseline: { fds_other_kinds: Record<string, number> };
+  last_restore: { fds_other_kinds: Record<string, number> };
   timer_other_delta: number;
   scrape_errors: number;
 }
@@ -92,7 +94,10 @@ describe('the soak at CI size (bench/soak.mjs)', () => {
       expect(summary.series_baseline_restored).toBe(true);
       expect(summary.state_baseline_restored).toBe(true);
       expect(Math.abs(summary.heap_restore_vs_warm_pct), 'the heap after collection against its warm value (%)').toBeLessThanOrEqual(5);
-      expect(summary.fd_other_delta, "descriptors other than sockets to the nodes and the soak's own connections to the exporter").toBe(0);
+      expect(
+        summary.fd_other_delta,
+        `descriptors other than sockets to the nodes and the soak's own connections to the exporter, by kind: ${JSON.stringify(summary.baseline.fds_other_kinds)} at the baseline, ${JSON.stringify(summary.last_restore.fds_other_kinds)} at the last return`,
+      ).toBe(0);
       expect(summary.timer_other_delta, 'timers other than the deadlines of polls under way').toBe(0);
       expect(summary.scrape_errors).toBe(0);
     },
