@@ -95,7 +95,9 @@ function isBlockchainId(text: string): boolean {
 export function addChainInfoLines(b: LinesBuilder, s: ChainInfoSnapshot | undefined): void {
   if (!s) return;
   for (const c of s.chains) {
-    if (c.state === 'ok') b.add('avalanchego_chain_info', 1, { chain: c.chain, blockchain_id: c.blockchainId, subnet: PRIMARY_NETWORK_ID });
+    // The alias is the name too: the P-Chain lists no name for itself, and `name` is on every chain_info series.
+    if (c.state === 'ok')
+      b.add('avalanchego_chain_info', 1, { chain: c.chain, name: c.chain, blockchain_id: c.blockchainId, subnet: PRIMARY_NETWORK_ID });
   }
 }
 
