@@ -157,7 +157,12 @@ export function addL1SetLines(b: LinesBuilder, s: L1SetSnapshot | undefined): vo
     // `chain` is the ID, as the node's health checks and the evm/proposervm series name an L1 chain (it has no alias), so
     // that `on (node, chain)` joins them; the name is a label of its own.
     if (s.chain)
-      b.add('avalanchego_chain_info', 1, { node: vantage.node, chain: s.chain.id, name: s.name ?? s.chain.name ?? s.chain.id, blockchain_id: s.chain.id });
+      b.add('avalanchego_chain_info', 1, {
+        node: vantage.node,
+        chain: s.chain.id,
+        name: s.name ?? s.chain.name ?? s.chain.id,
+        blockchain_id: s.chain.id,
+      });
     if (vantage.state !== 'ok') continue;
     for (const v of kept) {
       const seen = vantage.seen.get(v.validationId);

@@ -44,7 +44,10 @@ describe('chain_info source', () => {
     expect(sample(text, 'avalanchego_exporter_poll_success{node="n",source="chain_info"}')).toBe(1);
     for (const alias of ['P', 'X', 'C'] as const)
       expect(
-        sample(text, `avalanchego_chain_info{node="n",chain="${alias}",name="${alias}",blockchain_id="${CHAINS[alias].chainId}",subnet="${PRIMARY_NETWORK_ID}"}`),
+        sample(
+          text,
+          `avalanchego_chain_info{node="n",chain="${alias}",name="${alias}",blockchain_id="${CHAINS[alias].chainId}",subnet="${PRIMARY_NETWORK_ID}"}`,
+        ),
         alias,
       ).toBe(1);
     expect(text.match(/^avalanchego_chain_info\{/gm)).toHaveLength(3);
@@ -57,7 +60,9 @@ describe('chain_info source', () => {
     await waitForPolls(exporter);
     const text = await exporter.metrics();
     expect(sample(text, 'avalanchego_exporter_poll_success{node="n",source="chain_info"}')).toBe(1);
-    expect(sample(text, `avalanchego_chain_info{node="n",chain="C",name="C",blockchain_id="${CHAINS.C.chainId}",subnet="${PRIMARY_NETWORK_ID}"}`)).toBe(1);
+    expect(
+      sample(text, `avalanchego_chain_info{node="n",chain="C",name="C",blockchain_id="${CHAINS.C.chainId}",subnet="${PRIMARY_NETWORK_ID}"}`),
+    ).toBe(1);
   });
 
   it('off (enabled: false): never asked, no series', async () => {

@@ -14,7 +14,7 @@ function documentedRules(): string {
   const doc = readFileSync(join(ROOT, 'docs', 'l1.md'), 'utf8');
   const section = doc.slice(doc.indexOf("## Joining an ICM relayer's series"));
   const block = /```yaml\n([\s\S]*?)```/.exec(section);
-  if (!block?.[1]) throw new Error("docs/l1.md: no yaml block under \"## Joining an ICM relayer's series\"");
+  if (!block?.[1]) throw new Error('docs/l1.md: no yaml block under "## Joining an ICM relayer\'s series"');
   return block[1];
 }
 
