@@ -135,7 +135,7 @@ async function startExporter(nodeMetrics, sim) {
   const targets = Array.from({ length: N }, (_, i) => `  - name: node-${i}\n    url: ${sim}/node-${i}\n`).join('');
   writeFileSync(
     file,
-    `defaults:\n  interval: ${INTERVAL_S}s\n  timeout: ${Math.min(5, INTERVAL_S / 2)}s\n  index: { endpoints: [] }\n  info: { enabled: false }\n  platform: { enabled: false }\n  evm: { enabled: false }\n  proposervm: { enabled: false }\n${nodeMetrics}targets:\n${targets}`,
+    `defaults:\n  interval: ${INTERVAL_S}s\n  timeout: ${Math.min(5, INTERVAL_S / 2)}s\n  index: { endpoints: [] }\n  info: { enabled: false }\n  platform: { enabled: false }\n  chain_info: { enabled: false }\n  evm: { enabled: false }\n  proposervm: { enabled: false }\n${nodeMetrics}targets:\n${targets}`,
   );
   const port = await freePort();
   const p = procs.start('exporter', process.execPath, [main, `--config.file=${file}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=error']);

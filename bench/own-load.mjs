@@ -36,7 +36,8 @@ const procs = new Procs();
 const agent = new Agent({ connections: 512 });
 const dir = mkdtempSync(join(tmpdir(), 'own-load-'));
 const main = join(opts.exporter, 'dist', 'main.js');
-const SLOW_SOURCES = opts.sources === 'shipped' ? '' : '  info: { enabled: false }\n  platform: { enabled: false }\n';
+const SLOW_SOURCES =
+  opts.sources === 'shipped' ? '' : '  info: { enabled: false }\n  platform: { enabled: false }\n  chain_info: { enabled: false }\n';
 // The Helicon sources off too, in a build that has them (an older build refuses the keys).
 const OFF = readFileSync(join(opts.exporter, 'dist', 'config', 'schema.js'), 'utf8').includes('proposervm')
   ? '  evm: { enabled: false }\n  proposervm: { enabled: false }\n'

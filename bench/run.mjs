@@ -65,11 +65,20 @@ const DELAY_METRIC = 'avalanchego_exporter_poll_start_delay_seconds';
 const SKIPPED_METRIC = 'avalanchego_exporter_polls_skipped_total';
 const NODE = process.execPath;
 // The sources of the issue's anchors only (health + index, five requests a poll): the other sources
-// (info, platform, and Helicon's evm and proposervm, on by default since issue 20) are off, when this
-// build has them, so that builds of different ages measure the same work and an A/B pair compares.
-// A build has a source when it has its module (its config section lives there, not in config/schema.js).
+// (info, platform, Helicon's evm and proposervm, on by default since issue 20, and chain_info, on by
+// default since issue 30) are off, when this build has them, so that builds of different ages measure
+// the same work and an A/B pair compares. A build has a source when it has its module (its config
+// section lives there, not in config/schema.js).
 function extraDefaults() {
-  return ['info', 'platform', 'evm', 'proposervm'].filter((s) => existsSync(`dist/sources/${s}.js`)).map((s) => `  ${s}: { enabled: false }`);
+  return [
+    ['info', 'info'],
+    ['platform', 'platform'],
+    ['evm', 'evm'],
+    ['proposervm', 'proposervm'],
+    ['chain-info', 'chain_info'],
+  ]
+    .filter(([module]) => existsSync(`dist/sources/${module}.js`))
+    .map(([, key]) => `  ${key}: { enabled: false }`);
 }
 
 /**

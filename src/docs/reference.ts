@@ -29,7 +29,7 @@ const SOURCE_FROM: Record<string, string> = {
   proposervm: '`proposervm.getCurrentEpoch`, per chain',
   node_metrics: "the node's own `/ext/metrics`, a few families (off by default)",
   admin: '`admin.getLoggerLevel` (off by default)',
-  chain_info: '`info.getBlockchainID` of X, C: the join key to chain IDs (off by default)',
+  chain_info: '`info.getBlockchainID` of X, C: the join key to chain IDs',
   exporter: 'the exporter itself',
 };
 

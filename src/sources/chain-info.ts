@@ -1,15 +1,20 @@
 // The chain_info source: the blockchain ID of each chain of the primary network the node runs (P, X, C: the
-// chains its health checks and index endpoints name by alias), served as avalanchego_chain_info{chain,
+// chains its health checks and index endpoints name by alias), served as avalanchego_chain_info{chain, name,
 // blockchain_id, subnet} 1: the join key between the exporter's series (`chain` = the alias) and what names a
 // chain by its ID (an ICM relayer's `source_blockchain_id`).
 //
 // X and C are asked of the node's own alias table (info.getBlockchainID on {url}/ext/info; AvalancheGo names the
 // genesis chains by their VM, node.go initChainAliases), so a local network's IDs are right too; the info API
 // answers while the chains bootstrap. The P-Chain's ID is the same on every network (constants.PlatformChainID,
-// the empty ID), served once the node has answered for another chain. Off by default: two small requests a
-// minute when on. Not slower: a node's poll count (the least of its sources') and the sweep of what churns
-// (once every source of every node has polled, scheduler.ts) wait for its slowest source. The L1 chains of `l1s:` get their avalanchego_chain_info from the L1 set (sources/l1-set.ts, named
-// from l1s[].name or the P-Chain), so this source serves only the primary network's: one series a chain.
+// the empty ID), served once the node has answered for another chain. On by default: two small requests a minute
+// (an alias lookup the node answers from memory), on the info API the info source already reads. It does not make a
+// round longer: a node's poll count (the least of its sources') and the sweep of what churns (once every source of
+// every node has polled, scheduler.ts) already wait for the platform source's polls, on by default at the same 1m,
+// and its poll ends within the target's timeout as theirs do (a node that hangs holds every source alike). Only a
+// config that turns platform off and keeps this on gets 1m rounds where they were the info source's 30s (a sweep a
+// minute, not every 30s). The L1 chains of `l1s:` get their avalanchego_chain_info
+// from the L1 set (sources/l1-set.ts, `chain` the ID, `name` from l1s[].name or the P-Chain), so this source serves
+// only the primary network's: one series a chain.
 import type { Logger } from 'pino';
 import { PRIMARY_NETWORK_ID } from '../config/schema.js';
 import { configSection, sourceKeys } from '../config/source-section.js';
@@ -43,10 +48,10 @@ export const chainInfoConfig = configSection('chain_info', {
   description: 'The chain_info source (info.getBlockchainID of X and C on {url}/ext/info; the P-Chain ID is the same on every network).',
   keys: sourceKeys({
     enabled:
-      'Ask the blockchain IDs of the X- and C-Chain (info.getBlockchainID) and serve avalanchego_chain_info of P, X and C, the join key for series that name a chain by its ID (off by default).',
+      'Ask the blockchain IDs of the X- and C-Chain (info.getBlockchainID) and serve avalanchego_chain_info of P, X and C, the join key for series that name a chain by its ID.',
     interval: 'the blockchain IDs are asked (they change only when the node restarts onto another network)',
   }),
-  defaults: { enabled: false, interval: '1m' },
+  defaults: { enabled: true, interval: '1m' },
 });
 
 export const chainInfo: Source<ChainInfoSnapshot, unknown, typeof chainInfoConfig> = {
@@ -95,7 +100,9 @@ function isBlockchainId(text: string): boolean {
 export function addChainInfoLines(b: LinesBuilder, s: ChainInfoSnapshot | undefined): void {
   if (!s) return;
   for (const c of s.chains) {
-    if (c.state === 'ok') b.add('avalanchego_chain_info', 1, { chain: c.chain, blockchain_id: c.blockchainId, subnet: PRIMARY_NETWORK_ID });
+    // The alias is the name too: the P-Chain lists no name for itself, and `name` is on every chain_info series.
+    if (c.state === 'ok')
+      b.add('avalanchego_chain_info', 1, { chain: c.chain, name: c.chain, blockchain_id: c.blockchainId, subnet: PRIMARY_NETWORK_ID });
   }
 }
 

@@ -136,7 +136,7 @@ export function runwaySeconds(balance: number, price: number | undefined): numbe
 /**
  * The series of an L1, into a builder whose first label is `subnet` (scheduler/l1-poller.ts): the set-wide facts
  * once per validator (no node label), the totals of the whole set, the validators past max_validators counted, and
- * per vantage who it sees connected and `avalanchego_chain_info` of the chain it was asked on.
+ * per vantage who it sees connected and `avalanchego_chain_info` of the chain it was asked on (`chain` its ID, `name` its name).
  */
 export function addL1SetLines(b: LinesBuilder, s: L1SetSnapshot | undefined): void {
   if (!s) return;
@@ -154,7 +154,15 @@ export function addL1SetLines(b: LinesBuilder, s: L1SetSnapshot | undefined): vo
     b.add('avalanchego_l1_set_validator_runway_seconds', runwaySeconds(v.balance, s.feePriceNavaxPerSecond), labels);
   }
   for (const vantage of s.vantages) {
-    if (s.chain) b.add('avalanchego_chain_info', 1, { node: vantage.node, chain: s.name ?? s.chain.name ?? s.chain.id, blockchain_id: s.chain.id });
+    // `chain` is the ID, as the node's health checks and the evm/proposervm series name an L1 chain (it has no alias), so
+    // that `on (node, chain)` joins them; the name is a label of its own.
+    if (s.chain)
+      b.add('avalanchego_chain_info', 1, {
+        node: vantage.node,
+        chain: s.chain.id,
+        name: s.name ?? s.chain.name ?? s.chain.id,
+        blockchain_id: s.chain.id,
+      });
     if (vantage.state !== 'ok') continue;
     for (const v of kept) {
       const seen = vantage.seen.get(v.validationId);

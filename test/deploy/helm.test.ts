@@ -516,7 +516,7 @@ describe.skipIf(!helm.path)('sharding.replicas: a StatefulSet of shards', () => 
       const names = Array.from({ length: 60 }, (_, i) => `node-${i}`);
       const o = templateWith({
         sharding: { replicas: SHARDS },
-        config: { defaults: { interval: '2s', timeout: '1500ms', index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false } }, targets: names.map((name) => ({ name, url: `${simUrl}/${name}` })) },
+        config: { defaults: { interval: '2s', timeout: '1500ms', index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false }, chain_info: { enabled: false } }, targets: names.map((name) => ({ name, url: `${simUrl}/${name}` })) },
       });
       const sts = one(o, 'StatefulSet');
       const pod = sts.spec.template.spec;

@@ -1,4 +1,4 @@
-// The chain_info source (src/sources/chain-info.ts) end to end, off by default: on, the exporter asks a
+// The chain_info source (src/sources/chain-info.ts) end to end, on by default: the exporter asks a
 // simulated node for the IDs of its X- and C-Chain (info.getBlockchainID) and serves avalanchego_chain_info of
 // P, X and C with the alias as `chain`, the label every other series carries, so a series that names a chain by
 // its ID joins them; a node that does not give the IDs fails the poll, one whose info API is not served is a
@@ -44,16 +44,30 @@ describe('chain_info source', () => {
     expect(sample(text, 'avalanchego_exporter_poll_success{node="n",source="chain_info"}')).toBe(1);
     for (const alias of ['P', 'X', 'C'] as const)
       expect(
-        sample(text, `avalanchego_chain_info{node="n",chain="${alias}",blockchain_id="${CHAINS[alias].chainId}",subnet="${PRIMARY_NETWORK_ID}"}`),
+        sample(
+          text,
+          `avalanchego_chain_info{node="n",chain="${alias}",name="${alias}",blockchain_id="${CHAINS[alias].chainId}",subnet="${PRIMARY_NETWORK_ID}"}`,
+        ),
         alias,
       ).toBe(1);
     expect(text.match(/^avalanchego_chain_info\{/gm)).toHaveLength(3);
     expect(promtoolCheckMetrics(text)).toEqual([]);
   });
 
-  it('off by default: never asked, no series', async () => {
+  it('on by default: with no setting, the IDs are asked and served', async () => {
+    sim = await startSimulator({});
+    exporter = await startTestExporter(config(defined(sim.nodes[0], 'node-0').baseUrl, ''));
+    await waitForPolls(exporter);
+    const text = await exporter.metrics();
+    expect(sample(text, 'avalanchego_exporter_poll_success{node="n",source="chain_info"}')).toBe(1);
+    expect(
+      sample(text, `avalanchego_chain_info{node="n",chain="C",name="C",blockchain_id="${CHAINS.C.chainId}",subnet="${PRIMARY_NETWORK_ID}"}`),
+    ).toBe(1);
+  });
+
+  it('off (enabled: false): never asked, no series', async () => {
     fake = await startFakeNode({ '/ext/health': { fixture: 'health/healthy-v1.14.2.json' } });
-    exporter = await startTestExporter(config(fake.url, ''));
+    exporter = await startTestExporter(config(fake.url, '  chain_info: { enabled: false }\n'));
     await waitForPolls(exporter);
     expect(fake.requests.some((r) => r.path === '/ext/info')).toBe(false);
     expect(await exporter.metrics()).not.toContain('avalanchego_chain_info{');

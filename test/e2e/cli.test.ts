@@ -39,7 +39,7 @@ function writeConfig(name: string, targets: string[]): string {
   const file = join(dir, name);
   writeFileSync(
     file,
-    `defaults:\n  interval: 500ms\n  timeout: 250ms\n  index: { endpoints: [] }\n  info: { enabled: false }\n  platform: { enabled: false }\ntargets:\n${targets.map((t) => `  - name: ${t}\n    url: ${defined(node, 'the fake node').url}\n`).join('')}`,
+    `defaults:\n  interval: 500ms\n  timeout: 250ms\n  index: { endpoints: [] }\n  info: { enabled: false }\n  platform: { enabled: false }\n  chain_info: { enabled: false }\ntargets:\n${targets.map((t) => `  - name: ${t}\n    url: ${defined(node, 'the fake node').url}\n`).join('')}`,
   );
   return file;
 }
@@ -182,7 +182,7 @@ describe('CLI', () => {
     const file = join(dir, 's.yaml');
     writeFileSync(
       file,
-      `defaults:\n  interval: 300ms\n  timeout: 250ms\n  index: { endpoints: [] }\n  info: { enabled: false }\n  platform: { enabled: false }\ntargets:\n  - name: s\n    url: ${slow.url}\n`,
+      `defaults:\n  interval: 300ms\n  timeout: 250ms\n  index: { endpoints: [] }\n  info: { enabled: false }\n  platform: { enabled: false }\n  chain_info: { enabled: false }\ntargets:\n  - name: s\n    url: ${slow.url}\n`,
     );
     try {
       const { proc } = await startExporterProcess([`--config.file=${file}`]);

@@ -19,7 +19,7 @@ closeAfterEach(
 );
 
 const config = (s: RunningSimulator) => `
-defaults: { interval: 1s, timeout: 800ms, info: { interval: 2s }, platform: { interval: 2s }, admin: { enabled: true, interval: 2s }, proposervm: { enabled: false } }
+defaults: { interval: 1s, timeout: 800ms, info: { interval: 2s }, platform: { interval: 2s }, chain_info: { interval: 2s }, admin: { enabled: true, interval: 2s }, proposervm: { enabled: false } }
 targets:
 ${s.nodes.map((n, i) => `  - { name: n${i}, url: ${n.baseUrl} }\n`).join('')}`;
 
@@ -56,13 +56,13 @@ describe('GET /-/debug/state', () => {
     expect(state.resources.timers).toBeGreaterThanOrEqual(1);
     expect(state.resources.handles).toBeGreaterThanOrEqual(1);
     expect(state.state.targets).toBe(3);
-    // health, index, info, platform, evm and admin for each of the three nodes.
-    expect(state.state.nodes.sources).toBe(18);
+    // health, index, info, platform, evm, admin and chain_info for each of the three nodes.
+    expect(state.state.nodes.sources).toBe(21);
     // Each source loop is on the timetable while it waits for its next poll, and off it while a poll runs; the
     // Scheduler's sweep is one entry more.
-    expect(state.state.timetable.entries).toBeLessThanOrEqual(18 + 1);
+    expect(state.state.timetable.entries).toBeLessThanOrEqual(21 + 1);
     expect(state.state.timetable.orphaned).toBe(0);
-    expect(state.state.nodes.lineBlocks).toBe(18);
+    expect(state.state.nodes.lineBlocks).toBe(21);
     expect(state.state.labelTable.sets).toBeGreaterThan(10);
     expect(state.state.labelTable.textBytes).toBeGreaterThan(state.state.labelTable.sets * 4);
     expect(state.state.nodes.preparedCalls).toBeGreaterThan(3 * 10);

@@ -27,10 +27,10 @@ afterEach(async () => {
   exporter = proxy = simulator = undefined;
 });
 
-/** The source that sends a request to `path`. */
-function sourceOf(path: string): string {
+/** The source that sends `method` to `path`. */
+function sourceOf(path: string, method: string): string {
   if (path === '/ext/health') return 'health';
-  if (path === '/ext/info') return 'info';
+  if (path === '/ext/info') return method === 'info.getBlockchainID' ? 'chain_info' : 'info';
   if (path === '/ext/admin') return 'admin';
   if (path.startsWith('/ext/index/')) return 'index';
   if (path.endsWith('/proposervm')) return 'proposervm';
@@ -78,7 +78,7 @@ function documented(text: string, where: string): { total: number; perSource: Ma
   const line = paragraph(text, where);
   const total = Number(defined(/\((\d+) in all\)/.exec(line), `${where}: "(N in all)"`)[1]);
   const perSource = new Map(
-    [...line.matchAll(/\b([a-z]+) (\d+) \(([^)]*)\)/g)].map((m) => [m[1] ?? '', { count: Number(m[2]), said: m[3] ?? '' }] as const),
+    [...line.matchAll(/\b([a-z_]+) (\d+) \(([^)]*)\)/g)].map((m) => [m[1] ?? '', { count: Number(m[2]), said: m[3] ?? '' }] as const),
   );
   return { total, perSource };
 }
@@ -96,7 +96,7 @@ describe('the requests a node gets with the default settings', () => {
     const yaml = `targets:\n  - name: ${name}\n    url: ${url}\n`;
     const target = defined(parseConfigText(yaml, 'test.yaml', {}).targets[0], 'the target');
     exporter = await startTestExporter(yaml);
-    const running = ['health', 'index', 'info', 'platform', 'evm', 'proposervm', 'admin'].filter((s) =>
+    const running = ['health', 'index', 'info', 'platform', 'evm', 'proposervm', 'admin', 'chain_info'].filter((s) =>
       defined(exporter, 'the exporter')
         .scheduler.detail(name)
         ?.sources.some((d) => d.name === s),
@@ -113,7 +113,7 @@ describe('the requests a node gets with the default settings', () => {
     // One poll of each: its distinct requests (a poll asks each once; a fact another source offers is not asked again).
     const perPoll = new Map<string, Set<string>>();
     for (const r of seen) {
-      const source = sourceOf(r.path);
+      const source = sourceOf(r.path, r.method);
       perPoll.set(source, (perPoll.get(source) ?? new Set()).add(`${r.path} ${r.method} ${r.params}`));
     }
     const measured = new Map(

@@ -37,6 +37,7 @@ defaults:
   index: { endpoints: [] }
   info: { enabled: false }
   platform: { enabled: false }
+  chain_info: { enabled: false }
 ${chains === undefined ? '' : `  evm: { chains: ${chains} }\n`}targets:
   - name: n
     url: ${node.url}

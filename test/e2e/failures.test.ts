@@ -20,6 +20,7 @@ defaults:
   timeout: 150ms
   info: { enabled: false }
   platform: { enabled: false }
+  chain_info: { enabled: false }
   evm: { enabled: false }
 targets:
   - name: n

@@ -39,10 +39,12 @@ defaults:
   timeout: 500ms
   index:
     endpoints: [C/block, P/block, X/block]
-  # The health, index and evm pipeline (the info and platform sources have their own tests).
+  # The health, index and evm pipeline (the info, platform and chain_info sources have their own tests).
   info:
     enabled: false
   platform:
+    enabled: false
+  chain_info:
     enabled: false
 targets:
   - name: healthy-node

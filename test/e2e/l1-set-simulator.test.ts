@@ -53,9 +53,14 @@ describe('the L1 set against the simulator', () => {
     // The fleet's one L1 validator and four of other operators, the same set from either vantage.
     expect(view.snapshot?.validators).toHaveLength(5);
     let text = await e.metrics();
-    expect(sample(text, `avalanchego_chain_info{subnet="${L1_SUBNET_ID}",node="n0",chain="simulated-l1",blockchain_id="${L1_CHAIN.chainId}"}`)).toBe(
-      1,
-    );
+    expect(
+      sample(
+        text,
+        `avalanchego_chain_info{subnet="${L1_SUBNET_ID}",node="n0",chain="${L1_CHAIN.chainId}",name="simulated-l1",blockchain_id="${L1_CHAIN.chainId}"}`,
+      ),
+    ).toBe(1);
+    // The join key: the node's health check names the L1 chain by its ID, as chain_info's `chain` does.
+    expect(sample(text, `avalanchego_chain_connected_stake_ratio{node="n0",chain="${L1_CHAIN.chainId}"}`)).toBeGreaterThan(0);
     const validation = defined(
       view.snapshot?.validators.find((m) => m.nodeId === own),
       "node-0's validation",

@@ -63,7 +63,7 @@ describe('an L1 seen from every vantage', () => {
     // No validators API on v2's VM: a state, not a failed poll; its view is absent.
     expect(text).not.toMatch(/avalanchego_l1_set_validator_connected\{[^}]*node="v2"/);
     expect(sample(text, `avalanchego_exporter_poll_success{subnet="${SUBNET}",source="l1"}`)).toBe(1);
-    expect(sample(text, `avalanchego_chain_info{subnet="${SUBNET}",node="v2",chain="dispatch",blockchain_id="${CHAIN}"}`)).toBe(1);
+    expect(sample(text, `avalanchego_chain_info{subnet="${SUBNET}",node="v2",chain="${CHAIN}",name="dispatch",blockchain_id="${CHAIN}"}`)).toBe(1);
     const view = exporter.scheduler.l1(SUBNET);
     expect(view?.snapshot?.from).toBe('v1');
     expect(view?.name).toBe('dispatch');
@@ -82,7 +82,7 @@ describe('an L1 seen from every vantage', () => {
     expect(sample(text, `avalanchego_l1_set_validators{subnet="${SUBNET}"}`)).toBe(3);
     expect(sample(text, set('avalanchego_l1_set_validator_weight', V2))).toBeUndefined();
     expect(sample(text, set('avalanchego_l1_set_validator_weight', V1))).toBe(60);
-    expect(sample(text, `avalanchego_chain_info{subnet="${SUBNET}",node="v0",chain="my-l1",blockchain_id="${CHAIN}"}`)).toBe(1);
+    expect(sample(text, `avalanchego_chain_info{subnet="${SUBNET}",node="v0",chain="${CHAIN}",name="my-l1",blockchain_id="${CHAIN}"}`)).toBe(1);
     expect(exporter.logs.some((l) => String(l.msg).includes('more validators than max_validators'))).toBe(true);
   }, 30_000);
 

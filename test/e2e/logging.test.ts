@@ -59,6 +59,7 @@ defaults:
   timeout: 800ms
   info: { enabled: false }
   platform: { enabled: false }
+  chain_info: { enabled: false }
 targets:
   - name: n
     url: ${node.url}

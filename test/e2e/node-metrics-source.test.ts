@@ -18,7 +18,7 @@ closeAfterEach(
 );
 
 const config = (url: string, nodeMetrics: string) =>
-  `defaults:\n  interval: 1s\n  timeout: 500ms\n  index: { endpoints: [] }\n  info: { enabled: false }\n  platform: { enabled: false }\n  evm: { enabled: false }\n  proposervm: { enabled: false }\n${nodeMetrics}targets:\n  - name: n\n    url: ${url}\n`;
+  `defaults:\n  interval: 1s\n  timeout: 500ms\n  index: { endpoints: [] }\n  info: { enabled: false }\n  platform: { enabled: false }\n  chain_info: { enabled: false }\n  evm: { enabled: false }\n  proposervm: { enabled: false }\n${nodeMetrics}targets:\n  - name: n\n    url: ${url}\n`;
 const ON = '  node_metrics: { enabled: true, interval: 1s }\n';
 
 describe('node_metrics source', () => {

@@ -30,7 +30,7 @@ async function startHogAndWaiter(): Promise<FakeNode> {
   node = fake;
   exporter = await startTestExporter(`
 scheduler: { max_concurrent_requests: 1 }
-defaults: { index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false }, evm: { enabled: false }, proposervm: { enabled: false } }
+defaults: { index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false }, chain_info: { enabled: false }, evm: { enabled: false }, proposervm: { enabled: false } }
 targets:
   - { name: hog, url: '${fake.url}/hog', interval: 3s, timeout: 2500ms }
   - { name: waiter, url: '${fake.url}/waiter', interval: 1s, timeout: 300ms }`);
@@ -44,13 +44,13 @@ describe('scheduler', () => {
       '/b/ext/health': { fixture: 'health/healthy-v1.14.2.json' },
     });
     const other = await startTestExporter(`
-defaults: { interval: 200ms, timeout: 150ms, health: { enabled: false }, index: { endpoints: [C/block] }, info: { enabled: false }, platform: { enabled: false } }
+defaults: { interval: 200ms, timeout: 150ms, health: { enabled: false }, index: { endpoints: [C/block] }, info: { enabled: false }, platform: { enabled: false }, chain_info: { enabled: false } }
 targets:
   - { name: a, url: '${node.url}/a' }`);
     try {
       await waitForPolls(other, 1);
       exporter = await startTestExporter(`
-defaults: { interval: 200ms, timeout: 150ms, index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false } }
+defaults: { interval: 200ms, timeout: 150ms, index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false }, chain_info: { enabled: false } }
 targets:
   - { name: b, url: '${node.url}/b' }`);
       await waitForPolls(exporter, 1);
@@ -75,7 +75,7 @@ targets:
     node = await startFakeNode(healthRoutes(12, 60));
     exporter = await startTestExporter(`
 scheduler: { max_concurrent_requests: 3 }
-defaults: { interval: 1s, timeout: 900ms, index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false } }
+defaults: { interval: 1s, timeout: 900ms, index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false }, chain_info: { enabled: false } }
 targets:
 ${targets(12, node.url)}`);
     await waitForPolls(exporter, 2, 15_000);
@@ -89,7 +89,7 @@ ${targets(12, node.url)}`);
   it('never overlaps two polls of one node, even when a poll takes most of the interval', async () => {
     node = await startFakeNode(healthRoutes(1, 250));
     exporter = await startTestExporter(`
-defaults: { interval: 300ms, timeout: 280ms, index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false }, evm: { enabled: false } }
+defaults: { interval: 300ms, timeout: 280ms, index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false }, chain_info: { enabled: false }, evm: { enabled: false } }
 targets:
 ${targets(1, node.url)}`);
     await waitForPolls(exporter, 4, 15_000);
@@ -112,7 +112,7 @@ ${targets(1, node.url)}`);
     });
     exporter = await startTestExporter(`
 scheduler: { max_concurrent_requests: 1 }
-defaults: { interval: 3s, index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false }, evm: { enabled: false }, proposervm: { enabled: false } }
+defaults: { interval: 3s, index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false }, chain_info: { enabled: false }, evm: { enabled: false }, proposervm: { enabled: false } }
 targets:
   - { name: hog, url: '${node.url}/hog', timeout: 1s }
   - { name: waiter, url: '${node.url}/waiter', timeout: 300ms }`);
@@ -174,7 +174,7 @@ targets:
   ])('a debug poll of a node that %s runs the scheduled poll: the same deadline, and reason timeout', async (_what, delayMs) => {
     node = await startFakeNode({ '/ext/health': { fixture: 'health/healthy-v1.14.2.json', delayMs } });
     exporter = await startTestExporter(`
-defaults: { interval: 4s, timeout: 500ms, index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false }, evm: { enabled: false }, proposervm: { enabled: false } }
+defaults: { interval: 4s, timeout: 500ms, index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false }, chain_info: { enabled: false }, evm: { enabled: false }, proposervm: { enabled: false } }
 targets:
   - { name: n, url: '${node.url}' }`);
     const running = exporter;
@@ -197,7 +197,7 @@ targets:
     node = await startFakeNode(healthRoutes(40, 200));
     exporter = await startTestExporter(`
 scheduler: { max_concurrent_requests: 1 }
-defaults: { interval: 2s, timeout: 1500ms, index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false }, evm: { enabled: false }, proposervm: { enabled: false } }
+defaults: { interval: 2s, timeout: 1500ms, index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false }, chain_info: { enabled: false }, evm: { enabled: false }, proposervm: { enabled: false } }
 targets:
 ${targets(40, node.url)}`);
     const running = defined(exporter, 'the exporter');
@@ -235,7 +235,7 @@ ${targets(40, node.url)}`);
   it('stop ends a poll under way (aborted, not waited out), then no request follows', async () => {
     node = await startFakeNode({ ...healthRoutes(1, 150), ...healthRoutes(1, 0, 'control') });
     exporter = await startTestExporter(`
-defaults: { interval: 200ms, timeout: 190ms, index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false } }
+defaults: { interval: 200ms, timeout: 190ms, index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false }, chain_info: { enabled: false } }
 targets:
 ${targets(1, node.url)}`);
     await waitForPolls(exporter, 1);
@@ -248,7 +248,7 @@ ${targets(1, node.url)}`);
     // A control exporter on the same interval: once it has polled twice more, the
     // stopped one has had two chances to poll too.
     const control = await startTestExporter(`
-defaults: { interval: 200ms, timeout: 190ms, index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false } }
+defaults: { interval: 200ms, timeout: 190ms, index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false }, chain_info: { enabled: false } }
 targets:
 ${targets(1, node.url, 'control')}`);
     try {

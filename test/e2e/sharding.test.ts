@@ -53,6 +53,7 @@ describe('sharded polling with a real Prometheus', () => {
           '  index: {endpoints: []}',
           '  info: {enabled: false}',
           '  platform: {enabled: false}',
+          '  chain_info: {enabled: false}',
           'targets:',
           ...Array.from({ length: n }, (_, i) => [`  - name: node-${i}`, `    url: ${simUrl}/node-${i}`]).flat(),
           '',

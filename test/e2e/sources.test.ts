@@ -99,7 +99,7 @@ describe('the Source contract', () => {
     dispatchers = new Dispatchers();
     // The info source is off: the example's `uses: ['info']` is answered by the info source's own code (info.getNodeID).
     const config = VERSION_FILE.parse(
-      `defaults: { interval: 2s, timeout: 250ms, index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false }, evm: { enabled: false } }\ntargets:\n  - name: n\n    url: ${fake.url}\n`,
+      `defaults: { interval: 2s, timeout: 250ms, index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false }, chain_info: { enabled: false }, evm: { enabled: false } }\ntargets:\n  - name: n\n    url: ${fake.url}\n`,
       'test.yaml',
       {},
     );
@@ -175,7 +175,7 @@ describe('the Source contract', () => {
     const { logger } = memoryLogger();
     dispatchers = new Dispatchers();
     const config = VERSION_FILE.parse(
-      `defaults: { interval: 200ms, timeout: 100ms, index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false }, evm: { enabled: false }, version: { enabled: false } }\ntargets:\n  - name: n\n    url: ${node.url}\n`,
+      `defaults: { interval: 200ms, timeout: 100ms, index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false }, chain_info: { enabled: false }, evm: { enabled: false }, version: { enabled: false } }\ntargets:\n  - name: n\n    url: ${node.url}\n`,
       'test.yaml',
       {},
     );
@@ -192,7 +192,7 @@ describe('the Source contract', () => {
     const { logger } = memoryLogger();
     dispatchers = new Dispatchers();
     const config = parseConfigText(
-      `defaults: { interval: 100ms, timeout: 50ms, info: { enabled: false }, platform: { enabled: false } }\ntargets:\n  - name: n\n    url: ${node.url}\n`,
+      `defaults: { interval: 100ms, timeout: 50ms, info: { enabled: false }, platform: { enabled: false }, chain_info: { enabled: false } }\ntargets:\n  - name: n\n    url: ${node.url}\n`,
       'test.yaml',
       {},
     );

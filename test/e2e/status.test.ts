@@ -44,6 +44,7 @@ defaults:
   index: {endpoints: []}
   info: {enabled: false}
   platform: {enabled: false}
+  chain_info: {enabled: false}
 targets:
   - name: sick
     url: ${sick.url}

@@ -688,7 +688,7 @@ const LAYOUT_CASES: Array<{ name: string; nodes: number; answerMs: number; confi
     name: '60 nodes behind one gateway origin, each answer 400 ms: no false timeouts (connections follow the fleet, not 8 per origin)',
     nodes: 60,
     answerMs: 400,
-    config: '  interval: 5s\n  timeout: 3s\n  info: { enabled: false }\n  platform: { enabled: false }\n',
+    config: '  interval: 5s\n  timeout: 3s\n  info: { enabled: false }\n  platform: { enabled: false }\n  chain_info: { enabled: false }\n',
     polls: 3,
   },
   {

@@ -37,7 +37,7 @@ describe('a node that answers a uint64 as the JSON number 2^64', () => {
     const answer = `{"jsonrpc":"2.0","id":1,"result":{"id":"2fRa8uUVXBdUmiXyThT1wZAjcvT5qHC9CPgFgXSk4WtuhoAbC3","bytes":"0x00","timestamp":"2026-11-20T10:15:02Z","encoding":"hex","index":18446744073709551616}}`;
     node = await startFakeNode({ '/ext/health': { fixture: 'health/healthy-v1.14.2.json' }, '/ext/index/C/block': { body: answer } });
     exporter = await startTestExporter(
-      `defaults: { interval: 1s, timeout: 500ms, index: { endpoints: [C/block] }, info: { enabled: false }, platform: { enabled: false }, evm: { enabled: false }, proposervm: { enabled: false } }\ntargets:\n  - name: n\n    url: ${node.url}\n`,
+      `defaults: { interval: 1s, timeout: 500ms, index: { endpoints: [C/block] }, info: { enabled: false }, platform: { enabled: false }, chain_info: { enabled: false }, evm: { enabled: false }, proposervm: { enabled: false } }\ntargets:\n  - name: n\n    url: ${node.url}\n`,
     );
     const metrics = async () => (await fetch(`${exporter?.url ?? ''}/metrics`)).text();
     await waitFor(
@@ -219,7 +219,7 @@ describe('counters of the targets a reload keeps', () => {
   it('go on counting across reloads that add, remove and rename other targets, and a failed reload; a changed target starts again', async () => {
     node = await startFakeNode({ '/ext/health': { status: 500, body: 'down for maintenance' } });
     const target = (name: string, timeout = '500ms') => `  - name: ${name}\n    url: ${node?.url ?? ''}\n    timeout: ${timeout}\n`;
-    const head = `defaults: { interval: 1s, info: { enabled: false }, platform: { enabled: false }, evm: { enabled: false }, proposervm: { enabled: false } }\ntargets:\n`;
+    const head = `defaults: { interval: 1s, info: { enabled: false }, platform: { enabled: false }, chain_info: { enabled: false }, evm: { enabled: false }, proposervm: { enabled: false } }\ntargets:\n`;
     let current = head + target('kept') + target('other');
     exporter = await startTestExporter(current, { exporter: { loadConfig: () => parseConfigText(current, 'test.yaml', {}) } });
     const ex = exporter;
@@ -496,7 +496,7 @@ describe('30 targets on one node that streams every answer at the 16 MB cap', ()
     const targets = Array.from({ length: 30 }, (_, i) => `  - name: n${i}\n    url: ${url}/p${i}\n`).join('');
     const budget = 16 * MB;
     exporter = await startTestExporter(
-      `scheduler: { max_buffered_bytes: ${budget} }\ndefaults: { interval: 5s, timeout: 4s, index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false }, evm: { enabled: false } }\ntargets:\n${targets}`,
+      `scheduler: { max_buffered_bytes: ${budget} }\ndefaults: { interval: 5s, timeout: 4s, index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false }, chain_info: { enabled: false }, evm: { enabled: false } }\ntargets:\n${targets}`,
     );
     const ex = exporter;
     const start = process.memoryUsage();

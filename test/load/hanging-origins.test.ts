@@ -26,7 +26,7 @@ async function simulator(...args: Parameters<typeof startSimulator>): Promise<Ru
 }
 
 const MINIMAL =
-  '  index: { endpoints: [] }\n  info: { enabled: false }\n  platform: { enabled: false }\n  evm: { enabled: false }\n  proposervm: { enabled: false }\n';
+  '  index: { endpoints: [] }\n  info: { enabled: false }\n  platform: { enabled: false }\n  chain_info: { enabled: false }\n  evm: { enabled: false }\n  proposervm: { enabled: false }\n';
 const targetLines = (targets: Array<[string, string]>) => targets.map(([name, url]) => `  - { name: ${name}, url: '${url}' }\n`).join('');
 
 /** The sources that failed with reason timeout for `node`. */
@@ -73,7 +73,7 @@ describe("hanging nodes fail as their own timeouts, never as the exporter's satu
     ];
     // The shipped sources, the slow ones every 5 s (their first polls, which readiness waits for, end within that).
     exporter = await startTestExporter(
-      `defaults:\n  interval: 1s\n  timeout: 700ms\n  info: { interval: 5s }\n  platform: { interval: 5s }\n  proposervm: { interval: 5s }\ntargets:\n${targetLines(targets)}`,
+      `defaults:\n  interval: 1s\n  timeout: 700ms\n  info: { interval: 5s }\n  platform: { interval: 5s }\n  proposervm: { interval: 5s }\n  chain_info: { interval: 5s }\ntargets:\n${targetLines(targets)}`,
       { level: 'info' },
     );
     const running = exporter;

@@ -31,7 +31,7 @@ describe("the exporter's own load is never a node's fault", () => {
     sim = await startSimulator({ nodes: 300, validator: false });
     const targets = sim.nodes.map((n) => `  - name: ${n.name}\n    url: ${n.baseUrl}\n`).join('');
     exporter = await startTestExporter(
-      `defaults:\n  interval: 2s\n  timeout: 1s\n  index: { endpoints: [] }\n  info: { enabled: false }\n  platform: { enabled: false }\n  evm: { enabled: false }\n  proposervm: { enabled: false }\ntargets:\n${targets}`,
+      `defaults:\n  interval: 2s\n  timeout: 1s\n  index: { endpoints: [] }\n  info: { enabled: false }\n  platform: { enabled: false }\n  chain_info: { enabled: false }\n  evm: { enabled: false }\n  proposervm: { enabled: false }\ntargets:\n${targets}`,
       { level: 'info' },
     );
     await waitForPolls(exporter, 1, 30_000);
@@ -62,7 +62,7 @@ describe("the exporter's own load is never a node's fault", () => {
     node = await startFakeNode({ '/ext/health': { fixture: 'health/healthy-v1.14.2.json' } });
     const targets = sim.nodes.map((n) => `  - name: ${n.name}\n    url: ${n.baseUrl}\n`).join('');
     exporter = await startTestExporter(
-      `scheduler: { max_concurrent_requests: 64 }\ndefaults:\n  interval: 2s\n  timeout: 1500ms\n  index: { endpoints: [] }\n  info: { enabled: false }\n  platform: { enabled: false }\n  evm: { enabled: false }\n  proposervm: { enabled: false }\ntargets:\n  - name: healthy\n    url: ${node.url}\n${targets}`,
+      `scheduler: { max_concurrent_requests: 64 }\ndefaults:\n  interval: 2s\n  timeout: 1500ms\n  index: { endpoints: [] }\n  info: { enabled: false }\n  platform: { enabled: false }\n  chain_info: { enabled: false }\n  evm: { enabled: false }\n  proposervm: { enabled: false }\ntargets:\n  - name: healthy\n    url: ${node.url}\n${targets}`,
       { level: 'info' },
     );
     // The healthy node's first poll; then watch it for 12 s while the hanging nodes hold what they may.
@@ -92,7 +92,7 @@ describe("the exporter's own load is never a node's fault", () => {
     node = await startFakeNode({ '/ext/health': { fixture: 'health/healthy-v1.14.2.json' } });
     const targets = sim.nodes.map((n) => `  - name: ${n.name}\n    url: ${n.baseUrl}\n`).join('');
     exporter = await startTestExporter(
-      `scheduler: { max_concurrent_requests: 32, max_connections_per_origin: 16 }\ndefaults:\n  interval: 2s\n  timeout: 1500ms\n  index: { endpoints: [] }\n  evm: { enabled: false }\n  proposervm: { enabled: false }\ntargets:\n${targets}  - name: healthy\n    url: ${node.url}\n    info: { enabled: false }\n    platform: { enabled: false }\n`,
+      `scheduler: { max_concurrent_requests: 32, max_connections_per_origin: 16 }\ndefaults:\n  interval: 2s\n  timeout: 1500ms\n  index: { endpoints: [] }\n  evm: { enabled: false }\n  proposervm: { enabled: false }\ntargets:\n${targets}  - name: healthy\n    url: ${node.url}\n    info: { enabled: false }\n    platform: { enabled: false }\n    chain_info: { enabled: false }\n`,
       { level: 'info' },
     );
     const running = exporter;

@@ -316,6 +316,30 @@ const CASES: Case[] = [
     }),
     inhibited: false,
   },
+  {
+    name: "L1 weight at risk: a vantage's connected stake low for the L1's chain (one page for the L1)",
+    source: a('L1WeightAtRisk', 'critical', { job: 'avalanchego-exporter', instance: 'exporter:10650', subnet: 'S5' }),
+    target: a('ConnectedStakeLow', 'critical', node('cs1', { chain: 'B5', network_id: '5', subnet: 'S5' })),
+    inhibited: true,
+  },
+  {
+    name: "L1 weight at risk: a vantage's connected stake low (warning) for the L1's chain",
+    source: a('L1WeightAtRisk', 'critical', { job: 'avalanchego-exporter', instance: 'exporter:10650', subnet: 'S6' }),
+    target: a('ConnectedStakeLow', 'warning', node('cs2', { chain: 'B6', network_id: '5', subnet: 'S6' })),
+    inhibited: true,
+  },
+  {
+    name: "L1 weight at risk: a primary chain's connected stake low is not (the primary network's subnet)",
+    source: a('L1WeightAtRisk', 'critical', { job: 'avalanchego-exporter', instance: 'exporter:10650', subnet: 'S7' }),
+    target: a('ConnectedStakeLow', 'critical', node('cs3', { chain: 'C', network_id: '5', subnet: '11111111111111111111111111111111LpoYY' })),
+    inhibited: false,
+  },
+  {
+    name: 'L1 weight at risk: a connected stake low without chain_info (no subnet) is not',
+    source: a('L1WeightAtRisk', 'critical', { job: 'avalanchego-exporter', instance: 'exporter:10650', subnet: 'S8' }),
+    target: a('ConnectedStakeLow', 'critical', node('cs4', { chain: 'B8', network_id: '5' })),
+    inhibited: false,
+  },
 ];
 // Inhibits every other alert: run last, on its own.
 const EXPORTER_ABSENT: Case = {

@@ -42,7 +42,7 @@ afterAll(async () => {
 function configText(prefix: string, count = TARGETS): string {
   const url = defined(node, 'the fake node').url;
   const targets = Array.from({ length: count }, (_, i) => `  - { name: ${prefix}-${i}, url: '${url}' }\n`).join('');
-  return `defaults: { interval: ${INTERVAL_MS}ms, timeout: ${TIMEOUT_MS}ms, index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false }, evm: { enabled: false }, proposervm: { enabled: false } }\ntargets:\n${targets}`;
+  return `defaults: { interval: ${INTERVAL_MS}ms, timeout: ${TIMEOUT_MS}ms, index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false }, chain_info: { enabled: false }, evm: { enabled: false }, proposervm: { enabled: false } }\ntargets:\n${targets}`;
 }
 
 /** Replaces the file whole, as config management does: a new file renamed over the old one. */

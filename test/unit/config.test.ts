@@ -258,7 +258,7 @@ describe('config: valid files', () => {
       proposervm: { enabled: true, intervalMs: 60_000, chains: ['2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5'] },
       admin: { enabled: true, intervalMs: 300_000 },
       node_metrics: { enabled: false, intervalMs: 30_000 },
-      chain_info: { enabled: false, intervalMs: 60_000 },
+      chain_info: { enabled: true, intervalMs: 60_000 },
       limits: { maxSeriesPerNode: 2000, maxLabelLength: 256 },
       headers: { 'X-Team': 'infra', Authorization: 'Bearer from-defaults' },
     });
@@ -275,7 +275,7 @@ describe('config: valid files', () => {
       proposervm: { enabled: true, intervalMs: 60_000, chains: [] },
       admin: { enabled: true, intervalMs: 300_000 },
       node_metrics: { enabled: false, intervalMs: 30_000 },
-      chain_info: { enabled: false, intervalMs: 60_000 },
+      chain_info: { enabled: true, intervalMs: 60_000 },
       limits: { maxSeriesPerNode: 2000, maxLabelLength: 128 },
       headers: { 'X-Team': 'infra', authorization: 'Bearer abc', 'X-Price': '$5' },
     });
@@ -293,7 +293,7 @@ describe('config: valid files', () => {
     proposervm: { enabled: true, intervalMs: 60_000, chains: [] },
     admin: { enabled: false, intervalMs: 300_000 },
     node_metrics: { enabled: false, intervalMs: 30_000 },
-    chain_info: { enabled: false, intervalMs: 60_000 },
+    chain_info: { enabled: true, intervalMs: 60_000 },
     limits: { maxSeriesPerNode: 5000, maxLabelLength: 256 },
     headers: {},
   };
