@@ -17,7 +17,8 @@
 //   node scripts/detection.mjs [--engine=both] [--speedup=20] [--batch=6] [--out=docs/detection.md] [--only=down,stalled-chain] [--json=raw.json] [--from-json=raw.json]
 //
 // With --real (`npm run detection:real`), the fault drills on real AvalancheGo instead
-// (test/real-node/drills.ts; needs Go and root, run it under `flock /tmp/heavy.lock`): one JSON
+// (test/real-node/drills.ts; needs Go and root, run it under `flock /tmp/heavy.lock`; or --real --from-json=run.json,
+// the run the real-node suite wrote with AVALANCHEGO_DRILLS_RUN=run.json): one JSON
 // line a drill on stdout, and the section "Real AvalancheGo" of the report rewritten (only when
 // every drill ran). --drills=killed,frozen runs some. The simulator's run keeps that section.
 //
@@ -80,12 +81,27 @@ if (drills) {
   const names = values.drills?.split(',').map((n) => n.trim());
   const unknown = (names ?? []).filter((n) => !(/** @type {readonly string[]} */ (drills.DRILL_NAMES).includes(n)));
   if (unknown.length) throw new Error(`--drills names ${unknown.join(', ')}; the drills: ${drills.DRILL_NAMES.join(', ')}`);
-  const started = new Date();
-  const run = await drills.runDrills({
-    speedup,
-    drills: drills.DRILL_NAMES.filter((n) => !names || names.includes(n)),
-    log: (line) => process.stderr.write(`[drills] ${line}\n`),
-  });
+  let started = new Date();
+  /** @type {import('../test/real-node/drills.js').DrillRun} */
+  let run;
+  let command = 'npm run detection:real';
+  if (values['from-json']) {
+    // A run the real-node suite wrote (AVALANCHEGO_DRILLS_RUN=<file>: the same drills, at the same speed-up), its
+    // Sets as arrays: the alert records' inhibitors are Sets again.
+    /** @type {unknown} */
+    const raw = JSON.parse(readFileSync(resolve(ROOT, values['from-json']), 'utf8'));
+    const saved = /** @type {{ startedAt: string, run: import('../test/real-node/drills.js').DrillRun }} */ (raw);
+    run = saved.run;
+    for (const r of run.timeline.records) r.inhibitedBy = new Set(/** @type {Iterable<string>} */ (/** @type {unknown} */ (r.inhibitedBy)));
+    started = new Date(saved.startedAt);
+    command = 'AVALANCHEGO_DRILLS_RUN=run.json npm run test:real-node';
+  } else {
+    run = await drills.runDrills({
+      speedup,
+      drills: drills.DRILL_NAMES.filter((n) => !names || names.includes(n)),
+      log: (line) => process.stderr.write(`[drills] ${line}\n`),
+    });
+  }
   for (const d of run.drills) process.stdout.write(`${JSON.stringify(drills.jsonLine(d, run.speedup))}\n`);
   if (values.json) {
     /**
@@ -95,10 +111,11 @@ if (drills) {
     const sets = (_k, v) => (v instanceof Set ? [...v] : v);
     writeFileSync(resolve(ROOT, values.json), JSON.stringify(run, sets, 1));
   }
-  if (names) {
-    log(`--drills: ${values.out} is left as it is (the section is written only when every drill ran)`);
+  const ranAll = drills.DRILL_NAMES.every((n) => run.drills.some((d) => d.name === n));
+  if (names || !ranAll) {
+    log(`${values.out} is left as it is (the section is written only when every drill ran)`);
   } else {
-    const section = drills.renderSection(run, started, 'npm run detection:real');
+    const section = drills.renderSection(run, started, command);
     writeFileSync(out, drills.spliceSection(existsSync(out) ? readFileSync(out, 'utf8') : '', section));
     log(`wrote the section "Real AvalancheGo" of ${values.out}`);
   }

@@ -2,8 +2,8 @@
 // through the exporter, a real Prometheus with the shipped rules and a real Alertmanager with
 // the shipped configuration: each drill must page as docs/detection.md says ("Real AvalancheGo"),
 // within its target, and leave nothing behind. AVALANCHEGO_DRILLS=killed,frozen runs some;
-// AVALANCHEGO_DRILLS=0 none.
-import { readFileSync } from 'node:fs';
+// AVALANCHEGO_DRILLS=0 none. AVALANCHEGO_DRILLS_RUN=<file> writes the run (see below).
+import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DRILL_NAMES, explain, judge, jsonLine, runDrills, type DrillName, type DrillRun } from './drills.js';
 import { defined } from '../helpers/assert.js';
@@ -23,8 +23,17 @@ const drills = wantedDrills();
 describe.skipIf(drills.length === 0)('fault drills on the real local network', () => {
   let run: DrillRun | undefined;
   beforeAll(async () => {
+    const startedAt = new Date().toISOString();
     run = await runDrills({ drills });
     for (const d of run.drills) process.stderr.write(`[drills] ${JSON.stringify(jsonLine(d, run.speedup))}\n`);
+    // AVALANCHEGO_DRILLS_RUN=<file>: the run, for `node scripts/detection.mjs --real --from-json=<file>` to write
+    // docs/detection.md's "Real AvalancheGo" from (the same drills as `npm run detection:real`, at its speed-up).
+    const out = process.env.AVALANCHEGO_DRILLS_RUN;
+    if (out)
+      writeFileSync(
+        out,
+        JSON.stringify({ startedAt, run }, (_k, v: unknown) => (v instanceof Set ? [...(v as Set<unknown>)] : v)),
+      );
   });
   afterAll(() => {
     // Nothing a drill made is left: no tmpfs mounted by the disk drill.
