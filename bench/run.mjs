@@ -733,7 +733,7 @@ if (!opts['no-node-metrics']) {
     const out = await procs.run(
       'node-metrics',
       NODE,
-      ['bench/node-metrics.mjs', '--nodes=200', '--interval=2', `--window=${QUICK ? 8 : 20}`, `--warmup=${QUICK ? 4 : 6}`],
+      ['bench/node-metrics.mjs', '--nodes=100', '--interval=2', `--window=${QUICK ? 8 : 20}`, `--warmup=${QUICK ? 4 : 6}`],
       600_000,
     );
     const line = out.trim().split('\n').pop() ?? '';
