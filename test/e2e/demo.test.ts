@@ -106,6 +106,8 @@ describe('demo', () => {
         ).catch(() => undefined);
         for (const [node, up] of expected) expect(sample(text, `avalanchego_up{node="${node}"}`), node).toBe(up);
         // The names the exporter uses are the simulator control API's: the banner's curl works as printed.
+        // The banner comes after every node's first poll by every source, or 10 s (src/demo.ts FIRST_ROUND_WAIT_MS).
+        await waitFor(() => Promise.resolve(/Simulated nodes:/.test(stdout)), 'the banner', 20_000).catch(() => undefined);
         const simUrl = /Simulated nodes:\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)?.[1];
         expect(simUrl, stdout).toBeDefined();
         // A later scenario (DEMO_LATER: node-id-changed) begins once the exporter has seen its node validate.
