@@ -39,6 +39,7 @@ defaults:
   evm: { chains: [C, ${L1_CHAIN.chainId}] }
   proposervm: { interval: ${SLOW}ms, chains: [${L1_CHAIN.chainId}] }
   admin: { enabled: true, interval: ${SLOW}ms }
+  chain_info: { interval: ${SLOW}ms }
 targets:
 ${targets.map(([name, i]) => `  - { name: ${name}, url: '${url(i)}' }\n`).join('')}  - { name: tls, url: '${url(TLS_NODE).replace('http:', 'https:')}', tls: { server_name: rotation-${rotation}.example } }
 `;
