@@ -26,7 +26,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Agent, request } from 'undici';
-import { Procs, ensureBuilt, fdsByKind, freePort, linearFit, parseDuration, rssBytes, sleep, waitFor } from './lib.mjs';
+import { Procs, cpuSeconds, ensureBuilt, fdsByKind, freePort, linearFit, parseDuration, rssBytes, sleep, waitFor } from './lib.mjs';
 
 const { values: opts } = parseArgs({
   options: {
@@ -288,6 +288,7 @@ function exactOf(d, s) {
 /** @type {import('./lib.mjs').Proc | undefined} */
 let exporter;
 let exporterUrl = '';
+let simPid = 0;
 let simUrl = '';
 /** @type {Set<number>} the simulator's ports (control and nodes) */
 const simPorts = new Set();
@@ -310,6 +311,8 @@ async function scrapeSeries() {
 async function sample() {
   const pid = exporter?.pid ?? 0;
   const rss = rssBytes(pid);
+  // Each process's CPU so far: which of the two, on a small machine, is the one that cannot keep up.
+  const cpu = { exporter: cpuSeconds(pid), simulator: simPid ? cpuSeconds(simPid) : NaN };
   // Sockets to the nodes come and go with the polls (the exporter polls on while the load pauses), and one can close
   // between the listing of the descriptors and the read of the connection table: the reading of a few, 100 ms
   // apart, with the fewest other descriptors. A descriptor the exporter keeps is in every reading. The soak's own
@@ -324,7 +327,7 @@ async function sample() {
   }
   const d = await debugState();
   const s = await scrapeSeries();
-  return { rss, fds: fd.total, sockets: fd.remote, served: fd.local, fdsOther: fd.other, fdsOtherKinds: fd.otherKinds, d, s };
+  return { rss, cpu, fds: fd.total, sockets: fd.remote, served: fd.local, fdsOther: fd.other, fdsOtherKinds: fd.otherKinds, d, s };
 }
 
 /** @param {Awaited<ReturnType<typeof sample>>} x */
@@ -335,6 +338,8 @@ function outside(x) {
     heap_after_gc_mb: round(x.d.heapUsedAfterGcBytes / 2 ** 20),
     gc_ms: x.d.gcMs,
     fds: x.fds,
+    cpu_exporter_s: round(x.cpu.exporter),
+    cpu_simulator_s: round(x.cpu.simulator),
     fds_other: x.fdsOther,
     fds_other_kinds: x.fdsOtherKinds,
     sockets_served: x.served,
@@ -636,6 +641,7 @@ try {
     `--seed=${opts.seed}`,
     ...(opts.peers !== undefined ? [`--peers=${opts.peers}`] : []),
   ]);
+  simPid = sim.pid;
   simUrl = await waitFor(() => Promise.resolve(/control API at (http:\/\/\S+)\/sim\/nodes/.exec(sim.tail)?.[1]), 'the simulator', 120_000, sim);
   const simPort = Number(new URL(simUrl).port);
   /** @type {unknown} */
