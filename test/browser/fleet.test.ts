@@ -2,7 +2,6 @@
 // the demo runs as a process, and the test waits (with a deadline) until each node shows its
 // fault in both. Then the node page's source sections, and the fleet page on a 420 px phone
 // (more than one node on its first screen). Screenshots go to test-results/browser/.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -12,8 +11,8 @@ import type { ScenarioName } from '../../src/simulator/index.js';
 import { defined } from '../helpers/assert.js';
 import { sample } from '../helpers/exporter.js';
 import { waitFor } from '../helpers/fake-node.js';
-import { freePort } from '../helpers/net.js';
 import { ROOT } from '../rules/lib.js';
+import { startDemo, type Demo } from '../helpers/demo.js';
 import { CHROMIUM, SHOTS, ARGS } from '../helpers/chromium.js';
 
 const PRIMARY = '11111111111111111111111111111111LpoYY';
@@ -79,29 +78,23 @@ const EVIDENCE: Partial<Record<ScenarioName, Evidence>> = {
 
 describe.skipIf(!existsSync(CHROMIUM))('the demo in Chromium: every scenario visible', () => {
   let browser: Browser | undefined;
-  let demo: ChildProcess | undefined;
+  let demo: Demo | undefined;
+  let starting: Promise<Demo> | undefined;
   let url = '';
 
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
-    const port = await freePort();
-    url = `http://127.0.0.1:${port}`;
-    demo = spawn(process.execPath, [join(ROOT, 'dist', 'main.js'), 'demo', `--web.listen-address=127.0.0.1:${port}`, '--log.format=json'], {
-      cwd: ROOT,
-      stdio: 'ignore',
-    });
+    // The demo starts while the rest is set up; its readiness is awaited last.
+    starting = startDemo(ROOT);
+    void starting.catch(() => undefined); // awaited below; afterAll stops it if a later step fails first
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
-    await waitFor(async () => (await fetch(`${url}/-/ready`).catch(() => undefined))?.ok === true, 'the demo ready', 30_000);
-  }, 60_000);
+    demo = await starting;
+    url = demo.url;
+  }, 150_000);
 
   afterAll(async () => {
     await browser?.close();
-    const child = demo;
-    if (child?.pid !== undefined && child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((r) => child.once('exit', r));
-      process.kill(child.pid, 'SIGTERM');
-      await exited;
-    }
+    await (demo ?? (await starting?.catch(() => undefined)))?.stop();
   }, 30_000);
 
   /** Opens every folded section as a person would, one click each. */

@@ -3,17 +3,16 @@
 // node, opens its page and reads the node's error text. A second exporter polls a node whose
 // check name and error text carry HTML: both are shown as text, nothing runs. Screenshots go
 // to test-results/browser/.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IN_CI, ROOT } from '../rules/lib.js';
-import { startFakeNode, waitFor, type FakeNode } from '../helpers/fake-node.js';
+import { startFakeNode, type FakeNode } from '../helpers/fake-node.js';
 import { startTestExporter, waitForPolls, type TestExporter } from '../helpers/exporter.js';
-import { freePort } from '../helpers/net.js';
 import { defined } from '../helpers/assert.js';
 import { DEMO_SCENARIOS } from '../../src/demo.js';
+import { startDemo, type Demo } from '../helpers/demo.js';
 import { CHROMIUM, MISSING, SHOTS, ARGS } from '../helpers/chromium.js';
 
 describe('status pages in Chromium', () => {
@@ -25,7 +24,8 @@ describe('status pages in Chromium', () => {
   describe.skipIf(!existsSync(CHROMIUM))('Debian Chromium', () => {
     // Set by beforeAll; undefined when it failed part-way (afterAll stops what was started).
     let browser: Browser | undefined;
-    let demo: ChildProcess | undefined;
+    let demo: Demo | undefined;
+    let starting: Promise<Demo> | undefined;
     let demoUrl = '';
     let hostile: FakeNode | undefined;
     let exporter: TestExporter | undefined;
@@ -43,12 +43,9 @@ describe('status pages in Chromium', () => {
 
     beforeAll(async () => {
       mkdirSync(SHOTS, { recursive: true });
-      const port = await freePort();
-      demoUrl = `http://127.0.0.1:${port}`;
-      demo = spawn(process.execPath, [join(ROOT, 'dist', 'main.js'), 'demo', `--web.listen-address=127.0.0.1:${port}`, '--log.format=json'], {
-        cwd: ROOT,
-        stdio: 'ignore',
-      });
+      // The demo starts while the rest is set up; its readiness is awaited last.
+      starting = startDemo(ROOT);
+      void starting.catch(() => undefined); // awaited below; afterAll stops it if a later step fails first
       hostile = await startFakeNode({
         '/ext/health': {
           body: JSON.stringify({
@@ -74,19 +71,15 @@ describe('status pages in Chromium', () => {
       );
       browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
       await waitForPolls(exporter, 1);
-      await waitFor(async () => (await fetch(`${demoUrl}/-/ready`).catch(() => undefined))?.ok === true, 'the demo ready', 30_000);
-    }, 60_000);
+      demo = await starting;
+      demoUrl = demo.url;
+    }, 150_000);
 
     afterAll(async () => {
       await browser?.close();
       await exporter?.close();
       await hostile?.close();
-      const child = demo;
-      if (child?.pid !== undefined && child.exitCode === null && child.signalCode === null) {
-        const exited = new Promise((r) => child.once('exit', r));
-        process.kill(child.pid, 'SIGTERM');
-        await exited;
-      }
+      await (demo ?? (await starting?.catch(() => undefined)))?.stop();
     }, 30_000);
 
     it("on /, finds the node with a stalled chain, opens its page and reads the node's error text", async () => {
