@@ -46,6 +46,8 @@ const { values: opts } = parseArgs({
     index: { type: 'string', default: 'C/block,P/block,X/block,X/tx' },
     peers: { type: 'string' },
     seed: { type: 'string', default: 'soak' },
+    // The L1 watched as a whole (l1s:), seen from the first this many original targets that are targets now.
+    'l1-vantages': { type: 'string', default: '10' },
   },
 });
 
@@ -53,6 +55,8 @@ const MINUTES = Number(opts.minutes);
 const NODES = Number(opts.nodes);
 if (!(MINUTES > 0) || !Number.isInteger(NODES) || NODES < 10) throw new Error('--minutes must be above 0 and --nodes a whole number of at least 10');
 const RUN_MS = MINUTES * 60_000;
+const L1_VANTAGES = Number(opts['l1-vantages']);
+if (!Number.isInteger(L1_VANTAGES) || L1_VANTAGES < 0) throw new Error('--l1-vantages must be a whole number (0: no l1s: section)');
 const INTERVAL_MS = parseDuration(opts.interval, 'interval', 's');
 const SLOW_MS = parseDuration(opts['slow-interval'], 'slow-interval', 's');
 const RELOAD_MS = parseDuration(opts['reload-every'], 'reload-every', 's');
@@ -65,6 +69,8 @@ const TIMEOUT_MS = Math.min(5_000, Math.floor(INTERVAL_MS / 2));
  * every target polled once, about the slow interval), and an entry goes at the second sweep after its last use.
  */
 const SETTLE_MS = 6 * SLOW_MS + 30_000;
+/** The baseline's counts must hold this long: past the second sweep after the first round (2.5 rounds). */
+const BASELINE_HOLD_MS = 2.5 * SLOW_MS;
 const SPARE = Math.max(2, Math.round(NODES * 0.15));
 const POOL = NODES + SPARE;
 const CHURN = Math.max(1, Math.round(NODES * 0.1));
@@ -162,12 +168,16 @@ function configText(targets, tlsGeneration) {
     'targets:',
   ];
   for (const [name, i] of targets) lines.push(`  - { name: ${name}, url: '${baseUrls[i] ?? ''}' }`);
+  // The L1 as a whole (its validator set, who each vantage sees connected), from the original targets that are
+  // targets now: a vantage removed by a reload is left out, and back with its target.
+  const vantages = [...original.keys()].filter((n) => targets.has(n)).slice(0, L1_VANTAGES);
+  const l1s = L1_VANTAGES > 0 && vantages.length > 0 ? ['l1s:', `  - { subnet: ${L1_SUBNET}, interval: ${s(SLOW_MS)}, vantages: [${vantages.join(', ')}] }`] : [];
   // A node behind TLS whose certificate is rotated at every reload (here: its server name changes; the handshake
   // with the simulator's plain HTTP fails, a failing target all along). Each setting has its own connection pool. It
   // asks the simulator's last node, which no other target has.
   const port = new URL(baseUrls[POOL] ?? 'http://127.0.0.1:1').port;
   lines.push(`  - { name: ${TLS_TARGET}, url: 'https://127.0.0.1:${port}', tls: { server_name: rotation-${tlsGeneration}.example } }`);
-  return `${lines.join('\n')}\n`;
+  return `${[...lines, ...l1s].join('\n')}\n`;
 }
 
 /** @param {string} text */
@@ -192,6 +202,7 @@ function writeConfig(text) {
  *     dispatchers: { agents: number, origins: number, originQueued: number, openConnections: number },
  *     debugPolls: number,
  *     pollsUnderWay: number,
+ *     l1s: { sets: number, vantageStates: number, validators: number, lineBytes: number },
  *   },
  *   server: { debugTraces: { entries: number, bytes: number }, scrapes: { serving: number, heldBytes: number } },
  * }} DebugState
@@ -199,7 +210,7 @@ function writeConfig(text) {
 
 /**
  * What /metrics serves: the nodes' series, the exporter's own, and the poll error counters (node, source, reason).
- * @typedef {{ nodeSeries: number, selfSeries: number, errorSeries: number, errorPairs: Set<string>, nodes: Set<string>, skipped: number }} Series
+ * @typedef {{ nodeSeries: number, selfSeries: number, errorSeries: number, errorPairs: Set<string>, nodes: Set<string>, skipped: number, l1SetSeries: number }} Series
  */
 
 /**
@@ -211,6 +222,7 @@ function seriesOf(text) {
   let selfSeries = 0;
   let errorSeries = 0;
   let skipped = 0;
+  let l1SetSeries = 0;
   /** @type {Set<string>} */
   const errorPairs = new Set();
   /** @type {Set<string>} */
@@ -228,10 +240,12 @@ function seriesOf(text) {
       }
     } else {
       selfSeries++;
+      // The L1 seen as a whole (l1s:): its validators and who each vantage sees connected.
+      if (line.startsWith('avalanchego_l1_set_')) l1SetSeries++;
       if (line.startsWith('avalanchego_exporter_polls_skipped_total{')) skipped += Number(line.slice(line.lastIndexOf(' ') + 1));
     }
   }
-  return { nodeSeries, selfSeries, errorSeries, errorPairs, nodes, skipped };
+  return { nodeSeries, selfSeries, errorSeries, errorPairs, nodes, skipped, l1SetSeries };
 }
 
 /**
@@ -267,6 +281,7 @@ function exactOf(d, s) {
   return {
     node_series: s.nodeSeries - e.series,
     nodes_served: s.nodes.size,
+    l1_set_series: s.l1SetSeries,
     targets: st.targets,
     sources: st.nodes.sources,
     line_blocks: st.nodes.lineBlocks,
@@ -280,6 +295,9 @@ function exactOf(d, s) {
     origins: st.dispatchers.origins,
     debug_traces: d.server.debugTraces.entries,
     debug_polls: st.debugPolls,
+    l1_sets: st.l1s.sets,
+    l1_vantage_states: st.l1s.vantageStates,
+    l1_validators: st.l1s.validators,
     orphaned_loops: st.timetable.orphaned,
   };
 }
@@ -561,11 +579,16 @@ async function settle(target) {
   /** @type {Record<string, number | boolean> | undefined} */
   let previous;
   let skippedBefore = -1;
+  let sameSince = performance.now();
   for (;;) {
     const x = await sample();
     const exact = exactOf(x.d, x.s);
     const goal = target ?? previous;
     const diff = goal ? Object.keys(exact).filter((k) => exact[k] !== goal[k]) : ['first sample'];
+    if (target === undefined && diff.length > 0) sameSince = performance.now();
+    // The baseline's counts held over two sweeps and more: what a source asked once at its start (the L1's chain
+    // name) and let go at its second sweep after is out of the baseline, as it is out of every return.
+    if (target === undefined && diff.length === 0 && performance.now() - sameSince < BASELINE_HOLD_MS) diff.push('not held long enough');
     // The baseline is of an exporter that keeps up: every source of every target has polled, and no poll was skipped
     // as saturated since the last sample (a saturated exporter's counts move with the polls it skips).
     if (target === undefined && exact.line_blocks !== exact.sources) diff.push('a source not polled yet');

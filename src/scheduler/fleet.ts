@@ -54,6 +54,8 @@ export interface StateSizes {
   debugPolls: number;
   /** Polls under way (scheduled and debug), each holding its deadline's timer: the timers that come and go with polls. */
   pollsUnderWay: number;
+  /** The L1s watched as a whole (l1s:): pollers, each vantage's last chain-API state, the sets' validators, their lines' bytes. */
+  l1s: { sets: number; vantageStates: number; validators: number; lineBytes: number };
 }
 
 export interface FleetReader {

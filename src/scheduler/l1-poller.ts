@@ -114,6 +114,11 @@ export class L1Poller implements Due {
     return this.block;
   }
 
+  /** What the poller keeps (the debug state endpoint): each vantage's last state, the set's validators, its lines. */
+  get sizes(): { vantageStates: number; validators: number; lineBytes: number } {
+    return { vantageStates: this.states.size, validators: this.snapshot?.validators.length ?? 0, lineBytes: this.block?.bytes.length ?? 0 };
+  }
+
   get hasPolled(): boolean {
     return this.vantages.length === 0 || this.polls > 0;
   }

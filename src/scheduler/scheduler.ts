@@ -232,8 +232,17 @@ export class Scheduler implements FleetView, FleetReader {
     const live = new Set<unknown>();
     for (const p of this.pollers.values()) for (const s of p.state.sources) live.add(s);
     const admission = this.admission.sizes;
+    const l1Pollers = new Set<unknown>(this.l1Pollers);
     let orphaned = 0;
-    for (const item of this.timetable.items()) if (item !== this.sweeper && !live.has((item as { state?: unknown }).state)) orphaned++;
+    for (const item of this.timetable.items())
+      if (item !== this.sweeper && !l1Pollers.has(item) && !live.has((item as { state?: unknown }).state)) orphaned++;
+    const l1s = { sets: this.l1Pollers.length, vantageStates: 0, validators: 0, lineBytes: 0 };
+    for (const p of this.l1Pollers) {
+      const z = p.sizes;
+      l1s.vantageStates += z.vantageStates;
+      l1s.validators += z.validators;
+      l1s.lineBytes += z.lineBytes;
+    }
     return {
       targets: this.pollers.size,
       timetable: { entries: this.timetable.size, orphaned },
@@ -249,6 +258,7 @@ export class Scheduler implements FleetView, FleetReader {
       },
       debugPolls: this.debugPolls.size,
       pollsUnderWay,
+      l1s,
     };
   }
 

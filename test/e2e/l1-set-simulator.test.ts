@@ -103,4 +103,14 @@ describe('the L1 set against the simulator', () => {
       20_000,
     );
   }, 60_000);
+
+  it('reports what it keeps for the L1 in the debug state, and its poller is no orphaned loop on the timetable', async () => {
+    const e = defined(exporter, 'the exporter');
+    await waitFor(() => (e.scheduler.l1(L1_SUBNET_ID)?.polls ?? 0) >= 1, 'a poll of the L1', 20_000);
+    const sizes = e.scheduler.stateSizes();
+    // One L1, its two vantages' last chain-API states, the five validators of its set, and its lines.
+    expect(sizes.l1s).toMatchObject({ sets: 1, vantageStates: 2, validators: 5 });
+    expect(sizes.l1s.lineBytes).toBeGreaterThan(500);
+    expect(sizes.timetable.orphaned).toBe(0);
+  });
 });
