@@ -171,7 +171,10 @@ function configText(targets, tlsGeneration) {
   // The L1 as a whole (its validator set, who each vantage sees connected), from the original targets that are
   // targets now: a vantage removed by a reload is left out, and back with its target.
   const vantages = [...original.keys()].filter((n) => targets.has(n)).slice(0, L1_VANTAGES);
-  const l1s = L1_VANTAGES > 0 && vantages.length > 0 ? ['l1s:', `  - { subnet: ${L1_SUBNET}, interval: ${s(SLOW_MS)}, vantages: [${vantages.join(', ')}] }`] : [];
+  const l1s =
+    L1_VANTAGES > 0 && vantages.length > 0
+      ? ['l1s:', `  - { subnet: ${L1_SUBNET}, interval: ${s(SLOW_MS)}, vantages: [${vantages.join(', ')}] }`]
+      : [];
   // A node behind TLS whose certificate is rotated at every reload (here: its server name changes; the handshake
   // with the simulator's plain HTTP fails, a failing target all along). Each setting has its own connection pool. It
   // asks the simulator's last node, which no other target has.
