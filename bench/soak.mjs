@@ -44,10 +44,17 @@ const { values: opts } = parseArgs({
     'flip-share': { type: 'string', default: '0.05' },
     scrapers: { type: 'string', default: '2' },
     index: { type: 'string', default: 'C/block,P/block,X/block,X/tx' },
-    peers: { type: 'string' },
+    // Peers a node lists in info.peers. Not the simulator's mainnet-like 1,500–1,899: their 640 KB answers cost the
+    // simulator, then the exporter, V8 large-object allocations (a 640 KB string takes 3–5 ms to make, a 64 KB one
+    // 0.01 ms), and at 1,000 nodes the simulator alone then takes a full core of two. 300 peers answer in about 110 KB;
+    // the soak is about what grows, and the peers still churn (peers-dropping). The bench measures the large answers.
+    peers: { type: 'string', default: '300' },
     seed: { type: 'string', default: 'soak' },
     // The L1 watched as a whole (l1s:), seen from the first this many original targets that are targets now.
     'l1-vantages': { type: 'string', default: '10' },
+    // Node.js flags for the exporter and the simulator, space-separated (to profile them: --cpu-prof
+    // --cpu-prof-dir=DIR; Node.js refuses --cpu-prof in NODE_OPTIONS).
+    'node-flags': { type: 'string', default: '' },
   },
 });
 
@@ -55,6 +62,7 @@ const MINUTES = Number(opts.minutes);
 const NODES = Number(opts.nodes);
 if (!(MINUTES > 0) || !Number.isInteger(NODES) || NODES < 10) throw new Error('--minutes must be above 0 and --nodes a whole number of at least 10');
 const RUN_MS = MINUTES * 60_000;
+const NODE_FLAGS = opts['node-flags'].split(' ').filter((f) => f !== '');
 const L1_VANTAGES = Number(opts['l1-vantages']);
 if (!Number.isInteger(L1_VANTAGES) || L1_VANTAGES < 0) throw new Error('--l1-vantages must be a whole number (0: no l1s: section)');
 const INTERVAL_MS = parseDuration(opts.interval, 'interval', 's');
@@ -213,7 +221,7 @@ function writeConfig(text) {
 
 /**
  * What /metrics serves: the nodes' series, the exporter's own, and the poll error counters (node, source, reason).
- * @typedef {{ nodeSeries: number, selfSeries: number, errorSeries: number, errorPairs: Set<string>, nodes: Set<string>, skipped: number, l1SetSeries: number }} Series
+ * @typedef {{ nodeSeries: number, selfSeries: number, errorSeries: number, errorPairs: Set<string>, nodes: Set<string>, skipped: number, l1SetSeries: number, validationIdBytes: number, text?: string }} Series
  */
 
 /**
@@ -226,6 +234,8 @@ function seriesOf(text) {
   let errorSeries = 0;
   let skipped = 0;
   let l1SetSeries = 0;
+  /** @type {Map<string, number>} label sets naming a validation ID (weight, balance … of one set share one) → its length */
+  const validationSets = new Map();
   /** @type {Set<string>} */
   const errorPairs = new Set();
   /** @type {Set<string>} */
@@ -233,6 +243,11 @@ function seriesOf(text) {
   for (const line of text.split('\n')) {
     if (line === '' || line.startsWith('#')) continue;
     const brace = line.indexOf('{');
+    const vid = brace > 0 ? line.indexOf('validation_id="', brace) : -1;
+    if (vid > 0) {
+      const end = line.indexOf('"', vid + 15);
+      validationSets.set(line.slice(brace, line.lastIndexOf('}')), end - vid - 15);
+    }
     if (brace > 0 && line.startsWith('node="', brace + 1)) {
       nodeSeries++;
       nodes.add(line.slice(brace + 7, line.indexOf('"', brace + 7)));
@@ -248,7 +263,9 @@ function seriesOf(text) {
       if (line.startsWith('avalanchego_exporter_polls_skipped_total{')) skipped += Number(line.slice(line.lastIndexOf(' ') + 1));
     }
   }
-  return { nodeSeries, selfSeries, errorSeries, errorPairs, nodes, skipped, l1SetSeries };
+  let validationIdBytes = 0;
+  for (const n of validationSets.values()) validationIdBytes += n;
+  return { nodeSeries, selfSeries, errorSeries, errorPairs, nodes, skipped, l1SetSeries, validationIdBytes };
 }
 
 /**
@@ -293,7 +310,10 @@ function exactOf(d, s) {
     request_bodies: st.requestBodies,
     label_sets: st.labelTable.sets - e.sets,
     label_trie_nodes: st.labelTable.trieNodes - e.trieNodes,
-    label_text_bytes: st.labelTable.textBytes - e.textBytes,
+    // Less the validation IDs' text: an L1 validator registered again (l1-validator-removed, then healthy) has a new
+    // validation ID, as on the P-Chain, and CB58 IDs are 48 to 50 characters: the world changed, not the exporter.
+    // The label sets are still counted one by one (label_sets).
+    label_text_bytes: st.labelTable.textBytes - e.textBytes - s.validationIdBytes,
     agents: st.dispatchers.agents,
     origins: st.dispatchers.origins,
     debug_traces: d.server.debugTraces.entries,
@@ -325,8 +345,32 @@ async function debugState() {
 async function scrapeSeries() {
   const r = await http(`${exporterUrl}/metrics`, { timeoutMs: 120_000 });
   if (r.status !== 200) throw new Error(`/metrics answered ${r.status}`);
-  return seriesOf(r.text);
+  return { ...seriesOf(r.text), text: r.text };
 }
+
+/**
+ * The distinct label values /metrics serves (what the label table holds text for), but the poll error counters'
+ * reasons (kept on purpose, as in exactOf): a restore that does not match says which values it gained or lost.
+ * @param {string} text
+ */
+function labelValuesOf(text) {
+  /** @type {Set<string>} */
+  const values = new Set();
+  const re = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g;
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('#') || line.startsWith('avalanchego_exporter_poll_errors_total{')) continue;
+    // The process's own series (nodejs_*, process_*) are not the label table's.
+    if (!line.startsWith('avalanchego_')) continue;
+    const brace = line.indexOf('{');
+    if (brace < 0) continue;
+    re.lastIndex = brace;
+    for (let m = re.exec(line); m !== null; m = re.exec(line)) values.add(`${m[1]}=${m[2]}`);
+  }
+  return values;
+}
+
+/** The first few label values in `a` and not in `b`. */
+const missingFrom = (/** @type {Set<string>} */ a, /** @type {Set<string>} */ b) => [...a].filter((v) => !b.has(v)).slice(0, 10);
 
 /** One sample: outside the process, then the exporter's state (a full collection), then /metrics. */
 async function sample() {
@@ -567,7 +611,7 @@ const restores = [];
 /**
  * What the run compares with: the baseline's exact counts, and the samples of the baseline, the warm restore and the
  * last restore.
- * @type {{ exact?: Record<string, number | boolean>, steady?: boolean, baseline?: Outside, warm?: Outside, last?: Outside }}
+ * @type {{ exact?: Record<string, number | boolean>, labelValues?: Set<string>, steady?: boolean, baseline?: Outside, warm?: Outside, last?: Outside }}
  */
 const marks = {};
 const minutesNow = () => (performance.now() - T0) / 60_000;
@@ -620,7 +664,13 @@ async function restore(/** @type {string} */ why) {
   marks.last = o;
   // The first restore after the warm-up: the heap's warm value.
   if (!marks.warm && performance.now() - churnStart >= WARMUP_MS) marks.warm = o;
-  const entry = { minute: round(minutesNow()), why, settled_s: round(r.seconds), matched: r.matched, diff: r.diff, ...o };
+  // A return that did not match: the label values the baseline served and this one does not, and the other way.
+  const values = r.matched || !marks.labelValues ? undefined : labelValuesOf(r.x.s.text);
+  const labels =
+    values && marks.labelValues
+      ? { label_values_lost: missingFrom(marks.labelValues, values), label_values_new: missingFrom(values, marks.labelValues) }
+      : {};
+  const entry = { minute: round(minutesNow()), why, settled_s: round(r.seconds), matched: r.matched, diff: r.diff, ...labels, ...o };
   restores.push(entry);
   emit({ phase: 'restore', ...entry });
   paused = false;
@@ -656,6 +706,7 @@ try {
   );
   // Port 0: the control API and every node on an ephemeral port (a fixed range could meet ports in use).
   const sim = procs.start('simulator', NODE, [
+    ...NODE_FLAGS,
     '--max-old-space-size=4096',
     'dist/main.js',
     'simulate',
@@ -665,7 +716,7 @@ try {
     '--track-l1',
     `--time-scale=${opts['time-scale']}`,
     `--seed=${opts.seed}`,
-    ...(opts.peers !== undefined ? [`--peers=${opts.peers}`] : []),
+    `--peers=${opts.peers}`,
   ]);
   simPid = sim.pid;
   simUrl = await waitFor(() => Promise.resolve(/control API at (http:\/\/\S+)\/sim\/nodes/.exec(sim.tail)?.[1]), 'the simulator', 120_000, sim);
@@ -685,6 +736,7 @@ try {
   const port = await freePort();
   exporterUrl = `http://127.0.0.1:${port}`;
   exporter = procs.start('exporter', NODE, [
+    ...NODE_FLAGS,
     'dist/main.js',
     `--config.file=${configFile}`,
     `--web.listen-address=127.0.0.1:${port}`,
@@ -695,6 +747,7 @@ try {
   await waitFor(async () => (await http(`${exporterUrl}/-/ready`)).status === 200, 'the first poll of every target', 10 * SLOW_MS + 120_000, ex);
   const base = await settle(undefined);
   marks.exact = base.exact;
+  marks.labelValues = labelValuesOf(base.x.s.text);
   marks.baseline = outside(base.x);
   marks.steady = base.matched;
   emit({

@@ -454,7 +454,7 @@ export const CATALOG = [
     ['subnet', 'validation_id', 'validator_node_id'],
     'l1',
     `Weight of a validator of the L1. Polled once per L1 (l1s) from platform.getCurrentValidators (subnetID, no nodeIDs) of one vantage, the one with the highest P-Chain height (weight).`,
-    "`weight` of the validator's L1 entry. One series per validator of the L1's current set (the heaviest `max_validators`), with no `node` label: the set-wide view, read once a poll from the vantage (a target that validates the L1, or one listed in `vantages`) whose `platform.getHeight` is highest, falling back to the next when it fails.",
+    "`weight` of the validator's L1 entry. One series per validator of the L1's current set (the heaviest `max_validators`), with no `node` label: the set-wide view, read once a poll from the vantage (a target that validates the L1, or one listed in `vantages`) whose `platform.getHeight` is highest (the last poll's vantage while it is within 10 blocks of the highest), falling back to the next when it fails.",
   ),
   spec(
     'avalanchego_l1_set_validator_balance_navax',
@@ -462,7 +462,7 @@ export const CATALOG = [
     ['subnet', 'validation_id', 'validator_node_id'],
     'l1',
     `Remaining P-Chain balance in nAVAX of a validator of the L1 (0 = inactive). Polled once per L1 (l1s) from platform.getCurrentValidators (subnetID, no nodeIDs) of one vantage, the one with the highest P-Chain height (balance).`,
-    "`balance` of the validator's L1 entry (nAVAX); the continuous fee is paid from it. One series per validator of the L1's current set (the heaviest `max_validators`), with no `node` label: the set-wide view, read once a poll from the vantage (a target that validates the L1, or one listed in `vantages`) whose `platform.getHeight` is highest, falling back to the next when it fails.",
+    "`balance` of the validator's L1 entry (nAVAX); the continuous fee is paid from it. One series per validator of the L1's current set (the heaviest `max_validators`), with no `node` label: the set-wide view, read once a poll from the vantage (a target that validates the L1, or one listed in `vantages`) whose `platform.getHeight` is highest (the last poll's vantage while it is within 10 blocks of the highest), falling back to the next when it fails.",
   ),
   spec(
     'avalanchego_l1_set_validator_active',
@@ -470,7 +470,7 @@ export const CATALOG = [
     ['subnet', 'validation_id', 'validator_node_id'],
     'l1',
     `1 while a validator of the L1 has a balance, 0 when it is inactive. Polled once per L1 (l1s) from platform.getCurrentValidators (subnetID, no nodeIDs) of one vantage, the one with the highest P-Chain height (balance).`,
-    "1 while `balance` is above 0, else 0 (inactive: its weight no longer counts toward the L1's consensus). One series per validator of the L1's current set (the heaviest `max_validators`), with no `node` label: the set-wide view, read once a poll from the vantage (a target that validates the L1, or one listed in `vantages`) whose `platform.getHeight` is highest, falling back to the next when it fails.",
+    "1 while `balance` is above 0, else 0 (inactive: its weight no longer counts toward the L1's consensus). One series per validator of the L1's current set (the heaviest `max_validators`), with no `node` label: the set-wide view, read once a poll from the vantage (a target that validates the L1, or one listed in `vantages`) whose `platform.getHeight` is highest (the last poll's vantage while it is within 10 blocks of the highest), falling back to the next when it fails.",
   ),
   spec(
     'avalanchego_l1_set_validator_runway_seconds',
@@ -478,7 +478,7 @@ export const CATALOG = [
     ['subnet', 'validation_id', 'validator_node_id'],
     'l1',
     `Seconds the balance of a validator of the L1 lasts at the current fee price; 0 when inactive. Polled once per L1 (l1s) from platform.getCurrentValidators (subnetID, no nodeIDs) of one vantage, the one with the highest P-Chain height and platform.getValidatorFeeState (price).`,
-    "`balance` ÷ `price` of `platform.getValidatorFeeState` (nAVAX a second) of the same vantage; 0 when the balance is 0; absent when the price is unknown or 0. An estimate: the price moves with the fee excess. One series per validator of the L1's current set (the heaviest `max_validators`), with no `node` label: the set-wide view, read once a poll from the vantage (a target that validates the L1, or one listed in `vantages`) whose `platform.getHeight` is highest, falling back to the next when it fails.",
+    "`balance` ÷ `price` of `platform.getValidatorFeeState` (nAVAX a second) of the same vantage; 0 when the balance is 0; absent when the price is unknown or 0. An estimate: the price moves with the fee excess. One series per validator of the L1's current set (the heaviest `max_validators`), with no `node` label: the set-wide view, read once a poll from the vantage (a target that validates the L1, or one listed in `vantages`) whose `platform.getHeight` is highest (the last poll's vantage while it is within 10 blocks of the highest), falling back to the next when it fails.",
   ),
   spec(
     'avalanchego_l1_set_validator_connected',

@@ -55,6 +55,9 @@ export function vantagesOf(l1: L1Config, targets: readonly TargetConfig[], polle
   return names.filter((n) => polled.has(n));
 }
 
+/** How far below the highest P-Chain height the last poll's vantage may be and still be read from first (P-Chain blocks come every few seconds: a vantage this close is seconds behind, not lagging). */
+export const FROM_SLACK_BLOCKS = 10;
+
 export class L1Poller implements Due {
   due = 0;
   slot = -1;
@@ -68,6 +71,8 @@ export class L1Poller implements Due {
   private block?: LineBlock;
   /** The P-Chain's chains, once a vantage told them (names and the L1's chain change rarely: asked until known). */
   private chains?: Blockchain[];
+  /** The vantage the last set was read from (kept first while its height is near the highest). */
+  private lastFrom?: string;
   /** Each vantage's last chain-API state, to log a change once. */
   private readonly states = new Map<string, VantageState>();
   private readonly label: NodeLabel;
@@ -194,8 +199,14 @@ export class L1Poller implements Due {
       const h = heights[i];
       if (typeof h === 'number') height.set(name, h);
     });
-    // Highest height first; those that did not tell their height last, in the config's order.
+    // Highest height first; those that did not tell their height last, in the config's order. The last poll's vantage
+    // stays first while it is within FROM_SLACK_BLOCKS of the highest: healthy vantages' heights differ by a block or
+    // two from poll to poll, and a set read that moved between them each time kept one more request per vantage.
     const order = [...names].sort((a, b) => (height.get(b) ?? -1) - (height.get(a) ?? -1));
+    const last = this.lastFrom === undefined ? undefined : height.get(this.lastFrom);
+    const highest = height.get(order[0] ?? '');
+    if (this.lastFrom !== undefined && last !== undefined && highest !== undefined && last >= highest - FROM_SLACK_BLOCKS)
+      order.splice(0, order.length, this.lastFrom, ...order.filter((n) => n !== this.lastFrom));
     let failure: { error: unknown; node: string } | undefined;
     let set: { from: string; members: L1Member[]; price?: number } | undefined;
     for (const name of order) {
@@ -224,6 +235,7 @@ export class L1Poller implements Due {
           }
         }
         set = { from: name, members, ...(price !== undefined ? { price } : {}) };
+        this.lastFrom = name;
         break;
       } catch (error) {
         failure = { error, node: name };

@@ -7,6 +7,7 @@ import { CHAIN, SUBNET, V0, V1, V2, vantage, type Validator } from '../helpers/l
 import { closeAfterEach, sample, startTestExporter, type TestExporter } from '../helpers/exporter.js';
 import { promtoolCheckMetrics } from '../helpers/promtool.js';
 import { defined } from '../helpers/assert.js';
+import { FROM_SLACK_BLOCKS } from '../../src/scheduler/l1-poller.js';
 
 function yaml(nodes: FakeNode[], l1: string): string {
   return `defaults:
@@ -72,6 +73,25 @@ describe('an L1 seen from every vantage', () => {
     await l1Polled(exporter, 3);
     expect(exporter.logs.filter((l) => l.node === 'v2' && String(l.msg).includes('serves no validators API'))).toHaveLength(1);
     expect(promtoolCheckMetrics(text)).toEqual([]);
+  }, 30_000);
+
+  it('keeps reading the set from the same vantage while it is within FROM_SLACK_BLOCKS of the highest, then moves', async () => {
+    nodes = await Promise.all([
+      startFakeNode(vantage(100, ['1', '1', '1'], [true, true, true])),
+      startFakeNode(vantage(102, ['1', '1', '1'], [true, true, true])),
+    ]);
+    exporter = await startTestExporter(yaml(nodes, ''));
+    await l1Polled(exporter);
+    expect(exporter.scheduler.l1(SUBNET)?.snapshot?.from).toBe('v1');
+    const v0 = defined(nodes[0], 'v0');
+    // v0 passes v1, by fewer blocks than the slack: v1 stays first (its requests are the ones kept).
+    v0.routes.set('/ext/bc/P', defined(vantage(102 + FROM_SLACK_BLOCKS, ['1', '1', '1'], [true, true, true])['/ext/bc/P'], 'route'));
+    const polls = exporter.scheduler.l1(SUBNET)?.polls ?? 0;
+    await l1Polled(exporter, polls + 2);
+    expect(exporter.scheduler.l1(SUBNET)?.snapshot?.from).toBe('v1');
+    // One block more and v1 is lagging: the set is read from v0.
+    v0.routes.set('/ext/bc/P', defined(vantage(103 + FROM_SLACK_BLOCKS, ['1', '1', '1'], [true, true, true])['/ext/bc/P'], 'route'));
+    await waitFor(() => exporter?.scheduler.l1(SUBNET)?.snapshot?.from === 'v0', 'the set read from v0', 15_000);
   }, 30_000);
 
   it('drops the lightest validators past max_validators, counts them, and keeps the totals whole', async () => {
