@@ -20,7 +20,7 @@
 //   node bench/soak.mjs --nodes=100 --minutes=1 --interval=5s --slow-interval=10s --index=C/block --peers=50 \
 //     --reload-every=5s --sample-every=20s --restore-every=30s --warmup=25s      the CI size (test/soak/soak.test.ts)
 // Every process runs on loopback and is stopped by PID; the config lives in a temporary folder.
-import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -55,6 +55,9 @@ const { values: opts } = parseArgs({
     // Node.js flags for the exporter and the simulator, space-separated (to profile them: --cpu-prof
     // --cpu-prof-dir=DIR; Node.js refuses --cpu-prof in NODE_OPTIONS).
     'node-flags': { type: 'string', default: '' },
+    // A folder: the exporter writes a V8 heap snapshot there at the baseline and at every return, while the load is
+    // paused (to compare what the heap holds by constructor: what grows between returns).
+    'heap-snapshots': { type: 'string', default: '' },
   },
 });
 
@@ -63,6 +66,7 @@ const NODES = Number(opts.nodes);
 if (!(MINUTES > 0) || !Number.isInteger(NODES) || NODES < 10) throw new Error('--minutes must be above 0 and --nodes a whole number of at least 10');
 const RUN_MS = MINUTES * 60_000;
 const NODE_FLAGS = opts['node-flags'].split(' ').filter((f) => f !== '');
+const SNAPSHOT_DIR = opts['heap-snapshots'];
 const L1_VANTAGES = Number(opts['l1-vantages']);
 if (!Number.isInteger(L1_VANTAGES) || L1_VANTAGES < 0) throw new Error('--l1-vantages must be a whole number (0: no l1s: section)');
 const INTERVAL_MS = parseDuration(opts.interval, 'interval', 's');
@@ -673,7 +677,24 @@ async function restore(/** @type {string} */ why) {
   const entry = { minute: round(minutesNow()), why, settled_s: round(r.seconds), matched: r.matched, diff: r.diff, ...labels, ...o };
   restores.push(entry);
   emit({ phase: 'restore', ...entry });
+  await heapSnapshot(`restore at minute ${entry.minute}`);
   paused = false;
+}
+
+/**
+ * With --heap-snapshots: the exporter writes a heap snapshot (SIGUSR2, --heapsnapshot-signal). V8 writes it on the
+ * main thread, so the exporter answers /-/ready again once it is written.
+ */
+async function heapSnapshot(/** @type {string} */ what) {
+  if (!SNAPSHOT_DIR || !exporter?.pid) return;
+  const started = performance.now();
+  const files = () => readdirSync(SNAPSHOT_DIR).filter((f) => f.endsWith('.heapsnapshot')).length;
+  const before = files();
+  process.kill(exporter.pid, 'SIGUSR2');
+  // V8 opens the file, then writes it without returning to the event loop: /-/ready answers once it is written.
+  await waitFor(() => Promise.resolve(files() > before), 'the heap snapshot file', 60_000, exporter);
+  await http(`${exporterUrl}/-/ready`);
+  emit({ phase: 'heap_snapshot', what, minute: round(minutesNow()), dir: SNAPSHOT_DIR, seconds: round((performance.now() - started) / 1000) });
 }
 
 /** Stops the processes and removes the config folder: at the end, and on SIGINT or SIGTERM (then exits 130 or 143). */
@@ -737,6 +758,7 @@ try {
   exporterUrl = `http://127.0.0.1:${port}`;
   exporter = procs.start('exporter', NODE, [
     ...NODE_FLAGS,
+    ...(SNAPSHOT_DIR ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${SNAPSHOT_DIR}`] : []),
     'dist/main.js',
     `--config.file=${configFile}`,
     `--web.listen-address=127.0.0.1:${port}`,
@@ -759,6 +781,7 @@ try {
     ...marks.baseline,
     exact: marks.exact,
   });
+  await heapSnapshot('baseline');
 
   for (let i = 0; i < Number(opts.scrapers); i++) scrapers.push(scraper(i % 2 === 0));
   churnStart = performance.now();

@@ -4,7 +4,7 @@
 import { spawn, spawnSync, type ChildProcess, type SpawnSyncReturns } from 'node:child_process';
 import { createWriteStream, existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { freePort } from '../helpers/net.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TOOLS_MODULE_DIR, ensureAvalancheGo, log } from './build.js';
@@ -88,21 +88,8 @@ export interface StartOptions {
 /** Health checks refresh at this period; tests wait on it, so keep it short. */
 export const HEALTH_CHECK_FREQUENCY = '2s';
 
-/** A TCP port on 127.0.0.1 that was free a moment ago. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => {
-        if (address && typeof address === 'object') resolve(address.port);
-        else reject(new Error('no port assigned'));
-      });
-    });
-  });
-}
+/** A TCP port on 127.0.0.1 for a node: see test/helpers/net.ts. */
+export { freePort };
 
 /**
  * The flags for a one-node local network:
