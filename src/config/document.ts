@@ -60,7 +60,11 @@ export function parseYaml(text: string): ParsedText {
   if (duplicates.length > 0) return { problems: duplicates };
   let value: unknown;
   try {
-    value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) ?? {};
+    // A copy whose strings are its own: the library's plain scalars are V8 sliced strings of `text`, and a config
+    // keeps its strings for as long as a target made from it is configured (reload after reload: a copy of the
+    // file each; test/unit/config-memory.test.ts). structuredClone writes every string anew and keeps what
+    // toJS makes (Infinity and NaN, which JSON would not).
+    value = structuredClone(doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) ?? {}) as unknown;
   } catch (err) {
     const message = (err as Error).message;
     return {
