@@ -60,11 +60,11 @@ export function parseYaml(text: string): ParsedText {
   if (duplicates.length > 0) return { problems: duplicates };
   let value: unknown;
   try {
-    // A copy whose strings are its own: the library's plain scalars are V8 sliced strings of `text`, and a config
-    // keeps its strings for as long as a target made from it is configured (reload after reload: a copy of the
-    // file each; test/unit/config-memory.test.ts). structuredClone writes every string anew and keeps what
-    // toJS makes (Infinity and NaN, which JSON would not).
-    value = structuredClone(doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) ?? {}) as unknown;
+    // Strings of their own: the library's plain scalars are V8 sliced strings of `text`, and a config keeps its
+    // strings for as long as a target made from it is configured (reload after reload: a copy of the file each;
+    // test/unit/config-memory.test.ts). The objects and arrays toJS made are kept (structuredClone's copies made
+    // /metrics at 10,000 targets 50 times slower to render).
+    value = ownStrings(doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) ?? {});
   } catch (err) {
     const message = (err as Error).message;
     return {
@@ -79,6 +79,22 @@ export function parseYaml(text: string): ParsedText {
     };
   }
   return { value, locate: (path) => locateInDocument(doc, position, path) };
+}
+
+/**
+ * `value` with every string in it replaced, in place, by a copy that holds no other string (JSON.parse makes a
+ * sequential string; a substring is a slice of its parent). Aliases are shared objects: each is walked once.
+ */
+function ownStrings(value: unknown, seen = new Set<object>()): unknown {
+  if (typeof value === 'string') return value.length < 13 ? value : (JSON.parse(JSON.stringify(value)) as string);
+  if (value === null || typeof value !== 'object' || seen.has(value)) return value;
+  seen.add(value);
+  if (Array.isArray(value)) for (let i = 0; i < value.length; i++) value[i] = ownStrings(value[i], seen);
+  else if (Object.getPrototypeOf(value) === Object.prototype || Object.getPrototypeOf(value) === null) {
+    const record = value as Record<string, unknown>;
+    for (const key of Object.keys(record)) record[key] = ownStrings(record[key], seen);
+  }
+  return value;
 }
 
 /** Keys that appear twice in one map, found with one set per map (linear in the size of the document). */
