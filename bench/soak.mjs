@@ -656,8 +656,8 @@ async function settle(target) {
     // holds handles of its own (the 1,000-node run's last return was sampled with 22 in flight: 4 handles more).
     // The exporter keeps polling after a return, so such a moment comes within seconds; past REST_MS the counts
     // are taken as they are.
-    const busy = x.d.state.limiter.inFlight + x.d.state.limiter.queued + x.d.state.dispatchers.originQueued > 0;
-    if (diff.length === 0 && busy && performance.now() - (matchedAt ??= performance.now()) < REST_MS) {
+    const { queued, in_flight } = outside(x);
+    if (diff.length === 0 && queued + in_flight > 0 && performance.now() - (matchedAt ??= performance.now()) < REST_MS) {
       await sleep(250);
       continue;
     }

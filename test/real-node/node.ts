@@ -4,9 +4,9 @@
 import { spawn, spawnSync, type ChildProcess, type SpawnSyncReturns } from 'node:child_process';
 import { createWriteStream, existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { freePort } from '../helpers/net.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '../helpers/net.js';
 import { TOOLS_MODULE_DIR, ensureAvalancheGo, log } from './build.js';
 import { httpRequest } from './http.js';
 import { waitFor } from './wait.js';
