@@ -133,8 +133,9 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
     }
     const nextSplit = splitTargets(shard, next.targets);
     await scheduler.apply({ ...next, targets: nextSplit.owned });
-    config = next;
-    split = nextSplit;
+    // The unchanged targets as their pollers hold them (objects of an earlier load), not a copy of each a reload.
+    config = { ...next, targets: scheduler.held(next.targets) };
+    split = splitTargets(shard, config.targets);
     reloadState.lastReloadSuccessful = true;
     reloadState.lastSuccessSeconds = clock.now() / 1000;
     logger.info({ targets: next.targets.length, owned: split.owned.length, origin: next.origin }, 'configuration reloaded');

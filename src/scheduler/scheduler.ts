@@ -123,7 +123,18 @@ export class Scheduler implements FleetView, FleetReader {
   /** Applies a (re)loaded config: new targets start, removed ones stop, changed ones restart with fresh state. */
   async apply(config: Config): Promise<void> {
     this.config = config;
-    if (this.started) await this.reconcile(config);
+    if (!this.started) return;
+    await this.reconcile(config);
+    this.config = { ...config, targets: this.held(config.targets) };
+  }
+
+  /**
+   * The targets, each as the object its poller holds when it has one. After a reload a poller whose target did not
+   * change keeps the object of the load that started it, equal to the new one (reconcile restarts it otherwise): whoever
+   * keeps the config keeps these, not a second copy of every unchanged target for each reload since (issue 35's soak).
+   */
+  held<T extends TargetConfig>(targets: readonly T[]): T[] {
+    return targets.map((t) => (this.pollers.get(t.name)?.target as T | undefined) ?? t);
   }
 
   private async reconcile(config: Config): Promise<void> {

@@ -1,0 +1,76 @@
+// A reload keeps one copy of each target. A poller whose target did not change keeps the object of the load that
+// started it; the exporter's config must then hold that same object, not the reload's equal copy: otherwise every
+// reload since a poller started keeps a second copy of its target (the 1,000-node soak, issue 35: about 0.5 MiB more
+// at each return to the original targets). Checked with weak references to what each reload loaded: after a
+// collection, nothing of a reload's unchanged targets is left; a changed target's new object is (its poller's).
+import { runInNewContext } from 'node:vm';
+import { setFlagsFromString } from 'node:v8';
+import { describe, expect, it } from 'vitest';
+import { parseConfigText } from '../../src/sources/registry.js';
+import type { Config } from '../../src/config/schema.js';
+import { startFakeNode, type FakeNode } from '../helpers/fake-node.js';
+import { closeAfterEach, startTestExporter, waitForPolls, type TestExporter } from '../helpers/exporter.js';
+import { defined } from '../helpers/assert.js';
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+let node: FakeNode | undefined;
+let exporter: TestExporter | undefined;
+closeAfterEach(
+  () => [exporter, node],
+  () => (exporter = node = undefined),
+);
+
+const yaml = (url: string, bInterval: string) => `
+defaults: { interval: 1s, timeout: 500ms, index: { endpoints: [] }, info: { enabled: false }, platform: { enabled: false }, chain_info: { enabled: false } }
+targets:
+  - { name: validator-a-of-the-fleet, url: '${url}/a' }
+  - { name: validator-b-of-the-fleet, url: '${url}/b', interval: ${bInterval} }
+`;
+
+/** After a turn of the event loop (a weak reference made in this job holds its object until the job ends) and a collection. */
+async function collected(): Promise<void> {
+  await new Promise((resolve) => setImmediate(resolve));
+  gc();
+}
+
+describe('a reload', () => {
+  it('keeps no copy of the targets it left unchanged: their pollers’ objects serve, the equal ones it loaded are collected', async () => {
+    node = await startFakeNode({
+      '/a/ext/health': { fixture: 'health/healthy-v1.14.2.json' },
+      '/b/ext/health': { fixture: 'health/healthy-v1.14.2.json' },
+    });
+    const url = node.url;
+    let text = yaml(url, '1s');
+    const loaded: Array<Array<WeakRef<object>>> = [];
+    const load = (): Config => {
+      const config = parseConfigText(text, 'reload.yaml', {});
+      loaded.push(config.targets.map((t) => new WeakRef(t)));
+      return config;
+    };
+    exporter = await startTestExporter(text, { exporter: { loadConfig: load } });
+    await waitForPolls(exporter, 1);
+    const first = exporter.scheduler.held([{ name: 'validator-a-of-the-fleet' }, { name: 'validator-b-of-the-fleet' }] as never[]);
+
+    for (let i = 0; i < 3; i++) await exporter.reload();
+    await collected();
+    // Three reloads of the same file: every target object they made is gone; the pollers kept the first load's.
+    expect(loaded.flat().map((r) => r.deref() === undefined)).toEqual([true, true, true, true, true, true]);
+    const held = exporter.scheduler.held([{ name: 'validator-a-of-the-fleet' }, { name: 'validator-b-of-the-fleet' }] as never[]);
+    expect(held[0]).toBe(first[0]);
+    expect(held[1]).toBe(first[1]);
+
+    // b changes: its poller restarts with the new object, which stays; a's new copy is collected as before.
+    text = yaml(url, '2s');
+    loaded.length = 0;
+    await exporter.reload();
+    await collected();
+    const [a, b] = defined(loaded[0], 'the reload');
+    expect(a?.deref()).toBeUndefined();
+    const bNow = b?.deref();
+    expect(bNow).toMatchObject({ name: 'validator-b-of-the-fleet', intervalMs: 2000 });
+    expect(exporter.scheduler.held([{ name: 'validator-b-of-the-fleet' }] as never[])[0]).toBe(bNow);
+    expect(exporter.scheduler.held([{ name: 'validator-a-of-the-fleet' }] as never[])[0]).toBe(first[0]);
+  });
+});
