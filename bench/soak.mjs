@@ -11,8 +11,8 @@
 //     node to `healthy`; the load stops until what the exporter keeps is back to its baseline (or a
 //     deadline passes), and the restore says what was not.
 // It samples from outside the process (RSS, descriptors, sockets to the simulator) and from the
-// exporter (GET /-/debug/state: the heap after a full collection, handles, timers, the keyed state;
-// /metrics: the series). One JSON line a sample; the last line is a JSON summary with the goals.
+// exporter (GET /-/debug/state: the heap after a full collection and the compiled code in it, handles,
+// timers, the keyed state; /metrics: the series). One JSON line a sample; the last line is a JSON summary with the goals.
 // Asserts nothing itself: test/soak/soak.test.ts runs it at the CI size and checks the summary.
 //
 //   npm run soak                          1,000 nodes for 60 minutes (about 75 minutes in all): run it ALONE
@@ -210,7 +210,7 @@ function writeConfig(text) {
 /**
  * The exporter's /-/debug/state (src/server/debug-state.ts).
  * @typedef {{
- *   heapUsedAfterGcBytes: number, gcMs: number,
+ *   heapUsedAfterGcBytes: number, codeAfterGcBytes: number, gcMs: number,
  *   memory: { rss: number, heapUsed: number, heapTotal: number, external: number, arrayBuffers: number },
  *   resources: { byType: Record<string, number>, handles: number, timers: number },
  *   state: {
@@ -410,6 +410,7 @@ function outside(x) {
   return {
     rss_mb: round(x.rss / 2 ** 20),
     heap_after_gc_mb: round(x.d.heapUsedAfterGcBytes / 2 ** 20),
+    code_after_gc_mb: round(x.d.codeAfterGcBytes / 2 ** 20),
     gc_ms: x.d.gcMs,
     fds: x.fds,
     cpu_exporter_s: round(x.cpu.exporter),
@@ -612,6 +613,8 @@ async function flipScenarios() {
 // --- the run ----------------------------------------------------------------------------------------------------
 /** @type {Array<[number, number]>} [minutes, heap after collection (bytes)] of the churn samples after the warm-up */
 const heapPoints = [];
+/** @type {Array<[number, number]>} the JIT's compiled code, part of the heap (V8's code spaces) */
+const codePoints = [];
 /** @type {Array<[number, number]>} */
 const rssPoints = [];
 /** @type {Array<Record<string, unknown>>} */
@@ -842,6 +845,7 @@ try {
       const minute = (performance.now() - churnStart) / 60_000;
       if (performance.now() - churnStart >= WARMUP_MS) {
         heapPoints.push([minute, x.d.heapUsedAfterGcBytes]);
+        codePoints.push([minute, x.d.codeAfterGcBytes]);
         rssPoints.push([minute, x.rss]);
       }
       emit({
@@ -866,6 +870,10 @@ try {
   await Promise.all(scrapers);
 
   const heap = linearFit(heapPoints);
+  const code = linearFit(codePoints);
+  // The heap without the compiled code: what the exporter keeps, apart from the JIT's warm-up (a rarely taken path is
+  // compiled, optimized, late). Reported beside the heap's slope, never instead of it.
+  const kept = linearFit(heapPoints.map(([m, b], i) => [m, b - (codePoints[i]?.[1] ?? 0)]));
   const rss = linearFit(rssPoints);
   const pct = (/** @type {number} */ v, /** @type {number} */ mean) => round((v / mean) * 100 * 100) / 100;
   // Set by the baseline and by the restore that just ran.
@@ -892,6 +900,10 @@ try {
     heap_spread_pct: pct(heap.residualStd, heap.mean),
     heap_mean_mb: round(heap.mean / 2 ** 20),
     heap_samples: heap.n,
+    code_slope_pct_per_hour_of_heap: pct(code.slope * 60, heap.mean),
+    code_mean_mb: round(code.mean / 2 ** 20),
+    heap_without_code_slope_pct_per_hour: pct(kept.slope * 60, kept.mean),
+    heap_without_code_spread_pct: pct(kept.residualStd, kept.mean),
     rss_slope_pct_per_hour: pct(rss.slope * 60, rss.mean),
     rss_spread_pct: pct(rss.residualStd, rss.mean),
     rss_mean_mb: round(rss.mean / 2 ** 20),

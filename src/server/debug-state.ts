@@ -11,7 +11,7 @@
 // enabled, and `gc` is taken from a new V8 context, which gets it as a global.
 // A full collection stops the process for as long as it runs (about 100 ms at
 // 1,000 nodes): one runs at a time, and the endpoint stays off by default.
-import { getHeapStatistics, setFlagsFromString } from 'node:v8';
+import { getHeapSpaceStatistics, getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { Request, Response } from 'express';
 import type { FleetReader, StateSizes } from '../scheduler/fleet.js';
@@ -35,6 +35,12 @@ export interface ServerSizes {
 export interface DebugState {
   /** V8's used heap after the full collection (bytes). */
   heapUsedAfterGcBytes: number;
+  /**
+   * Of it, the JIT's compiled code (V8's code spaces, bytes): it grows while functions first run often enough to be
+   * compiled again, optimized, which a rarely taken path (a reload, a return of a node) reaches late; bounded by the
+   * program, not by what the exporter keeps.
+   */
+  codeAfterGcBytes: number;
   gcMs: number;
   memory: NodeJS.MemoryUsage;
   /** Active libuv handles and requests by type (process.getActiveResourcesInfo), and timers (`Timeout`) among them. */
@@ -51,12 +57,15 @@ export function debugStateHandler(fleet: FleetReader, server: () => ServerSizes)
     gc();
     const gcMs = Math.round((performance.now() - started) * 10) / 10;
     const heapUsedAfterGcBytes = getHeapStatistics().used_heap_size;
+    let codeAfterGcBytes = 0;
+    for (const space of getHeapSpaceStatistics()) if (space.space_name.startsWith('code_')) codeAfterGcBytes += space.space_used_size;
     const byType: Record<string, number> = {};
     for (const type of process.getActiveResourcesInfo()) byType[type] = (byType[type] ?? 0) + 1;
     const timers = byType['Timeout'] ?? 0;
     const total = Object.values(byType).reduce((a, b) => a + b, 0);
     const body: DebugState = {
       heapUsedAfterGcBytes,
+      codeAfterGcBytes,
       gcMs,
       memory: process.memoryUsage(),
       resources: { byType, handles: total - timers, timers },

@@ -52,6 +52,9 @@ describe('GET /-/debug/state', () => {
     expect(state.heapUsedAfterGcBytes).toBeGreaterThan(0);
     expect(withGarbage - state.heapUsedAfterGcBytes).toBeGreaterThan(20 * 1024 * 1024);
     expect(state.gcMs).toBeGreaterThan(0);
+    // The compiled code is part of the heap, and there is some by now.
+    expect(state.codeAfterGcBytes).toBeGreaterThan(0);
+    expect(state.codeAfterGcBytes).toBeLessThan(state.heapUsedAfterGcBytes);
 
     expect(state.resources.timers).toBeGreaterThanOrEqual(1);
     expect(state.resources.handles).toBeGreaterThanOrEqual(1);
