@@ -617,6 +617,8 @@ const heapPoints = [];
 const codePoints = [];
 /** @type {Array<[number, number]>} */
 const rssPoints = [];
+/** @type {Array<[number, number]>} the heap at each return after the warm-up: the same targets and scenarios each time */
+const returnPoints = [];
 /** @type {Array<Record<string, unknown>>} */
 const restores = [];
 /** @typedef {ReturnType<typeof outside>} Outside */
@@ -687,6 +689,7 @@ async function restore(/** @type {string} */ why) {
   marks.last = o;
   // The first restore after the warm-up: the heap's warm value.
   if (!marks.warm && performance.now() - churnStart >= WARMUP_MS) marks.warm = o;
+  if (performance.now() - churnStart >= WARMUP_MS) returnPoints.push([minutesNow(), r.x.d.heapUsedAfterGcBytes]);
   // A return that did not match: the label values the baseline served and this one does not, and the other way.
   const values = r.matched || !marks.labelValues ? undefined : labelValuesOf(r.x.s.text);
   const labels =
@@ -871,6 +874,9 @@ try {
 
   const heap = linearFit(heapPoints);
   const code = linearFit(codePoints);
+  // The churn samples' heap moves with the state they were taken in (which nodes are flipped, the series served); the
+  // returns are all in one state, so few points with no such spread.
+  const returns = linearFit(returnPoints);
   // The heap without the compiled code: what the exporter keeps, apart from the JIT's warm-up (a rarely taken path is
   // compiled, optimized, late). Reported beside the heap's slope, never instead of it.
   const kept = linearFit(heapPoints.map(([m, b], i) => [m, b - (codePoints[i]?.[1] ?? 0)]));
@@ -900,6 +906,8 @@ try {
     heap_spread_pct: pct(heap.residualStd, heap.mean),
     heap_mean_mb: round(heap.mean / 2 ** 20),
     heap_samples: heap.n,
+    heap_returns_slope_pct_per_hour: pct(returns.slope * 60, returns.mean),
+    heap_returns_mb: returnPoints.map(([, b]) => round(b / 2 ** 20)),
     code_slope_pct_per_hour_of_heap: pct(code.slope * 60, heap.mean),
     code_mean_mb: round(code.mean / 2 ** 20),
     heap_without_code_slope_pct_per_hour: pct(kept.slope * 60, kept.mean),
