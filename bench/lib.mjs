@@ -372,25 +372,60 @@ export function fdsByKind(pid, remotePorts, localPorts) {
 }
 
 /**
- * Least-squares line through points: its slope, its value at the points' mean x, and the residuals' standard deviation.
+ * Least-squares line through points: its slope and the slope's standard error, its value at the points' mean x, and
+ * the residuals' standard deviation.
  * @param {ReadonlyArray<readonly [number, number]>} points [x, y]
- * @returns {{ slope: number, mean: number, residualStd: number, n: number }}
+ * @returns {{ slope: number, slopeStd: number, mean: number, residualStd: number, n: number }}
  */
 export function linearFit(points) {
+  return fitGiven(points.map(([x, y]) => [x, y]));
+}
+
+/**
+ * Least squares of y on x and on what else each point was taken with (its covariates): the slope in x with the
+ * covariates held constant, and its standard error. A soak's sample taken while more nodes are flipped holds more; with
+ * the state a covariate, the slope is what grows with time alone. No covariate: the plain line (linearFit).
+ * @param {ReadonlyArray<readonly number[]>} points [x, y, ...covariates], the same number of covariates in each
+ * @returns {{ slope: number, slopeStd: number, mean: number, residualStd: number, n: number }}
+ */
+export function fitGiven(points) {
   const n = points.length;
-  if (n < 2) return { slope: NaN, mean: n === 1 ? (points[0]?.[1] ?? NaN) : NaN, residualStd: NaN, n };
-  const mx = points.reduce((a, [x]) => a + x, 0) / n;
-  const my = points.reduce((a, [, y]) => a + y, 0) / n;
-  let sxy = 0;
-  let sxx = 0;
-  for (const [x, y] of points) {
-    sxy += (x - mx) * (y - my);
-    sxx += (x - mx) ** 2;
+  const my = points.reduce((a, p) => a + (p[1] ?? 0), 0) / Math.max(1, n);
+  const rows = points.map((p) => [1, p[0] ?? 0, ...p.slice(2)]);
+  const k = rows[0]?.length ?? 2;
+  if (n < k) return { slope: NaN, slopeStd: NaN, mean: n === 0 ? NaN : my, residualStd: NaN, n };
+  // The normal equations (XᵀX)β = Xᵀy, centred (each column less its mean) for a well-conditioned solve; inverted
+  // by Gauss–Jordan with partial pivoting (k is 2 or 3).
+  const means = Array.from({ length: k }, (_, j) => (j === 0 ? 0 : rows.reduce((a, r) => a + (r[j] ?? 0), 0) / n));
+  const X = rows.map((r) => r.map((v, j) => (j === 0 ? 1 : v - (means[j] ?? 0))));
+  const y = points.map((p) => (p[1] ?? 0) - my);
+  const m = Array.from({ length: k }, (_, a) => [
+    ...Array.from({ length: k }, (_, b) => X.reduce((s, r) => s + (r[a] ?? 0) * (r[b] ?? 0), 0)),
+    ...Array.from({ length: k }, (_, b) => (a === b ? 1 : 0)),
+  ]);
+  for (let c = 0; c < k; c++) {
+    let p = c;
+    for (let r = c + 1; r < k; r++) if (Math.abs(m[r]?.[c] ?? 0) > Math.abs(m[p]?.[c] ?? 0)) p = r;
+    [m[c], m[p]] = [/** @type {number[]} */ (m[p]), /** @type {number[]} */ (m[c])];
+    const row = /** @type {number[]} */ (m[c]);
+    const pivot = row[c] ?? 0;
+    if (Math.abs(pivot) < 1e-12) return { slope: NaN, slopeStd: NaN, mean: my, residualStd: NaN, n };
+    for (let j = 0; j < 2 * k; j++) row[j] = (row[j] ?? 0) / pivot;
+    for (let r = 0; r < k; r++) {
+      const other = /** @type {number[]} */ (m[r]);
+      if (r === c) continue;
+      const w = other[c] ?? 0;
+      for (let j = 0; j < 2 * k; j++) other[j] = (other[j] ?? 0) - w * (row[j] ?? 0);
+    }
   }
-  const slope = sxx > 0 ? sxy / sxx : NaN;
+  const inv = m.map((r) => r.slice(k));
+  const xty = Array.from({ length: k }, (_, a) => X.reduce((s, r, i) => s + (r[a] ?? 0) * (y[i] ?? 0), 0));
+  const beta = inv.map((r) => r.reduce((s, v, j) => s + v * (xty[j] ?? 0), 0));
   let ss = 0;
-  for (const [x, y] of points) ss += (y - (my + slope * (x - mx))) ** 2;
-  return { slope, mean: my, residualStd: Math.sqrt(ss / Math.max(1, n - 2)), n };
+  for (let i = 0; i < n; i++) ss += ((y[i] ?? 0) - (X[i] ?? []).reduce((s, v, j) => s + v * (beta[j] ?? 0), 0)) ** 2;
+  // n = k: a line through its points, no spread to tell.
+  const residualStd = n > k ? Math.sqrt(ss / (n - k)) : NaN;
+  return { slope: beta[1] ?? NaN, slopeStd: residualStd * Math.sqrt(inv[1]?.[1] ?? NaN), mean: my, residualStd, n };
 }
 
 /**
