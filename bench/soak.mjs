@@ -24,7 +24,8 @@
 //     tab (Comparison, by constructor); objects of the baseline keep their ids in the later snapshots. A run with
 //     snapshots measures no goal: the 1,000-node exporter fell behind after its first one (7,319 requests queued and
 //     456 polls skipped a minute later; none in the same run without), likely V8's heap profiler, which keeps the
-//     objects' ids from then on and follows each object the collector moves.
+//     objects' ids from then on and follows each object the collector moves. `--heap-snapshots-at=end` writes the last
+//     return's alone: the ends of a short and a long run of one seed, compared, show what the longer run grew.
 // Every process runs on loopback and is stopped by PID; the config lives in a temporary folder.
 import { mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -64,6 +65,9 @@ const { values: opts } = parseArgs({
     // A folder: the exporter writes a V8 heap snapshot there at the baseline and at every return, while the load is
     // paused (to compare what the heap holds by constructor: what grows between returns).
     'heap-snapshots': { type: 'string', default: '' },
+    // When: `returns` (the baseline and every return) or `end` (the last return only: the run's figures undisturbed;
+    // compare the ends of a short and a long run of one seed, by constructor, for what the longer one grew).
+    'heap-snapshots-at': { type: 'string', default: 'returns' },
   },
 });
 
@@ -73,6 +77,8 @@ if (!(MINUTES > 0) || !Number.isInteger(NODES) || NODES < 10) throw new Error('-
 const RUN_MS = MINUTES * 60_000;
 const NODE_FLAGS = opts['node-flags'].split(' ').filter((f) => f !== '');
 const SNAPSHOT_DIR = opts['heap-snapshots'];
+const SNAPSHOT_AT = opts['heap-snapshots-at'];
+if (SNAPSHOT_AT !== 'returns' && SNAPSHOT_AT !== 'end') throw new Error(`--heap-snapshots-at must be returns or end, not "${SNAPSHOT_AT}"`);
 const L1_VANTAGES = Number(opts['l1-vantages']);
 if (!Number.isInteger(L1_VANTAGES) || L1_VANTAGES < 0) throw new Error('--l1-vantages must be a whole number (0: no l1s: section)');
 const INTERVAL_MS = parseDuration(opts.interval, 'interval', 's');
@@ -704,7 +710,7 @@ async function restore(/** @type {string} */ why) {
   const entry = { minute: round(minutesNow()), why, settled_s: round(r.seconds), matched: r.matched, diff: r.diff, ...labels, ...o };
   restores.push(entry);
   emit({ phase: 'restore', ...entry });
-  await heapSnapshot(`restore at minute ${entry.minute}`);
+  if (SNAPSHOT_AT === 'returns' || why === 'end') await heapSnapshot(`restore at minute ${entry.minute}`);
   paused = false;
 }
 
@@ -808,7 +814,7 @@ try {
     ...marks.baseline,
     exact: marks.exact,
   });
-  await heapSnapshot('baseline');
+  if (SNAPSHOT_AT === 'returns') await heapSnapshot('baseline');
 
   for (let i = 0; i < Number(opts.scrapers); i++) scrapers.push(scraper(i % 2 === 0));
   churnStart = performance.now();
