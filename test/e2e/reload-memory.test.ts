@@ -7,7 +7,7 @@ import { runInNewContext } from 'node:vm';
 import { setFlagsFromString } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { parseConfigText } from '../../src/sources/registry.js';
-import type { Config } from '../../src/config/schema.js';
+import type { Config, TargetConfig } from '../../src/config/schema.js';
 import { startFakeNode, type FakeNode } from '../helpers/fake-node.js';
 import { closeAfterEach, startTestExporter, waitForPolls, type TestExporter } from '../helpers/exporter.js';
 import { defined } from '../helpers/assert.js';
@@ -49,28 +49,30 @@ describe('a reload', () => {
       loaded.push(config.targets.map((t) => new WeakRef(t)));
       return config;
     };
-    exporter = await startTestExporter(text, { exporter: { loadConfig: load } });
-    await waitForPolls(exporter, 1);
-    const first = exporter.scheduler.held([{ name: 'validator-a-of-the-fleet' }, { name: 'validator-b-of-the-fleet' }] as never[]);
+    const started = await startTestExporter(text, { exporter: { loadConfig: load } });
+    exporter = started;
+    await waitForPolls(started, 1);
+    /** The target object the poller of `name` holds (held() gives it for a target of that name). */
+    const heldOf = (name: string) => started.scheduler.held([{ name } as TargetConfig])[0];
+    const first = [heldOf('validator-a-of-the-fleet'), heldOf('validator-b-of-the-fleet')];
 
-    for (let i = 0; i < 3; i++) await exporter.reload();
+    for (let i = 0; i < 3; i++) await started.reload();
     await collected();
     // Three reloads of the same file: every target object they made is gone; the pollers kept the first load's.
     expect(loaded.flat().map((r) => r.deref() === undefined)).toEqual([true, true, true, true, true, true]);
-    const held = exporter.scheduler.held([{ name: 'validator-a-of-the-fleet' }, { name: 'validator-b-of-the-fleet' }] as never[]);
-    expect(held[0]).toBe(first[0]);
-    expect(held[1]).toBe(first[1]);
+    expect(heldOf('validator-a-of-the-fleet')).toBe(first[0]);
+    expect(heldOf('validator-b-of-the-fleet')).toBe(first[1]);
 
     // b changes: its poller restarts with the new object, which stays; a's new copy is collected as before.
     text = yaml(url, '2s');
     loaded.length = 0;
-    await exporter.reload();
+    await started.reload();
     await collected();
     const [a, b] = defined(loaded[0], 'the reload');
     expect(a?.deref()).toBeUndefined();
     const bNow = b?.deref();
     expect(bNow).toMatchObject({ name: 'validator-b-of-the-fleet', intervalMs: 2000 });
-    expect(exporter.scheduler.held([{ name: 'validator-b-of-the-fleet' }] as never[])[0]).toBe(bNow);
-    expect(exporter.scheduler.held([{ name: 'validator-a-of-the-fleet' }] as never[])[0]).toBe(first[0]);
+    expect(heldOf('validator-b-of-the-fleet')).toBe(bNow);
+    expect(heldOf('validator-a-of-the-fleet')).toBe(first[0]);
   });
 });
