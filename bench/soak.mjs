@@ -12,7 +12,8 @@
 //     deadline passes), and the restore says what was not.
 // It samples from outside the process (RSS, descriptors, sockets to the simulator) and from the
 // exporter (GET /-/debug/state: the heap after a full collection and the compiled code in it, handles,
-// timers, the keyed state; /metrics: the series). One JSON line a sample; the last line is a JSON summary with the goals.
+// timers, the keyed state; /metrics: the series). One JSON line a sample; the last line is a JSON
+// summary with the goals.
 // Asserts nothing itself: test/soak/soak.test.ts runs it at the CI size and checks the summary.
 //
 //   npm run soak                          1,000 nodes for 60 minutes (about 75 minutes in all): run it ALONE
@@ -620,14 +621,12 @@ async function flipScenarios() {
 }
 
 // --- the run ----------------------------------------------------------------------------------------------------
-/** @type {Array<[number, number]>} [minutes, heap after collection (bytes)] of the churn samples after the warm-up */
-const heapPoints = [];
-/** @type {Array<[number, number, number, number]>} [minutes, heap after collection, series, label sets] (the same samples) */
-const statePoints = [];
-/** @type {Array<[number, number]>} the JIT's compiled code, part of the heap (V8's code spaces) */
-const codePoints = [];
-/** @type {Array<[number, number]>} */
-const rssPoints = [];
+/**
+ * The churn samples after the warm-up: minutes, the heap after collection and the compiled code in it (V8's code
+ * spaces, bytes), RSS, and the state the sample was taken in (series, label sets).
+ * @type {Array<{ minute: number, heap: number, code: number, rss: number, series: number, labelSets: number }>}
+ */
+const churnSamples = [];
 /** @type {Array<[number, number]>} the heap at each return after the warm-up: the same targets and scenarios each time */
 const returnPoints = [];
 /** @type {Array<Record<string, unknown>>} */
@@ -858,10 +857,14 @@ try {
       const o = outside(x);
       const minute = (performance.now() - churnStart) / 60_000;
       if (performance.now() - churnStart >= WARMUP_MS) {
-        heapPoints.push([minute, x.d.heapUsedAfterGcBytes]);
-        statePoints.push([minute, x.d.heapUsedAfterGcBytes, o.series, o.label_sets]);
-        codePoints.push([minute, x.d.codeAfterGcBytes]);
-        rssPoints.push([minute, x.rss]);
+        churnSamples.push({
+          minute,
+          heap: x.d.heapUsedAfterGcBytes,
+          code: x.d.codeAfterGcBytes,
+          rss: x.rss,
+          series: o.series,
+          labelSets: o.label_sets,
+        });
       }
       emit({
         phase: 'churn',
@@ -884,19 +887,18 @@ try {
   stopping = true;
   await Promise.all(scrapers);
 
-  const heap = linearFit(heapPoints);
-  const code = linearFit(codePoints);
+  const heap = linearFit(churnSamples.map((c) => [c.minute, c.heap]));
+  const code = linearFit(churnSamples.map((c) => [c.minute, c.code]));
   // A churn sample's heap moves with the state it was taken in: more series and label sets when fewer nodes are flipped
   // or more are in a scenario with many (the 1,000-node run: a spread of 2.75 MiB around the line, 0.76 MiB with the
-  // two held constant). The slope with them held constant is what grows with time alone.
-  const given = fitGiven(statePoints);
-  // The churn samples' heap moves with the state they were taken in (which nodes are flipped, the series served); the
-  // returns are all in one state, so few points with no such spread.
+  // two held constant). The slope with them held constant is what grows with time alone; the returns are all in one
+  // state, so few points with no such spread.
+  const given = fitGiven(churnSamples.map((c) => [c.minute, c.heap, c.series, c.labelSets]));
   const returns = linearFit(returnPoints);
   // The heap without the compiled code: what the exporter keeps, apart from the JIT's warm-up (a rarely taken path is
   // compiled, optimized, late). Reported beside the heap's slope, never instead of it.
-  const kept = linearFit(heapPoints.map(([m, b], i) => [m, b - (codePoints[i]?.[1] ?? 0)]));
-  const rss = linearFit(rssPoints);
+  const kept = linearFit(churnSamples.map((c) => [c.minute, c.heap - c.code]));
+  const rss = linearFit(churnSamples.map((c) => [c.minute, c.rss]));
   const pct = (/** @type {number} */ v, /** @type {number} */ mean) => round((v / mean) * 100 * 100) / 100;
   // Set by the baseline and by the restore that just ran.
   const { last, baseline: base0 } = marks;

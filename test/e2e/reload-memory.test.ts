@@ -3,17 +3,16 @@
 // reload since a poller started keeps a second copy of its target (the 1,000-node soak, issue 35: about 0.5 MiB more
 // at each return to the original targets). Checked with weak references to what each reload loaded: after a
 // collection, nothing of a reload's unchanged targets is left; a changed target's new object is (its poller's).
-import { runInNewContext } from 'node:vm';
-import { setFlagsFromString } from 'node:v8';
 import { describe, expect, it } from 'vitest';
+import { fullCollection } from '../../src/server/debug-state.js';
 import { parseConfigText } from '../../src/sources/registry.js';
 import type { Config, TargetConfig } from '../../src/config/schema.js';
 import { startFakeNode, type FakeNode } from '../helpers/fake-node.js';
 import { closeAfterEach, startTestExporter, waitForPolls, type TestExporter } from '../helpers/exporter.js';
 import { defined } from '../helpers/assert.js';
 
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
+/** V8's full collection, as /-/debug/state takes it. */
+const gc = fullCollection();
 
 let node: FakeNode | undefined;
 let exporter: TestExporter | undefined;

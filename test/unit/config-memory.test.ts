@@ -3,13 +3,12 @@
 // kept by a target would keep the whole file. Every reload makes new targets, the old ones live on while they are
 // configured: the 1,000-node soak held 15 copies of its 54 KiB file after 15 reloads, one for each reload that made
 // a target still configured (its heap grew 3.7 % an hour, the steps halving as the old targets went).
-import { runInNewContext } from 'node:vm';
-import { setFlagsFromString } from 'node:v8';
 import { describe, expect, it } from 'vitest';
+import { fullCollection } from '../../src/server/debug-state.js';
 import { parseConfigText } from '../../src/sources/registry.js';
 
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
+/** V8's full collection, as /-/debug/state takes it. */
+const gc = fullCollection();
 
 const SUBNET = '2v3qLBtRK4VHC1W1JJMgKYPrSzsXEc83DuWBrhhLKRJXJbiRVA';
 /** A config file of about 1 MiB: a long comment, then one target and one L1 of strings long enough to be slices. */
