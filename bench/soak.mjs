@@ -96,8 +96,6 @@ const TIMEOUT_MS = Math.min(5_000, Math.floor(INTERVAL_MS / 2));
 const SETTLE_MS = 6 * SLOW_MS + 30_000;
 /** How long a settled sample waits for a moment with no request under way (see settle). */
 const REST_MS = 60_000;
-/** How long a churn sample waits for a moment with no request queued or in flight (see sample). */
-const QUIET_MS = Math.min(20_000, SAMPLE_MS / 3);
 /** The baseline's counts must hold this long: past the second sweep after the first round (2.5 rounds). */
 const BASELINE_HOLD_MS = 2.5 * SLOW_MS;
 const SPARE = Math.max(2, Math.round(NODES * 0.15));
@@ -394,14 +392,13 @@ function labelValuesOf(text) {
 const missingFrom = (/** @type {Set<string>} */ a, /** @type {Set<string>} */ b) => [...a].filter((v) => !b.has(v)).slice(0, 10);
 
 /**
- * One sample: outside the process, then the exporter's state (a full collection), then /metrics. With `quietWithinMs`,
- * the state is asked again, 500 ms apart, until it was taken with no request queued or in flight, for that long at
- * most: a request under way holds its answer (a peer list is 110 KB of text and more parsed), so a sample taken in a
- * burst of polls reads the burst, not what the exporter keeps. The 1,000-node runs' churn samples had 0 to 341
- * requests queued, more in their later minutes.
- * @param {number} [quietWithinMs]
+ * One sample: outside the process, then the exporter's state (a full collection), then /metrics. `quiet`: the state was
+ * taken with no request queued or in flight. A request under way holds its answer (a peer list is 110 KB of text and
+ * more parsed), so a sample taken in a backlog reads the backlog, not what the exporter keeps. Taken once: asking again
+ * until quiet forces a full collection each time (150 to 250 ms of the exporter's loop at 1,000 nodes), and a run that
+ * asked every 500 ms for up to 20 s fell behind by thousands of requests within 20 minutes.
  */
-async function sample(quietWithinMs = 0) {
+async function sample() {
   const pid = exporter?.pid ?? 0;
   const rss = rssBytes(pid);
   // Each process's CPU so far: which of the two, on a small machine, is the one that cannot keep up.
@@ -418,14 +415,8 @@ async function sample(quietWithinMs = 0) {
     const next = fdsByKind(pid, simPorts, localPorts);
     if (next.other < fd.other) fd = next;
   }
-  const asked = performance.now();
-  let d = await debugState();
-  const busy = (/** @type {DebugState} */ x) => x.state.limiter.queued + x.state.dispatchers.originQueued + x.state.limiter.inFlight > 0;
-  while (busy(d) && performance.now() - asked < quietWithinMs) {
-    await sleep(500);
-    d = await debugState();
-  }
-  const quiet = { quiet: !busy(d), quiet_after_s: round((performance.now() - asked) / 1000) };
+  const d = await debugState();
+  const quiet = d.state.limiter.queued + d.state.dispatchers.originQueued + d.state.limiter.inFlight === 0;
   const s = await scrapeSeries();
   return { rss, cpu, fds: fd.total, sockets: fd.remote, served: fd.local, fdsOther: fd.other, fdsOtherKinds: fd.otherKinds, d, s, quiet };
 }
@@ -483,9 +474,14 @@ const counts = {
   reloads: 0,
   flips: 0,
   samplesFailed: 0,
-  // Churn samples after the warm-up taken with requests still queued or in flight (no quiet moment within QUIET_MS).
-  notQuiet: 0,
 };
+/**
+ * Churn samples after the warm-up taken with requests queued or in flight (see sample): left out of the lines and listed
+ * in the summary. Such a sample reads a backlog: a 1,000-node run of 2026-11-27 had one with 3,301 requests queued and
+ * 512 in flight at 128.5 MiB, its quiet neighbours 109 to 111 MiB; one such point moves a 40-point line by several % an hour.
+ * @type {Array<{ minute: number, heap_mb: number, queued: number, in_flight: number }>}
+ */
+const notQuiet = [];
 
 /** @param {boolean} gzip */
 async function scraper(gzip) {
@@ -863,7 +859,7 @@ try {
       /** @type {Awaited<ReturnType<typeof sample>> | undefined} */
       let x;
       try {
-        x = await sample(QUIET_MS);
+        x = await sample();
       } catch (err) {
         // A sample the exporter did not answer in time is a finding of the run, recorded, not the run's end.
         counts.samplesFailed += 1;
@@ -875,15 +871,16 @@ try {
       const o = outside(x);
       const minute = (performance.now() - churnStart) / 60_000;
       if (performance.now() - churnStart >= WARMUP_MS) {
-        if (!x.quiet.quiet) counts.notQuiet += 1;
-        churnSamples.push({
-          minute,
-          heap: x.d.heapUsedAfterGcBytes,
-          code: x.d.codeAfterGcBytes,
-          rss: x.rss,
-          series: o.series,
-          labelSets: o.label_sets,
-        });
+        if (!x.quiet) notQuiet.push({ minute: round(minute), heap_mb: o.heap_after_gc_mb, queued: o.queued, in_flight: o.in_flight });
+        else
+          churnSamples.push({
+            minute,
+            heap: x.d.heapUsedAfterGcBytes,
+            code: x.d.codeAfterGcBytes,
+            rss: x.rss,
+            series: o.series,
+            labelSets: o.label_sets,
+          });
       }
       emit({
         phase: 'churn',
@@ -892,7 +889,7 @@ try {
         targets: current.size + 1,
         flipped: flipped.size,
         ...o,
-        ...x.quiet,
+        quiet: x.quiet,
         reloads: counts.reloads,
         flips: counts.flips,
         scrapes: counts.scrapes,
@@ -948,7 +945,7 @@ try {
     heap_spread_given_state_pct: pct(given.residualStd, given.mean),
     heap_mean_mb: round(heap.mean / 2 ** 20),
     heap_samples: heap.n,
-    heap_samples_not_quiet: counts.notQuiet,
+    heap_samples_not_quiet: notQuiet,
     heap_returns_slope_pct_per_hour: pct(returns.slope * 60, returns.mean),
     heap_returns_mb: returnPoints.map(([, b]) => round(b / 2 ** 20)),
     code_slope_pct_per_hour_of_heap: pct(code.slope * 60, heap.mean),
