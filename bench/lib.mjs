@@ -391,7 +391,10 @@ export function linearFit(points) {
 export function fitGiven(points) {
   const n = points.length;
   const my = points.reduce((a, p) => a + (p[1] ?? 0), 0) / Math.max(1, n);
-  const rows = points.map((p) => [1, p[0] ?? 0, ...p.slice(2)]);
+  // A covariate with the same value at every point tells nothing and would make the equations singular: left out
+  // (a soak's backlog when no sample had one).
+  const varies = (points[0] ?? []).map((_, j) => j >= 2 && points.some((p) => p[j] !== points[0]?.[j]));
+  const rows = points.map((p) => [1, p[0] ?? 0, ...p.filter((_, j) => varies[j])]);
   const k = rows[0]?.length ?? 2;
   if (n < k) return { slope: NaN, slopeStd: NaN, mean: n === 0 ? NaN : my, residualStd: NaN, n };
   // The normal equations (XᵀX)β = Xᵀy, centred (each column less its mean) for a well-conditioned solve; inverted

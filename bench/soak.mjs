@@ -476,9 +476,11 @@ const counts = {
   samplesFailed: 0,
 };
 /**
- * Churn samples after the warm-up taken with requests queued or in flight (see sample): left out of the lines and listed
- * in the summary. Such a sample reads a backlog: a 1,000-node run of 2026-11-27 had one with 3,301 requests queued and
- * 512 in flight at 128.5 MiB, its quiet neighbours 109 to 111 MiB; one such point moves a 40-point line by several % an hour.
+ * Churn samples after the warm-up taken with requests queued or in flight (see sample), listed in the summary. Such a
+ * sample reads a backlog too: a 1,000-node run of 2026-11-27 had one with 3,301 requests queued and 512 in flight at
+ * 128.5 MiB, its quiet neighbours 109 to 111 MiB. Kept in the plain line (the heap as it was); the fit given the state
+ * holds the backlog (queued and in flight) constant beside the series and label sets. Left out instead, they were 60 %
+ * of the samples of the earlier 1,000-node runs, and the quiet ones alone spread wider (quiet moments come with states).
  * @type {Array<{ minute: number, heap_mb: number, queued: number, in_flight: number }>}
  */
 const notQuiet = [];
@@ -637,8 +639,8 @@ async function flipScenarios() {
 // --- the run ----------------------------------------------------------------------------------------------------
 /**
  * The churn samples after the warm-up: minutes, the heap after collection and the compiled code in it (V8's code
- * spaces, bytes), RSS, and the state the sample was taken in (series, label sets).
- * @type {Array<{ minute: number, heap: number, code: number, rss: number, series: number, labelSets: number }>}
+ * spaces, bytes), RSS, and the state the sample was taken in (series, label sets, requests queued and in flight).
+ * @type {Array<{ minute: number, heap: number, code: number, rss: number, series: number, labelSets: number, backlog: number }>}
  */
 const churnSamples = [];
 /** @type {Array<[number, number]>} the heap at each return after the warm-up: the same targets and scenarios each time */
@@ -872,15 +874,15 @@ try {
       const minute = (performance.now() - churnStart) / 60_000;
       if (performance.now() - churnStart >= WARMUP_MS) {
         if (!x.quiet) notQuiet.push({ minute: round(minute), heap_mb: o.heap_after_gc_mb, queued: o.queued, in_flight: o.in_flight });
-        else
-          churnSamples.push({
-            minute,
-            heap: x.d.heapUsedAfterGcBytes,
-            code: x.d.codeAfterGcBytes,
-            rss: x.rss,
-            series: o.series,
-            labelSets: o.label_sets,
-          });
+        churnSamples.push({
+          minute,
+          heap: x.d.heapUsedAfterGcBytes,
+          code: x.d.codeAfterGcBytes,
+          rss: x.rss,
+          series: o.series,
+          labelSets: o.label_sets,
+          backlog: o.queued + o.in_flight,
+        });
       }
       emit({
         phase: 'churn',
@@ -908,9 +910,10 @@ try {
   const code = linearFit(churnSamples.map((c) => [c.minute, c.code]));
   // A churn sample's heap moves with the state it was taken in: more series and label sets when fewer nodes are flipped
   // or more are in a scenario with many (the 1,000-node run: a spread of 2.75 MiB around the line, 0.76 MiB with the
-  // two held constant). The slope with them held constant is what grows with time alone; the returns are all in one
-  // state, so few points with no such spread.
-  const given = fitGiven(churnSamples.map((c) => [c.minute, c.heap, c.series, c.labelSets]));
+  // two held constant), and with the requests under way (a run with a backlog at 6 of 11 samples: 5.78 MiB with the
+  // two, 0.44 MiB with the backlog a third). The slope with them held constant is what grows with time alone; the
+  // returns are all in one state, so few points with no such spread.
+  const given = fitGiven(churnSamples.map((c) => [c.minute, c.heap, c.series, c.labelSets, c.backlog]));
   const returns = linearFit(returnPoints);
   // The heap without the compiled code: what the exporter keeps, apart from the JIT's warm-up (a rarely taken path is
   // compiled, optimized, late). Reported beside the heap's slope, never instead of it.

@@ -69,4 +69,22 @@ describe("the soak's fits", () => {
     expect(given.slope).toBeCloseTo(5_000, -1);
     expect(given.slopeStd).toBeLessThan(50);
   });
+
+  it('given the backlog: samples taken with requests queued do not read as growth, and a covariate that never moves is left out', () => {
+    // 40 samples; each request queued or in flight holds 4 KiB, and the later samples fall in a backlog (as a
+    // saturated 1,000-node run's did). Nothing grows with time.
+    const points = Array.from({ length: 40 }, (_, m) => {
+      const sets = 12_000 + ((m * 31) % 9) * 400;
+      const backlog = m >= 30 && m % 2 === 0 ? 1_000 + m * 50 : 0;
+      return [m, 110 * 2 ** 20 + 20 * sets + 4_096 * backlog + ((m * 13) % 5) * 1_000, sets, backlog];
+    });
+    const withoutBacklog = fitGiven(points.map((p) => p.slice(0, 3)));
+    const withBacklog = fitGiven(points);
+    expect(withoutBacklog.slope).toBeGreaterThan(50_000);
+    expect(Math.abs(withBacklog.slope)).toBeLessThan(3 * withBacklog.slopeStd + 10);
+    // No backlog in any sample: the column is constant, left out, and the fit is the one without it (not NaN).
+    const quiet = points.map(([m, h, sets]) => [m ?? 0, h ?? 0, sets ?? 0]);
+    expect(fitGiven(quiet.map((p) => [...p, 0]))).toEqual(fitGiven(quiet));
+    expect(Number.isNaN(fitGiven(quiet.map((p) => [...p, 0])).slope)).toBe(false);
+  });
 });
