@@ -391,13 +391,7 @@ function labelValuesOf(text) {
 /** The first few label values in `a` and not in `b`. */
 const missingFrom = (/** @type {Set<string>} */ a, /** @type {Set<string>} */ b) => [...a].filter((v) => !b.has(v)).slice(0, 10);
 
-/**
- * One sample: outside the process, then the exporter's state (a full collection), then /metrics. `quiet`: the state was
- * taken with no request queued or in flight. A request under way holds its answer (a peer list is 110 KB of text and
- * more parsed), so a sample taken in a backlog reads the backlog, not what the exporter keeps. Taken once: asking again
- * until quiet forces a full collection each time (150 to 250 ms of the exporter's loop at 1,000 nodes), and a run that
- * asked every 500 ms for up to 20 s fell behind by thousands of requests within 20 minutes.
- */
+/** One sample: outside the process, then the exporter's state (a full collection), then /metrics. */
 async function sample() {
   const pid = exporter?.pid ?? 0;
   const rss = rssBytes(pid);
@@ -416,9 +410,8 @@ async function sample() {
     if (next.other < fd.other) fd = next;
   }
   const d = await debugState();
-  const quiet = d.state.limiter.queued + d.state.dispatchers.originQueued + d.state.limiter.inFlight === 0;
   const s = await scrapeSeries();
-  return { rss, cpu, fds: fd.total, sockets: fd.remote, served: fd.local, fdsOther: fd.other, fdsOtherKinds: fd.otherKinds, d, s, quiet };
+  return { rss, cpu, fds: fd.total, sockets: fd.remote, served: fd.local, fdsOther: fd.other, fdsOtherKinds: fd.otherKinds, d, s };
 }
 
 /** @param {Awaited<ReturnType<typeof sample>>} x */
@@ -456,6 +449,16 @@ function outside(x) {
   };
 }
 
+/**
+ * The requests the exporter had queued or in flight when the sample's state was taken. A request under way holds its
+ * answer (a peer list is 110 KB of text and more parsed), so a sample taken in a backlog reads the backlog, not what the
+ * exporter keeps. A churn sample is taken once whatever its backlog: asking again until there is none forces a full
+ * collection each time (150 to 250 ms of the exporter's loop at 1,000 nodes), and a run that asked every 500 ms for
+ * up to 20 s fell behind by thousands of requests within 20 minutes.
+ * @param {ReturnType<typeof outside>} o
+ */
+const backlogOf = (o) => o.queued + o.in_flight;
+
 /** @param {number} x */
 const round = (x) => Math.round(x * 10) / 10;
 
@@ -476,7 +479,7 @@ const counts = {
   samplesFailed: 0,
 };
 /**
- * Churn samples after the warm-up taken with requests queued or in flight (see sample), listed in the summary. Such a
+ * Churn samples after the warm-up taken with requests queued or in flight (see backlogOf), listed in the summary. Such a
  * sample reads a backlog too: a 1,000-node run of 2026-11-27 had one with 3,301 requests queued and 512 in flight at
  * 128.5 MiB, its quiet neighbours 109 to 111 MiB. Kept in the plain line (the heap as it was); the fit given the state
  * holds the backlog (queued and in flight) constant beside the series and label sets. Left out instead, they were 60 %
@@ -687,8 +690,7 @@ async function settle(target) {
     // holds handles of its own (the 1,000-node run's last return was sampled with 22 in flight: 4 handles more).
     // The exporter keeps polling after a return, so such a moment comes within seconds; past REST_MS the counts
     // are taken as they are.
-    const { queued, in_flight } = outside(x);
-    if (diff.length === 0 && queued + in_flight > 0 && performance.now() - (matchedAt ??= performance.now()) < REST_MS) {
+    if (diff.length === 0 && backlogOf(outside(x)) > 0 && performance.now() - (matchedAt ??= performance.now()) < REST_MS) {
       await sleep(250);
       continue;
     }
@@ -872,8 +874,9 @@ try {
       if (x === undefined) continue;
       const o = outside(x);
       const minute = (performance.now() - churnStart) / 60_000;
+      const backlog = backlogOf(o);
       if (performance.now() - churnStart >= WARMUP_MS) {
-        if (!x.quiet) notQuiet.push({ minute: round(minute), heap_mb: o.heap_after_gc_mb, queued: o.queued, in_flight: o.in_flight });
+        if (backlog > 0) notQuiet.push({ minute: round(minute), heap_mb: o.heap_after_gc_mb, queued: o.queued, in_flight: o.in_flight });
         churnSamples.push({
           minute,
           heap: x.d.heapUsedAfterGcBytes,
@@ -881,7 +884,7 @@ try {
           rss: x.rss,
           series: o.series,
           labelSets: o.label_sets,
-          backlog: o.queued + o.in_flight,
+          backlog,
         });
       }
       emit({
@@ -891,7 +894,7 @@ try {
         targets: current.size + 1,
         flipped: flipped.size,
         ...o,
-        quiet: x.quiet,
+        quiet: backlog === 0,
         reloads: counts.reloads,
         flips: counts.flips,
         scrapes: counts.scrapes,
