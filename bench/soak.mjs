@@ -220,7 +220,8 @@ function writeConfig(text) {
 /**
  * The exporter's /-/debug/state (src/server/debug-state.ts).
  * @typedef {{
- *   heapUsedAfterGcBytes: number, codeAfterGcBytes: number, gcMs: number,
+ *   heapUsedAfterGcBytes: number, codeAfterGcBytes: number, bytecodeAfterGcBytes: number,
+ *   spacesAfterGcBytes: Record<string, number>, gcMs: number,
  *   memory: { rss: number, heapUsed: number, heapTotal: number, external: number, arrayBuffers: number },
  *   resources: { byType: Record<string, number>, handles: number, timers: number },
  *   state: {
@@ -421,6 +422,11 @@ function outside(x) {
     rss_mb: round(x.rss / 2 ** 20),
     heap_after_gc_mb: round(x.d.heapUsedAfterGcBytes / 2 ** 20),
     code_after_gc_mb: round(x.d.codeAfterGcBytes / 2 ** 20),
+    bytecode_after_gc_mb: round(x.d.bytecodeAfterGcBytes / 2 ** 20),
+    old_space_mb: round((x.d.spacesAfterGcBytes['old_space'] ?? 0) / 2 ** 20),
+    large_objects_mb: round(
+      ((x.d.spacesAfterGcBytes['large_object_space'] ?? 0) + (x.d.spacesAfterGcBytes['new_large_object_space'] ?? 0)) / 2 ** 20,
+    ),
     gc_ms: x.d.gcMs,
     fds: x.fds,
     cpu_exporter_s: round(x.cpu.exporter),
@@ -643,7 +649,7 @@ async function flipScenarios() {
 /**
  * The churn samples after the warm-up: minutes, the heap after collection and the compiled code in it (V8's code
  * spaces, bytes), RSS, and the state the sample was taken in (series, label sets, requests queued and in flight).
- * @type {Array<{ minute: number, heap: number, code: number, rss: number, series: number, labelSets: number, backlog: number }>}
+ * @type {Array<{ minute: number, heap: number, code: number, program: number, rss: number, series: number, labelSets: number, backlog: number }>}
  */
 const churnSamples = [];
 /** @type {Array<[number, number]>} the heap at each return after the warm-up: the same targets and scenarios each time */
@@ -881,6 +887,7 @@ try {
           minute,
           heap: x.d.heapUsedAfterGcBytes,
           code: x.d.codeAfterGcBytes,
+          program: x.d.codeAfterGcBytes + x.d.bytecodeAfterGcBytes,
           rss: x.rss,
           series: o.series,
           labelSets: o.label_sets,
@@ -921,6 +928,10 @@ try {
   // The heap without the compiled code: what the exporter keeps, apart from the JIT's warm-up (a rarely taken path is
   // compiled, optimized, late). Reported beside the heap's slope, never instead of it.
   const kept = linearFit(churnSamples.map((c) => [c.minute, c.heap - c.code]));
+  // And without the bytecode too (V8 makes a function's bytecode when it first runs, drops it when it has not run for
+  // a while): the program's share of the heap, which a run reaches in full only once every path has been taken.
+  const program = linearFit(churnSamples.map((c) => [c.minute, c.program]));
+  const data = fitGiven(churnSamples.map((c) => [c.minute, c.heap - c.program, c.series, c.labelSets, c.backlog]));
   const rss = linearFit(churnSamples.map((c) => [c.minute, c.rss]));
   const pct = (/** @type {number} */ v, /** @type {number} */ mean) => round((v / mean) * 100 * 100) / 100;
   // Set by the baseline and by the restore that just ran.
@@ -958,6 +969,10 @@ try {
     code_mean_mb: round(code.mean / 2 ** 20),
     heap_without_code_slope_pct_per_hour: pct(kept.slope * 60, kept.mean),
     heap_without_code_spread_pct: pct(kept.residualStd, kept.mean),
+    program_slope_pct_per_hour_of_heap: pct(program.slope * 60, heap.mean),
+    program_mean_mb: round(program.mean / 2 ** 20),
+    heap_without_program_slope_given_state_pct_per_hour: pct(data.slope * 60, data.mean),
+    heap_without_program_slope_given_state_std_pct_per_hour: pct(data.slopeStd * 60, data.mean),
     rss_slope_pct_per_hour: pct(rss.slope * 60, rss.mean),
     rss_spread_pct: pct(rss.residualStd, rss.mean),
     rss_mean_mb: round(rss.mean / 2 ** 20),

@@ -55,6 +55,12 @@ describe('GET /-/debug/state', () => {
     // The compiled code is part of the heap, and there is some by now.
     expect(state.codeAfterGcBytes).toBeGreaterThan(0);
     expect(state.codeAfterGcBytes).toBeLessThan(state.heapUsedAfterGcBytes);
+    // The exporter's own functions have run: their bytecode is in the old space, part of the heap.
+    expect(state.bytecodeAfterGcBytes).toBeGreaterThan(0);
+    expect(state.bytecodeAfterGcBytes).toBeLessThan(state.spacesAfterGcBytes['old_space'] ?? 0);
+    const spaces = Object.values(state.spacesAfterGcBytes).reduce((a, b) => a + b, 0);
+    // The spaces add up to the heap (read one after the other, a few objects apart).
+    expect(Math.abs(spaces - state.heapUsedAfterGcBytes)).toBeLessThan(state.heapUsedAfterGcBytes / 100);
 
     expect(state.resources.timers).toBeGreaterThanOrEqual(1);
     expect(state.resources.handles).toBeGreaterThanOrEqual(1);
