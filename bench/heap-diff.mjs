@@ -3,7 +3,11 @@
 // hash tables), strings by type. A kind's count and self size in each snapshot and the difference, the largest first.
 // Self sizes add up to the heap; what an object retains is not summed (each byte is counted once, where it lies).
 //
-//   node bench/heap-diff.mjs A.heapsnapshot B.heapsnapshot [--top=40] [--json]
+//   node bench/heap-diff.mjs A.heapsnapshot B.heapsnapshot [--top=40] [--json] [--same-process]
+//
+// --same-process: A and B are snapshots of one process (the soak's baseline and returns): V8 keeps an object's id from
+// one snapshot to the next, so B's objects whose id A does not have were made after A and are still alive. A kind that
+// holds churned state has new objects in the same number as it lost old ones; a kind that leaks has more new ones.
 //
 // The snapshots of the ends of a short and a long soak of one seed (--heap-snapshots-at=end) are in the same state
 // (the config and the nodes restored): a kind that differs is one the longer run grew. Reads each file whole
@@ -15,83 +19,127 @@ import { pathToFileURL } from 'node:url';
 /** Node types whose name is the value itself (a string's text, a number's): grouped by type alone. */
 const BY_TYPE_ALONE = new Set(['string', 'concatenated string', 'sliced string', 'number', 'bigint', 'symbol']);
 
+/** @typedef {{ snapshot: { meta: { node_fields: string[], node_types: unknown[] } }, nodes: number[], strings: string[] }} Snapshot */
+/** @typedef {{ count: number, bytes: number, newCount: number, newBytes: number }} Kind */
+
 /**
- * A snapshot's objects by kind: `type:name` (or the type alone for strings and numbers), with their count and self size.
- * @param {{ snapshot: { meta: { node_fields: string[], node_types: unknown[] } }, nodes: number[], strings: string[] }} snap
- * @returns {Map<string, { count: number, bytes: number }>}
+ * The index of each node field the tool reads.
+ * @param {Snapshot} snap
  */
-export function heapByKind(snap) {
+function layout(snap) {
   const fields = snap.snapshot.meta.node_fields;
-  const types = /** @type {string[]} */ (snap.snapshot.meta.node_types[0]);
-  const width = fields.length;
   const at = (/** @type {string} */ f) => {
     const i = fields.indexOf(f);
     if (i < 0) throw new Error(`the snapshot's nodes have no "${f}" field (fields: ${fields.join(', ')})`);
     return i;
   };
-  const [typeAt, nameAt, sizeAt] = [at('type'), at('name'), at('self_size')];
-  /** @type {Map<string, { count: number, bytes: number }>} */
+  return { width: fields.length, typeAt: at('type'), nameAt: at('name'), idAt: at('id'), sizeAt: at('self_size') };
+}
+
+/**
+ * The ids of a snapshot's objects.
+ * @param {Snapshot} snap
+ */
+export function idsOf(snap) {
+  const { width, idAt } = layout(snap);
+  const ids = new Set();
+  for (let i = 0; i < snap.nodes.length; i += width) ids.add(snap.nodes[i + idAt]);
+  return ids;
+}
+
+/**
+ * A snapshot's objects by kind: `type:name` (or the type alone for strings and numbers), with their count and self size;
+ * of them, those whose id is not in `known` (the ids of an earlier snapshot of the same process: made since).
+ * @param {Snapshot} snap
+ * @param {Set<unknown>} [known]
+ * @returns {Map<string, Kind>}
+ */
+export function heapByKind(snap, known) {
+  const types = /** @type {string[]} */ (snap.snapshot.meta.node_types[0]);
+  const { width, typeAt, nameAt, idAt, sizeAt } = layout(snap);
+  /** @type {Map<string, Kind>} */
   const kinds = new Map();
   const { nodes, strings } = snap;
   for (let i = 0; i < nodes.length; i += width) {
     const type = types[nodes[i + typeAt] ?? 0] ?? 'unknown';
     const key = BY_TYPE_ALONE.has(type) ? `(${type})` : `${type}:${strings[nodes[i + nameAt] ?? 0] ?? ''}`;
-    const k = kinds.get(key);
     const bytes = nodes[i + sizeAt] ?? 0;
-    if (k) {
-      k.count++;
-      k.bytes += bytes;
-    } else kinds.set(key, { count: 1, bytes });
+    let k = kinds.get(key);
+    if (!k) kinds.set(key, (k = { count: 0, bytes: 0, newCount: 0, newBytes: 0 }));
+    k.count++;
+    k.bytes += bytes;
+    if (known && !known.has(nodes[i + idAt])) {
+      k.newCount++;
+      k.newBytes += bytes;
+    }
   }
   return kinds;
 }
 
 /**
- * Each kind in either snapshot with its count and bytes in both and the differences, the largest change in bytes first.
- * @param {Map<string, { count: number, bytes: number }>} a
- * @param {Map<string, { count: number, bytes: number }>} b
+ * Each kind in either snapshot with its count and bytes in both and the differences, the largest change in bytes
+ * first; `newCount` and `newBytes`, B's objects made since A (when B was read with A's ids).
+ * @param {Map<string, Kind>} a
+ * @param {Map<string, Kind>} b
  */
 export function diffKinds(a, b) {
-  const none = { count: 0, bytes: 0 };
+  const none = { count: 0, bytes: 0, newCount: 0, newBytes: 0 };
   const rows = [...new Set([...a.keys(), ...b.keys()])].map((kind) => {
     const x = a.get(kind) ?? none;
     const y = b.get(kind) ?? none;
-    return { kind, countA: x.count, countB: y.count, bytesA: x.bytes, bytesB: y.bytes, count: y.count - x.count, bytes: y.bytes - x.bytes };
+    return {
+      kind,
+      countA: x.count,
+      countB: y.count,
+      bytesA: x.bytes,
+      bytesB: y.bytes,
+      count: y.count - x.count,
+      bytes: y.bytes - x.bytes,
+      newCount: y.newCount,
+      newBytes: y.newBytes,
+    };
   });
   rows.sort((r, s) => Math.abs(s.bytes) - Math.abs(r.bytes) || r.kind.localeCompare(s.kind));
-  const total = (/** @type {Map<string, { count: number, bytes: number }>} */ m) => [...m.values()].reduce((t, k) => t + k.bytes, 0);
+  const total = (/** @type {Map<string, Kind>} */ m) => [...m.values()].reduce((t, k) => t + k.bytes, 0);
   return { totalA: total(a), totalB: total(b), rows };
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
-    options: { top: { type: 'string', default: '40' }, json: { type: 'boolean', default: false } },
+    options: {
+      top: { type: 'string', default: '40' },
+      json: { type: 'boolean', default: false },
+      'same-process': { type: 'boolean', default: false },
+    },
   });
   if (positionals.length !== 2) {
-    process.stderr.write('usage: node bench/heap-diff.mjs A.heapsnapshot B.heapsnapshot [--top=40] [--json]\n');
+    process.stderr.write('usage: node bench/heap-diff.mjs A.heapsnapshot B.heapsnapshot [--top=40] [--json] [--same-process]\n');
     process.exit(2);
   }
   /** @param {string} file */
   const read = (file) => {
     /** @type {unknown} */
     const parsed = JSON.parse(readFileSync(file, 'utf8'));
-    return heapByKind(/** @type {Parameters<typeof heapByKind>[0]} */ (parsed));
+    return /** @type {Snapshot} */ (parsed);
   };
-  const [a, b] = positionals.map(read);
-  const d = diffKinds(
-    /** @type {Map<string, { count: number, bytes: number }>} */ (a),
-    /** @type {Map<string, { count: number, bytes: number }>} */ (b),
-  );
+  const first = read(/** @type {string} */ (positionals[0]));
+  const a = heapByKind(first);
+  const known = values['same-process'] ? idsOf(first) : undefined;
+  const b = heapByKind(read(/** @type {string} */ (positionals[1])), known);
+  const d = diffKinds(a, b);
   const top = d.rows.slice(0, Number(values.top));
   if (values.json) process.stdout.write(`${JSON.stringify({ totalA: d.totalA, totalB: d.totalB, rows: top })}\n`);
   else {
     const mib = (/** @type {number} */ n) => (n / 2 ** 20).toFixed(3);
+    const made = (/** @type {(typeof top)[number]} */ r) => (known ? `${mib(r.newBytes).padStart(9)} ${String(r.newCount).padStart(9)} ` : '');
     process.stdout.write(`self sizes: ${mib(d.totalA)} MiB → ${mib(d.totalB)} MiB (${mib(d.totalB - d.totalA)} MiB)\n`);
-    process.stdout.write(`${'Δ MiB'.padStart(9)} ${'Δ count'.padStart(9)} ${'MiB in B'.padStart(9)} ${'count in B'.padStart(11)}  kind\n`);
+    process.stdout.write(
+      `${'Δ MiB'.padStart(9)} ${'Δ count'.padStart(9)} ${'MiB in B'.padStart(9)} ${'count in B'.padStart(11)} ${known ? `${'new MiB'.padStart(9)} ${'new count'.padStart(9)} ` : ''} kind\n`,
+    );
     for (const r of top)
       process.stdout.write(
-        `${mib(r.bytes).padStart(9)} ${String(r.count).padStart(9)} ${mib(r.bytesB).padStart(9)} ${String(r.countB).padStart(11)}  ${r.kind.slice(0, 100)}\n`,
+        `${mib(r.bytes).padStart(9)} ${String(r.count).padStart(9)} ${mib(r.bytesB).padStart(9)} ${String(r.countB).padStart(11)} ${made(r)} ${r.kind.slice(0, 100)}\n`,
       );
   }
 }

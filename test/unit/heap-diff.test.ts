@@ -12,6 +12,8 @@ import * as tool from '../../bench/heap-diff.mjs';
 interface Kind {
   count: number;
   bytes: number;
+  newCount: number;
+  newBytes: number;
 }
 interface Row {
   kind: string;
@@ -19,10 +21,12 @@ interface Row {
   countB: number;
   count: number;
   bytes: number;
+  newCount: number;
 }
-const { heapByKind, diffKinds } = tool as {
-  heapByKind: (snapshot: unknown) => Map<string, Kind>;
+const { heapByKind, diffKinds, idsOf } = tool as {
+  heapByKind: (snapshot: unknown, known?: Set<unknown>) => Map<string, Kind>;
   diffKinds: (a: Map<string, Kind>, b: Map<string, Kind>) => { totalA: number; totalB: number; rows: Row[] };
+  idsOf: (snapshot: unknown) => Set<unknown>;
 };
 
 const dir = mkdtempSync(join(tmpdir(), 'heap-diff-'));
@@ -62,8 +66,28 @@ describe('heap-diff: two snapshots compared by kind', () => {
     expect(sizes).toEqual([...sizes].sort((x, y) => y - x));
   });
 
+  it('of one process, tells the objects made since the first snapshot from those it already had', () => {
+    // One process, two snapshots: 1,000 objects kept before the first; then 500 of them dropped and 2,000 more kept.
+    const [first, second] = [join(dir, 'one-a.heapsnapshot'), join(dir, 'one-b.heapsnapshot')];
+    const program = `
+      const v8 = require('node:v8');
+      class Kept { constructor(i) { this.i = i; } }
+      globalThis.kept = Array.from({ length: 1000 }, (_, i) => new Kept(i));
+      v8.writeHeapSnapshot(process.argv[1]);
+      globalThis.kept = globalThis.kept.slice(500).concat(Array.from({ length: 2000 }, (_, i) => new Kept(1000 + i)));
+      v8.writeHeapSnapshot(process.argv[2]);`;
+    execFileSync(process.execPath, ['-e', program, first, second], { timeout: 60_000 });
+    const a = JSON.parse(readFileSync(first, 'utf8')) as unknown;
+    const b = JSON.parse(readFileSync(second, 'utf8')) as unknown;
+    const d = diffKinds(heapByKind(a), heapByKind(b, idsOf(a)));
+    expect(d.rows.find((r) => r.kind === 'object:Kept')).toMatchObject({ countA: 1_000, countB: 2_500, count: 1_500, newCount: 2_000 });
+    // Read without the first's ids, nothing is new.
+    expect(heapByKind(b).get('object:Kept')?.newCount).toBe(0);
+  });
+
   it('says which field a snapshot lacks, instead of counting nothing', () => {
     const snapshot = { snapshot: { meta: { node_fields: ['type', 'name', 'id'], node_types: [['object']] } }, nodes: [0, 0, 1], strings: [''] };
+    expect(() => idsOf(snapshot)).toThrow(/no "self_size" field/);
     expect(() => heapByKind(snapshot)).toThrow(/no "self_size" field/);
   });
 });
