@@ -648,7 +648,7 @@ async function flipScenarios() {
 // --- the run ----------------------------------------------------------------------------------------------------
 /**
  * The churn samples after the warm-up: minutes, the heap after collection and the compiled code in it (V8's code
- * spaces, bytes), RSS, and the state the sample was taken in (series, label sets, requests queued and in flight).
+ * spaces, bytes), the program (the code and the bytecode), RSS, and the state the sample was taken in (series, label sets, requests queued and in flight).
  * @type {Array<{ minute: number, heap: number, code: number, program: number, rss: number, series: number, labelSets: number, backlog: number }>}
  */
 const churnSamples = [];
@@ -929,7 +929,8 @@ try {
   // compiled, optimized, late). Reported beside the heap's slope, never instead of it.
   const kept = linearFit(churnSamples.map((c) => [c.minute, c.heap - c.code]));
   // And without the bytecode too (V8 makes a function's bytecode when it first runs, drops it when it has not run for
-  // a while): the program's share of the heap, which a run reaches in full only once every path has been taken.
+  // a while): the program's share of the heap, which a run reaches in full only once every path has been taken. Not in
+  // it yet: compiled code's metadata in the old space (deoptimisation data, relocation info; bench/RESULTS.md).
   const program = linearFit(churnSamples.map((c) => [c.minute, c.program]));
   const data = fitGiven(churnSamples.map((c) => [c.minute, c.heap - c.program, c.series, c.labelSets, c.backlog]));
   const rss = linearFit(churnSamples.map((c) => [c.minute, c.rss]));

@@ -71,7 +71,7 @@ export function debugStateHandler(fleet: FleetReader, server: () => ServerSizes)
       spacesAfterGcBytes[space.space_name] = space.space_used_size;
       if (space.space_name.startsWith('code_')) codeAfterGcBytes += space.space_used_size;
     }
-    // A walk of the code-holding spaces (about 20 ms at 1,000 nodes), beside the collection's own.
+    // V8 walks the heap's code and bytecode objects for it: after the collection, and not in gcMs.
     const bytecodeAfterGcBytes = getHeapCodeStatistics().bytecode_and_metadata_size;
     const byType: Record<string, number> = {};
     for (const type of process.getActiveResourcesInfo()) byType[type] = (byType[type] ?? 0) + 1;
