@@ -648,7 +648,8 @@ async function flipScenarios() {
 // --- the run ----------------------------------------------------------------------------------------------------
 /**
  * The churn samples after the warm-up: minutes, the heap after collection and the compiled code in it (V8's code
- * spaces, bytes), the program (the code and the bytecode), RSS, and the state the sample was taken in (series, label sets, requests queued and in flight).
+ * spaces, bytes), the program (the code and the bytecode), RSS, and the state the sample was taken in (series, label
+ * sets, requests queued and in flight).
  * @type {Array<{ minute: number, heap: number, code: number, program: number, rss: number, series: number, labelSets: number, backlog: number }>}
  */
 const churnSamples = [];
@@ -923,7 +924,10 @@ try {
   // two held constant), and with the requests under way (a run with a backlog at 6 of 11 samples: 5.78 MiB with the
   // two, 0.44 MiB with the backlog a third). The slope with them held constant is what grows with time alone; the
   // returns are all in one state, so few points with no such spread.
-  const given = fitGiven(churnSamples.map((c) => [c.minute, c.heap, c.series, c.labelSets, c.backlog]));
+  /** The slope of `y` in time with the sample's state (series, label sets, backlog) held constant. */
+  const givenState = (/** @type {(c: (typeof churnSamples)[number]) => number} */ y) =>
+    fitGiven(churnSamples.map((c) => [c.minute, y(c), c.series, c.labelSets, c.backlog]));
+  const given = givenState((c) => c.heap);
   const returns = linearFit(returnPoints);
   // The heap without the compiled code: what the exporter keeps, apart from the JIT's warm-up (a rarely taken path is
   // compiled, optimized, late). Reported beside the heap's slope, never instead of it.
@@ -932,7 +936,7 @@ try {
   // a while): the program's share of the heap, which a run reaches in full only once every path has been taken. Not in
   // it yet: compiled code's metadata in the old space (deoptimisation data, relocation info; bench/RESULTS.md).
   const program = linearFit(churnSamples.map((c) => [c.minute, c.program]));
-  const data = fitGiven(churnSamples.map((c) => [c.minute, c.heap - c.program, c.series, c.labelSets, c.backlog]));
+  const data = givenState((c) => c.heap - c.program);
   const rss = linearFit(churnSamples.map((c) => [c.minute, c.rss]));
   const pct = (/** @type {number} */ v, /** @type {number} */ mean) => round((v / mean) * 100 * 100) / 100;
   // Set by the baseline and by the restore that just ran.
