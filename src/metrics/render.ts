@@ -5,6 +5,7 @@
 // (scrape.ts): no line is built at scrape time.
 import { CATALOG, type MetricName } from './catalog.js';
 import { shorten } from '../util/text.js';
+import { compactMap } from '../util/compact-map.js';
 
 const FAMILY_INDEX = new Map<string, number>(CATALOG.map((m, i) => [m.name, i]));
 /** The catalog's families: a block's `ends` has one end a family, in catalog order. */
@@ -191,7 +192,10 @@ export class LabelTable {
     if (this.nextId > MAX_LABEL_ID * 0.9) this.restart();
     else this.prune(this.root);
     this.epoch++;
-    return before - this.texts.size;
+    const dropped = before - this.texts.size;
+    // The deleted entries stay in the table until V8 rebuilds it: sized for the sets held instead (util/compact-map.ts).
+    if (dropped > 0) compactMap(this.texts);
+    return dropped;
   }
 
   get size(): LabelTableSize {
@@ -202,12 +206,15 @@ export class LabelTable {
   /** Prunes `node`'s subtree; whether `node` is still needed. */
   private prune(node: LabelTrie): boolean {
     if (node.next) {
+      let deleted = 0;
       for (const [part, child] of node.next) {
         if (this.prune(child)) continue;
         node.next.delete(part);
         this.trieNodes--;
+        deleted++;
       }
       if (node.next.size === 0) delete node.next;
+      else if (deleted > 0) compactMap(node.next);
     }
     if (node.id > 0 && node.used < this.epoch) {
       this.textBytes -= this.texts.get(node.id)?.bytes ?? 0;

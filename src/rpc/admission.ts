@@ -15,6 +15,7 @@ import { performance } from 'node:perf_hooks';
 import { ExporterSaturatedError, isNodeDeadline, type PollHandle } from './deadline.js';
 import { RequestFailed } from './errors.js';
 import { Limiter } from './limiter.js';
+import { compactMap } from '../util/compact-map.js';
 
 /** Connections to one origin at most, per configured node behind it (a node on its own origin: 2). */
 export const CONNECTIONS_PER_NODE = 2;
@@ -167,9 +168,12 @@ export class Admission {
    * whose requests were still draining when a reload removed its last target, and nothing else would drop it.
    */
   prune(): void {
+    const before = this.origins.size;
     for (const [key, origin] of this.origins) {
       if (origin.targets === 0 && origin.slots.inFlight === 0 && origin.slots.queued === 0) this.origins.delete(key);
     }
+    // Origins that come and go leave deleted entries in the Map's table: sized for the origins kept (util/compact-map.ts).
+    if (this.origins.size < before) compactMap(this.origins);
   }
 
   private origin(key: string): Origin {

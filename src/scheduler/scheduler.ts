@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../clock.js';
 import { lazyChild } from '../log.js';
 import { nameHash } from '../util/hash.js';
+import { compactMap } from '../util/compact-map.js';
 import type { Config, TargetConfig } from '../config/schema.js';
 import { Admission } from '../rpc/admission.js';
 import { RequestBodies } from '../rpc/bodies.js';
@@ -154,6 +155,8 @@ export class Scheduler implements FleetView, FleetReader {
         this.deps.logger.info({ node: name }, target ? 'target changed: restarting its polls' : 'target removed');
       }
     }
+    // Targets that come and go leave deleted entries in the Map's table: sized for the pollers kept (util/compact-map.ts).
+    if (stopping.length > 0) compactMap(this.pollers);
     for (const target of config.targets) {
       if (this.pollers.has(target.name)) continue;
       const poller = new NodePoller(

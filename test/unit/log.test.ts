@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { RequestFailed } from '../../src/rpc/errors.js';
 import { LOG_FORMATS, createLogger, lazyChild, MAX_LOG_LINE_BYTES, toLogfmt, type LogFormat } from '../../src/log.js';
 import { NodeText } from '../../src/util/node-text.js';
+import { fullCollection } from '../../src/server/debug-state.js';
 
 describe('lazyChild', () => {
   function capture(level = 'debug'): { lines: () => Array<Record<string, unknown>>; logger: pino.Logger } {
@@ -60,6 +61,44 @@ describe('lazyChild', () => {
     lazy.debug('first');
     lazy.debug('second');
     expect(children()).toBe(1);
+  });
+
+  it('holds its child weakly: a node that logged once keeps no child after a collection, and logs as before', async () => {
+    const gc = fullCollection();
+    const { logger, lines } = capture();
+    const made: Array<WeakRef<pino.Logger>> = [];
+    const recording = new Proxy(logger, {
+      get(target, prop, receiver) {
+        const value = Reflect.get(target, prop, receiver) as unknown;
+        if (prop !== 'child') return value;
+        return (bindings: pino.Bindings) => {
+          const child = (value as (b: pino.Bindings) => pino.Logger).call(target, bindings);
+          made.push(new WeakRef(child));
+          return child;
+        };
+      },
+    });
+    const node = lazyChild(recording, { node: 'n6' });
+    const source = lazyChild(node, { source: 'health' }, (arg) => arg);
+    source.warn('poll failed');
+    expect(made.length).toBe(1);
+    // A weak reference keeps its object until the job that made it ends.
+    await new Promise((resolve) => setImmediate(resolve));
+    gc();
+    expect(made.map((w) => w.deref())).toEqual([undefined]);
+    source.warn('poll failed again');
+    expect(made.length).toBe(2);
+    expect(lines()).toEqual([
+      expect.objectContaining({ level: 40, node: 'n6', source: 'health', msg: 'poll failed' }),
+      expect.objectContaining({ level: 40, node: 'n6', source: 'health', msg: 'poll failed again' }),
+    ]);
+    // A property set on it stays: the child is held from then on.
+    node.level = 'warn';
+    await new Promise((resolve) => setImmediate(resolve));
+    gc();
+    node.info('not logged');
+    expect(node.level).toBe('warn');
+    expect(lines()).toHaveLength(2);
   });
 
   it('a call at a level the parent does not log makes no child, even through a lazy parent', () => {
