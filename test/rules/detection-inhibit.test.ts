@@ -14,6 +14,7 @@ import { currentAlertmanager, debianAlertmanager, missingOf } from '../helpers/m
 import { defined } from '../helpers/assert.js';
 import { ProcessGroup } from '../helpers/processes.js';
 import { freePort } from '../helpers/net.js';
+import { waitFor } from '../helpers/prometheus.js';
 
 type Labels = Record<string, string>;
 interface InhibitRule {
@@ -485,13 +486,9 @@ describe('inhibit rules', () => {
           expect(r.status, await r.text()).toBe(200);
         };
         const later = (minutes: number) => new Date(Date.now() + minutes * 60_000).toISOString();
-        const until = async (what: string, check: (inhibitedBy: (labels: Labels) => Array<string | undefined>) => boolean) => {
-          const deadline = Date.now() + 20_000;
-          while (!check(await state())) {
-            if (Date.now() > deadline) throw new Error(`timed out after 20 s waiting for ${what}`);
-            await new Promise((r) => setTimeout(r, 100));
-          }
-        };
+        // Until `check` holds of Alertmanager's inhibitions (the project's wait: it fails early if Alertmanager exits).
+        const until = (what: string, check: (inhibitedBy: (labels: Labels) => Array<string | undefined>) => boolean) =>
+          waitFor(group, what, 20_000, async () => (check(await state()) ? true : undefined));
         // The case before left the exporter absent, which holds back every node alert: it ends.
         await post([{ labels: EXPORTER_ABSENT.source, endsAt: later(-1) }]);
         const unhealthy = a('NodeUnhealthy', 'critical', node('held'));
