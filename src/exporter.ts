@@ -62,7 +62,9 @@ export function parseListenAddress(address: string): { host: string | undefined;
 }
 
 export async function startExporter(options: ExporterOptions): Promise<RunningExporter> {
-  const { logger } = options;
+  // What the closures below read, taken out of `options`: a closure holds its function's whole scope, and `options`
+  // there kept the start-up config (every target of the first load) for the process's life (the soak, issue 35).
+  const { logger, loadConfig, loadWebConfig } = options;
   const clock = options.clock ?? systemClock;
   const { host, port } = parseListenAddress(options.listenAddress);
   const instruments = createInstruments();
@@ -92,7 +94,7 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
   let running: Promise<void> | undefined;
   let queued: Promise<void> | undefined;
   const reload = (): Promise<void> => {
-    if (!options.loadConfig && !options.loadWebConfig)
+    if (!loadConfig && !loadWebConfig)
       return Promise.reject(new Error('nothing to reload: the exporter runs without --config.file or --web.config.file'));
     if (queued) return queued;
     const start = (): Promise<void> => {
@@ -119,9 +121,9 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
     let nextWeb: WebConfig | undefined;
     try {
       // Both files are read before either is applied: a bad one keeps both last good ones.
-      next = options.loadConfig ? options.loadConfig() : config;
-      if (options.loadWebConfig) {
-        nextWeb = options.loadWebConfig();
+      next = loadConfig ? loadConfig() : config;
+      if (loadWebConfig) {
+        nextWeb = loadWebConfig();
         web.setWebConfig(nextWeb);
         guard.setConfig(nextWeb);
       }
@@ -153,7 +155,7 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
     nowSeconds: () => clock.now() / 1000,
     shard,
     ownerOf: (name: string) => split.ownerOf(name),
-    ...(options.loadConfig || options.loadWebConfig ? { reload } : {}),
+    ...(loadConfig || loadWebConfig ? { reload } : {}),
     lifecycle: options.enableLifecycle ?? false,
     ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
     guard,

@@ -74,4 +74,25 @@ describe('a reload', () => {
     expect(heldOf('validator-b-of-the-fleet')).toBe(bNow);
     expect(heldOf('validator-a-of-the-fleet')).toBe(first[0]);
   });
+
+  it('lets the config it started with go: a target a reload changed is collected, nothing holds the first load', async () => {
+    node = await startFakeNode({
+      '/a/ext/health': { fixture: 'health/healthy-v1.14.2.json' },
+      '/b/ext/health': { fixture: 'health/healthy-v1.14.2.json' },
+    });
+    const url = node.url;
+    let text = yaml(url, '1s');
+    const started = await startTestExporter(text, { exporter: { loadConfig: () => parseConfigText(text, 'reload.yaml', {}) } });
+    exporter = started;
+    await waitForPolls(started, 1);
+    // b's object of the start-up load (its poller's, until b changes).
+    const firstB = new WeakRef(defined(started.scheduler.held([{ name: 'validator-b-of-the-fleet' } as TargetConfig])[0], 'b'));
+
+    text = yaml(url, '2s');
+    await started.reload();
+    await collected();
+    // Its poller restarted with the new object, and the config is the reload's: the start-up load's b is gone. It was
+    // not while the reload's closure held the exporter's options (the start-up config among them, for the process's life).
+    expect(firstB.deref()).toBeUndefined();
+  });
 });
