@@ -216,7 +216,11 @@ async function startOnce(options: StartOptions): Promise<RealNode> {
 
   log(`starting AvalancheGo ${version}: ${binary} ${flags.join(' ')}`);
   const output = createWriteStream(logFile);
-  const child = spawn(binary, flags, { stdio: ['ignore', 'pipe', 'pipe'] });
+  // The node's temporary files (coreth's and subnet-evm's keystore folders, which they leave behind) in its data
+  // folder, removed with it, not in the machine's /tmp.
+  const nodeTmp = join(dataDir, 'tmp');
+  await mkdir(nodeTmp, { recursive: true });
+  const child = spawn(binary, flags, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TMPDIR: nodeTmp } });
   child.stdout.pipe(output, { end: false });
   child.stderr.pipe(output, { end: false });
   if (child.pid === undefined) {
