@@ -23,8 +23,9 @@ interface Row {
   bytes: number;
   newCount: number;
 }
-const { heapByKind, diffKinds, idsOf } = tool as {
+const { heapByKind, heapByOwner, diffKinds, idsOf } = tool as {
   heapByKind: (snapshot: unknown, known?: Set<unknown>) => Map<string, Kind>;
+  heapByOwner: (snapshot: unknown, options?: { known?: Set<unknown>; external?: boolean }) => Map<string, Kind>;
   diffKinds: (a: Map<string, Kind>, b: Map<string, Kind>) => { totalA: number; totalB: number; rows: Row[] };
   idsOf: (snapshot: unknown) => Set<unknown>;
 };
@@ -89,5 +90,36 @@ describe('heap-diff: two snapshots compared by kind', () => {
     const snapshot = { snapshot: { meta: { node_fields: ['type', 'name', 'id'], node_types: [['object']] } }, nodes: [0, 0, 1], strings: [''] };
     expect(() => idsOf(snapshot)).toThrow(/no "self_size" field/);
     expect(() => heapByKind(snapshot)).toThrow(/no "self_size" field/);
+  });
+
+  it('by owner: gives each object to the instance of a class it hangs from, every byte once', () => {
+    // A Holder keeps n plain objects in an array, each with a string of its own, and a buffer: all of it is the
+    // Holder's `items` or `buffer`, however deep (the array, its elements' store, the objects, their strings).
+    const snapshotHolding = (n: number): unknown => {
+      const file = join(dir, `hold-${n}.heapsnapshot`);
+      const program = `
+        class Holder { constructor(n) { this.items = Array.from({ length: n }, (_, i) => ({ i, text: 'held object number ' + i })); this.buffer = Buffer.alloc(65536, 1); } }
+        globalThis.holder = new Holder(${n});
+        require('node:v8').writeHeapSnapshot(process.argv[1]);`;
+      execFileSync(process.execPath, ['-e', program, file], { timeout: 60_000 });
+      return JSON.parse(readFileSync(file, 'utf8')) as unknown;
+    };
+    const [small, large] = [snapshotHolding(1_000), snapshotHolding(5_000)];
+    const a = heapByOwner(small);
+    const b = heapByOwner(large);
+    // The array, its elements' store, 5,000 objects and 5,000 strings.
+    expect(b.get('Holder.items')?.count).toBeGreaterThanOrEqual(5_000 * 2 + 2);
+    const d = diffKinds(a, b);
+    expect(d.rows[0]?.kind).toBe('Holder.items');
+    expect(d.rows[0]?.count).toBeGreaterThanOrEqual(4_000 * 2);
+    expect(d.rows[0]?.bytes).toBeGreaterThan(4_000 * (16 + 24));
+    // Plain objects own nothing: no row is named after them.
+    expect([...b.keys()].some((k) => k.startsWith('Object.'))).toBe(false);
+    // Every byte once: by owner and by kind add up to the same heap (the buffer's 64 KiB store, outside the V8 heap,
+    // only when asked for).
+    const sum = (m: Map<string, Kind>) => [...m.values()].reduce((t, k) => t + k.bytes, 0);
+    expect(sum(heapByOwner(large, { external: true }))).toBe(sum(heapByKind(large)));
+    expect(sum(heapByOwner(large, { external: true })) - sum(b)).toBeGreaterThanOrEqual(65_536);
+    expect(heapByOwner(large, { external: true }).get('Holder.buffer')?.bytes).toBeGreaterThanOrEqual(65_536);
   });
 });
