@@ -34,13 +34,18 @@ async function collected(): Promise<void> {
   gc();
 }
 
+/** The fake node that answers for both targets (a and b under one origin); its URL. */
+async function twoNodes(): Promise<string> {
+  node = await startFakeNode({
+    '/a/ext/health': { fixture: 'health/healthy-v1.14.2.json' },
+    '/b/ext/health': { fixture: 'health/healthy-v1.14.2.json' },
+  });
+  return node.url;
+}
+
 describe('a reload', () => {
   it('keeps no copy of the targets it left unchanged: their pollers’ objects serve, the equal ones it loaded are collected', async () => {
-    node = await startFakeNode({
-      '/a/ext/health': { fixture: 'health/healthy-v1.14.2.json' },
-      '/b/ext/health': { fixture: 'health/healthy-v1.14.2.json' },
-    });
-    const url = node.url;
+    const url = await twoNodes();
     let text = yaml(url, '1s');
     const loaded: Array<Array<WeakRef<object>>> = [];
     const load = (): Config => {
@@ -76,11 +81,7 @@ describe('a reload', () => {
   });
 
   it('lets the config it started with go: a target a reload changed is collected, nothing holds the first load', async () => {
-    node = await startFakeNode({
-      '/a/ext/health': { fixture: 'health/healthy-v1.14.2.json' },
-      '/b/ext/health': { fixture: 'health/healthy-v1.14.2.json' },
-    });
-    const url = node.url;
+    const url = await twoNodes();
     let text = yaml(url, '1s');
     const started = await startTestExporter(text, { exporter: { loadConfig: () => parseConfigText(text, 'reload.yaml', {}) } });
     exporter = started;
