@@ -216,8 +216,9 @@ async function startOnce(options: StartOptions): Promise<RealNode> {
 
   log(`starting AvalancheGo ${version}: ${binary} ${flags.join(' ')}`);
   const output = createWriteStream(logFile);
-  // The node's temporary files (coreth's and subnet-evm's keystore folders, which they leave behind) in its data
-  // folder, removed with it, not in the machine's /tmp.
+  // The node's temporary files (coreth's keystore folders, which it leaves behind) in its data folder, removed with
+  // it, not in the machine's /tmp. The subnet-evm plugin, a process the node starts, does not get this TMPDIR: its
+  // subnet-evm-keystore* folders still land in /tmp.
   const nodeTmp = join(dataDir, 'tmp');
   await mkdir(nodeTmp, { recursive: true });
   const child = spawn(binary, flags, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TMPDIR: nodeTmp } });
