@@ -3,7 +3,7 @@
 // network.ts), always by PID.
 import { spawn, spawnSync, type ChildProcess, type SpawnSyncReturns } from 'node:child_process';
 import { createWriteStream, existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../helpers/net.js';
@@ -178,6 +178,24 @@ function hardFileLimit(): number | undefined {
   return Number.isFinite(n) ? n : undefined;
 }
 
+/**
+ * `flags` with `--plugin-dir` pointing at a folder of the node's own whose plugins are scripts that run the real ones
+ * with TMPDIR set to `tmp`: AvalancheGo starts a plugin with an environment of its own (the engine's address, and of
+ * its own only GRPC_* and GODEBUG: vms/rpcchainvm/runtime/subprocess/runtime.go), so the node's TMPDIR never reaches it.
+ */
+async function withPluginTmp(flags: string[], dataDir: string, tmp: string): Promise<string[]> {
+  const at = flags.findIndex((f) => f.startsWith('--plugin-dir='));
+  if (at < 0) return flags;
+  const shared = (flags[at] ?? '').slice('--plugin-dir='.length);
+  const own = join(dataDir, 'plugins');
+  await mkdir(own, { recursive: true });
+  const quote = (path: string) => `'${path.replaceAll("'", "'\\''")}'`;
+  for (const name of await readdir(shared)) {
+    await writeFile(join(own, name), `#!/bin/sh\nTMPDIR=${quote(tmp)} exec ${quote(join(shared, name))} "$@"\n`, { mode: 0o755 });
+  }
+  return flags.map((f, i) => (i === at ? `--plugin-dir=${own}` : f));
+}
+
 /** Live nodes, killed if the test process exits without stopping them. */
 const running = new Set<ChildProcess>();
 process.once('exit', () => {
@@ -216,12 +234,12 @@ async function startOnce(options: StartOptions): Promise<RealNode> {
 
   log(`starting AvalancheGo ${version}: ${binary} ${flags.join(' ')}`);
   const output = createWriteStream(logFile);
-  // The node's temporary files (coreth's keystore folders, which it leaves behind) in its data folder, removed with
-  // it, not in the machine's /tmp. The subnet-evm plugin, a process the node starts, does not get this TMPDIR: its
-  // subnet-evm-keystore* folders still land in /tmp.
+  // The node's temporary files (coreth's and subnet-evm's keystore folders, which they leave behind) in its data
+  // folder, removed with it, not in the machine's /tmp.
   const nodeTmp = join(dataDir, 'tmp');
   await mkdir(nodeTmp, { recursive: true });
-  const child = spawn(binary, flags, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TMPDIR: nodeTmp } });
+  const spawnFlags = await withPluginTmp(flags, dataDir, nodeTmp);
+  const child = spawn(binary, spawnFlags, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TMPDIR: nodeTmp } });
   child.stdout.pipe(output, { end: false });
   child.stderr.pipe(output, { end: false });
   if (child.pid === undefined) {
