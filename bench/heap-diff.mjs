@@ -35,12 +35,38 @@ const BY_TYPE_ALONE = new Set(['string', 'concatenated string', 'sliced string',
  */
 function layout(snap) {
   const fields = snap.snapshot.meta.node_fields;
-  const at = (/** @type {string} */ f) => {
-    const i = fields.indexOf(f);
-    if (i < 0) throw new Error(`the snapshot's nodes have no "${f}" field (fields: ${fields.join(', ')})`);
-    return i;
-  };
+  const at = (/** @type {string} */ f) => fieldIndex(fields, f, 'nodes');
   return { width: fields.length, typeAt: at('type'), nameAt: at('name'), idAt: at('id'), sizeAt: at('self_size') };
+}
+
+/**
+ * Where field `f` is in a snapshot's `fields` (of its nodes or its edges), or an error that names the fields it has.
+ * @param {string[]} fields
+ * @param {string} f
+ * @param {'nodes' | 'edges'} of
+ */
+function fieldIndex(fields, f, of) {
+  const i = fields.indexOf(f);
+  if (i < 0) throw new Error(`the snapshot's ${of} have no "${f}" field (fields: ${fields.join(', ')})`);
+  return i;
+}
+
+/**
+ * Counts one object of `bytes` under `key`; among the new ones too when `isNew`.
+ * @param {Map<string, Kind>} groups
+ * @param {string} key
+ * @param {number} bytes
+ * @param {boolean} isNew
+ */
+function tally(groups, key, bytes, isNew) {
+  let k = groups.get(key);
+  if (!k) groups.set(key, (k = { count: 0, bytes: 0, newCount: 0, newBytes: 0 }));
+  k.count++;
+  k.bytes += bytes;
+  if (isNew) {
+    k.newCount++;
+    k.newBytes += bytes;
+  }
 }
 
 /** @typedef {{ snapshot: { meta: { node_fields: string[], node_types: unknown[], edge_fields: string[], edge_types: unknown[] } }, nodes: number[], edges: number[], strings: string[] }} Graph */
@@ -73,15 +99,10 @@ export function heapByOwner(snap, options = {}) {
   const { width, typeAt, nameAt, idAt, sizeAt } = layout(snap);
   const meta = snap.snapshot.meta;
   const edgeFields = meta.edge_fields;
-  const edgeAt = (/** @type {string} */ f) => {
-    const i = edgeFields.indexOf(f);
-    if (i < 0) throw new Error(`the snapshot's edges have no "${f}" field (fields: ${edgeFields.join(', ')})`);
-    return i;
-  };
+  const edgeAt = (/** @type {string} */ f) => fieldIndex(edgeFields, f, 'edges');
   const edgeWidth = edgeFields.length;
   const [eType, eName, eTo] = [edgeAt('type'), edgeAt('name_or_index'), edgeAt('to_node')];
-  const countAt = snap.snapshot.meta.node_fields.indexOf('edge_count');
-  if (countAt < 0) throw new Error(`the snapshot's nodes have no "edge_count" field`);
+  const countAt = fieldIndex(meta.node_fields, 'edge_count', 'nodes');
   const types = /** @type {string[]} */ (meta.node_types[0]);
   const edgeTypes = /** @type {string[]} */ (meta.edge_types[0]);
   const { nodes, edges, strings } = snap;
@@ -144,15 +165,7 @@ export function heapByOwner(snap, options = {}) {
     if (!options.external && typeOf(i) === 'native') continue;
     const o = owner[i] ?? -1;
     const key = o >= 0 ? (owners[o] ?? '') : '(unreachable)';
-    const bytes = nodes[i * width + sizeAt] ?? 0;
-    let k = byOwner.get(key);
-    if (!k) byOwner.set(key, (k = { count: 0, bytes: 0, newCount: 0, newBytes: 0 }));
-    k.count++;
-    k.bytes += bytes;
-    if (options.known && !options.known.has(nodes[i * width + idAt])) {
-      k.newCount++;
-      k.newBytes += bytes;
-    }
+    tally(byOwner, key, nodes[i * width + sizeAt] ?? 0, options.known !== undefined && !options.known.has(nodes[i * width + idAt]));
   }
   return byOwner;
 }
@@ -184,15 +197,7 @@ export function heapByKind(snap, known) {
   for (let i = 0; i < nodes.length; i += width) {
     const type = types[nodes[i + typeAt] ?? 0] ?? 'unknown';
     const key = BY_TYPE_ALONE.has(type) ? `(${type})` : `${type}:${strings[nodes[i + nameAt] ?? 0] ?? ''}`;
-    const bytes = nodes[i + sizeAt] ?? 0;
-    let k = kinds.get(key);
-    if (!k) kinds.set(key, (k = { count: 0, bytes: 0, newCount: 0, newBytes: 0 }));
-    k.count++;
-    k.bytes += bytes;
-    if (known && !known.has(nodes[i + idAt])) {
-      k.newCount++;
-      k.newBytes += bytes;
-    }
+    tally(kinds, key, nodes[i + sizeAt] ?? 0, known !== undefined && !known.has(nodes[i + idAt]));
   }
   return kinds;
 }
