@@ -938,7 +938,21 @@ try {
   const program = linearFit(churnSamples.map((c) => [c.minute, c.program]));
   const data = givenState((c) => c.heap - c.program);
   const rss = linearFit(churnSamples.map((c) => [c.minute, c.rss]));
-  const pct = (/** @type {number} */ v, /** @type {number} */ mean) => round((v / mean) * 100 * 100) / 100;
+  // Thousandths of a percent, divided once (0.108, not 0.10800000000000001).
+  const pct = (/** @type {number} */ v, /** @type {number} */ mean) => Math.round((v / mean) * 100_000) / 1000;
+  // The same line in each half of the churn after the warm-up, by time: a leak climbs in both, a bound filling up
+  // (a share of the nodes not churned yet, JIT warm-up) climbs in the first and flattens in the second.
+  const split = ((churnSamples[0]?.minute ?? 0) + (churnSamples.at(-1)?.minute ?? 0)) / 2;
+  const halves = [churnSamples.filter((c) => c.minute < split), churnSamples.filter((c) => c.minute >= split)].map((part) => {
+    const f = fitGiven(part.map((c) => [c.minute, c.heap, c.series, c.labelSets, c.backlog]));
+    return {
+      from_minute: round(part[0]?.minute ?? NaN),
+      to_minute: round(part.at(-1)?.minute ?? NaN),
+      samples: f.n,
+      pct_per_hour: pct(f.slope * 60, f.mean),
+      std_pct_per_hour: pct(f.slopeStd * 60, f.mean),
+    };
+  });
   // Set by the baseline and by the restore that just ran.
   const { last, baseline: base0 } = marks;
   const warm = marks.warm ?? base0;
@@ -965,6 +979,7 @@ try {
     heap_slope_given_state_pct_per_hour: pct(given.slope * 60, given.mean),
     heap_slope_given_state_std_pct_per_hour: pct(given.slopeStd * 60, given.mean),
     heap_spread_given_state_pct: pct(given.residualStd, given.mean),
+    heap_slope_given_state_halves: halves,
     heap_mean_mb: round(heap.mean / 2 ** 20),
     heap_samples: heap.n,
     heap_samples_not_quiet: notQuiet,

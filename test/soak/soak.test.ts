@@ -57,6 +57,8 @@ interface Summary {
   series_baseline_restored: boolean;
   state_baseline_restored: boolean;
   heap_restore_vs_warm_pct: number;
+  heap_samples: number;
+  heap_slope_given_state_halves: Array<{ from_minute: number; to_minute: number; samples: number }>;
   fd_other_delta: number;
   baseline: { fds_other_kinds: Record<string, number> };
   last_restore: { fds_other_kinds: Record<string, number> };
@@ -100,6 +102,11 @@ describe('the soak at CI size (bench/soak.mjs)', () => {
       ).toBe(0);
       expect(summary.timer_other_delta, 'timers other than the deadlines of polls under way').toBe(0);
       expect(summary.scrape_errors).toBe(0);
+      // The line of each half of the samples after the warm-up (none at this size, or a few): every sample in one half.
+      const [first, second] = summary.heap_slope_given_state_halves;
+      expect(summary.heap_slope_given_state_halves).toHaveLength(2);
+      expect((first?.samples ?? 0) + (second?.samples ?? 0)).toBe(summary.heap_samples);
+      if (first?.samples && second?.samples) expect(first.to_minute).toBeLessThan(second.from_minute);
     },
     600_000,
   );
