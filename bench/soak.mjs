@@ -925,8 +925,8 @@ try {
   // two, 0.44 MiB with the backlog a third). The slope with them held constant is what grows with time alone; the
   // returns are all in one state, so few points with no such spread.
   /** The slope of `y` in time with the sample's state (series, label sets, backlog) held constant. */
-  const givenState = (/** @type {(c: (typeof churnSamples)[number]) => number} */ y) =>
-    fitGiven(churnSamples.map((c) => [c.minute, y(c), c.series, c.labelSets, c.backlog]));
+  const givenState = (/** @type {(c: (typeof churnSamples)[number]) => number} */ y, samples = churnSamples) =>
+    fitGiven(samples.map((c) => [c.minute, y(c), c.series, c.labelSets, c.backlog]));
   const given = givenState((c) => c.heap);
   const returns = linearFit(returnPoints);
   // The heap without the compiled code: what the exporter keeps, apart from the JIT's warm-up (a rarely taken path is
@@ -944,7 +944,7 @@ try {
   // (a share of the nodes not churned yet, JIT warm-up) climbs in the first and flattens in the second.
   const split = ((churnSamples[0]?.minute ?? 0) + (churnSamples.at(-1)?.minute ?? 0)) / 2;
   const halves = [churnSamples.filter((c) => c.minute < split), churnSamples.filter((c) => c.minute >= split)].map((part) => {
-    const f = fitGiven(part.map((c) => [c.minute, c.heap, c.series, c.labelSets, c.backlog]));
+    const f = givenState((c) => c.heap, part);
     return {
       from_minute: round(part[0]?.minute ?? NaN),
       to_minute: round(part.at(-1)?.minute ?? NaN),
