@@ -36,7 +36,7 @@ const BY_TYPE_ALONE = new Set(['string', 'concatenated string', 'sliced string',
 function layout(snap) {
   const fields = snap.snapshot.meta.node_fields;
   const at = (/** @type {string} */ f) => fieldIndex(fields, f, 'nodes');
-  return { width: fields.length, typeAt: at('type'), nameAt: at('name'), idAt: at('id'), sizeAt: at('self_size') };
+  return { width: fields.length, typeAt: at('type'), nameAt: at('name'), idAt: at('id'), sizeAt: at('self_size'), countAt: at('edge_count') };
 }
 
 /**
@@ -96,13 +96,12 @@ const NOT_OWNERS = new Set([
  * @returns {Map<string, Kind>}
  */
 export function heapByOwner(snap, options = {}) {
-  const { width, typeAt, nameAt, idAt, sizeAt } = layout(snap);
+  const { width, typeAt, nameAt, idAt, sizeAt, countAt } = layout(snap);
   const meta = snap.snapshot.meta;
   const edgeFields = meta.edge_fields;
   const edgeAt = (/** @type {string} */ f) => fieldIndex(edgeFields, f, 'edges');
   const edgeWidth = edgeFields.length;
   const [eType, eName, eTo] = [edgeAt('type'), edgeAt('name_or_index'), edgeAt('to_node')];
-  const countAt = fieldIndex(meta.node_fields, 'edge_count', 'nodes');
   const types = /** @type {string[]} */ (meta.node_types[0]);
   const edgeTypes = /** @type {string[]} */ (meta.edge_types[0]);
   const { nodes, edges, strings } = snap;
