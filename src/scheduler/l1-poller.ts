@@ -73,6 +73,8 @@ export class L1Poller implements Due {
   private chains?: Blockchain[];
   /** The vantage the last set was read from (kept first while its height is near the highest). */
   private lastFrom?: string;
+  /** The members of the last set read, by validation ID: the next read keeps their strings (parseL1Set). */
+  private lastMembers = new Map<string, L1Member>();
   /** Each vantage's last chain-API state, to log a change once. */
   private readonly states = new Map<string, VantageState>();
   private readonly label: NodeLabel;
@@ -220,7 +222,7 @@ export class L1Poller implements Due {
         (request) => ask(name, P, request.method, request.params),
       );
       try {
-        const members = parseL1Set(okResult(replyOf(validators)));
+        const members = parseL1Set(okResult(replyOf(validators)), this.lastMembers);
         let price: number | undefined;
         try {
           price = parseFeeState(okResult(replyOf(fee)));
@@ -236,6 +238,7 @@ export class L1Poller implements Due {
         }
         set = { from: name, members, ...(price !== undefined ? { price } : {}) };
         this.lastFrom = name;
+        this.lastMembers = new Map(members.map((m) => [m.validationId, m]));
         break;
       } catch (error) {
         failure = { error, node: name };

@@ -81,8 +81,14 @@ const l1EntrySchema = z.object({
 /**
  * Pure: platform.getCurrentValidators {subnetID} (no nodeIDs) → the L1's validators, heaviest first. Only L1 entries
  * (those with a validationID and a balance) count; a subnet not converted to an L1 lists stakers only: no member.
+ *
+ * `last`: the members of the last set read, by validation ID. A member still in the set gets their strings (its
+ * validation ID, and its node ID when that did not change) instead of the ones this answer's parse made. The label
+ * table keeps the strings of the poll that first served a label set, and each vantage's series start at the poll it
+ * joined the L1's vantages: with a new string each poll, every vantage that joined later held a copy of its own of
+ * every validator's IDs, up to one more a vantage the L1 ever had (the 1,000-node soak, issue 35).
  */
-export function parseL1Set(result: unknown): L1Member[] {
+export function parseL1Set(result: unknown, last?: ReadonlyMap<string, L1Member>): L1Member[] {
   const r = z.object({ validators: z.array(z.unknown()).nullable() }).safeParse(result);
   if (!r.success) throw new InvalidResponseError('platform.getCurrentValidators returned no validators list');
   const out: L1Member[] = [];
@@ -90,9 +96,10 @@ export function parseL1Set(result: unknown): L1Member[] {
     if (!raw || typeof raw !== 'object' || !('validationID' in raw)) continue;
     const v = l1EntrySchema.safeParse(raw);
     if (!v.success) throw new InvalidResponseError(`platform.getCurrentValidators returned an L1 validator entry with ${firstIssue(v.error)}`);
+    const was = last?.get(v.data.validationID);
     out.push({
-      validationId: v.data.validationID,
-      nodeId: v.data.nodeID,
+      validationId: was?.validationId ?? v.data.validationID,
+      nodeId: was?.nodeId === v.data.nodeID ? was.nodeId : v.data.nodeID,
       weight: v.data.weight,
       balance: v.data.balance,
       startSeconds: v.data.startTime,

@@ -1,5 +1,10 @@
 // The L1 set's pure parts: the answers' parsers (subnet-evm's CurrentValidator: plain numbers, uptimePercentage
 // 0–100), the page's rows worst first, and the share of weight at risk as AvalancheGoL1WeightAtRisk counts it.
+import { randomBytes } from 'node:crypto';
+import { readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { writeHeapSnapshot } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { l1Rows, parseBlockchains, parseChainValidators, parseL1Set, weightAtRisk, type L1SetSnapshot, type Seen } from '../../src/sources/l1-set.js';
 
@@ -20,6 +25,56 @@ describe('parsers', () => {
     ]);
     expect(() => parseL1Set({ validators: [{ nodeID: 'n', validationID: 'v', weight: 'x', startTime: '1', balance: '1' }] })).toThrow(/weight/);
     expect(() => parseL1Set({})).toThrow(/no validators list/);
+  });
+
+  it('gives a member still in the set the strings of the last read: one copy of its IDs however many polls serve it', () => {
+    // Strings are compared by content in JavaScript: which objects hold an ID is read from a heap snapshot, where
+    // each string object is a node (V8 writes it after a full collection: what is left is held).
+    const ids = Array.from({ length: 50 }, () => randomBytes(24).toString('hex'));
+    const nodeIds = ids.map((id, i) => (i % 10 === 0 ? `NodeID-moved-${id}` : `NodeID-${id}`));
+    const answer = (moved: boolean) =>
+      JSON.stringify({
+        validators: ids.map((id, i) => ({
+          validationID: id,
+          nodeID: moved && i % 10 === 0 ? `NodeID-new-${id}` : nodeIds[i],
+          weight: String(100 + i),
+          startTime: '1',
+          balance: '5',
+        })),
+      });
+    const first = parseL1Set(JSON.parse(answer(false)));
+    const second = parseL1Set(JSON.parse(answer(true)), new Map(first.map((m) => [m.validationId, m])));
+    const unrelated = parseL1Set(JSON.parse(answer(false)));
+    expect(second.map((m) => m.validationId)).toEqual(first.map((m) => m.validationId));
+    expect(second.filter((m) => m.nodeId.startsWith('NodeID-new-'))).toHaveLength(5);
+
+    const file = join(tmpdir(), `l1-set-strings-${process.pid}.heapsnapshot`);
+    let copies: Map<string, number>;
+    try {
+      writeHeapSnapshot(file);
+      const snap = JSON.parse(readFileSync(file, 'utf8')) as {
+        snapshot: { meta: { node_fields: string[]; node_types: [string[]] } };
+        nodes: number[];
+        strings: string[];
+      };
+      const fields = snap.snapshot.meta.node_fields;
+      const [width, typeAt, nameAt] = [fields.length, fields.indexOf('type'), fields.indexOf('name')];
+      const stringType = snap.snapshot.meta.node_types[0].indexOf('string');
+      const wanted = new Set([...ids, ...nodeIds]);
+      copies = new Map();
+      for (let i = 0; i < snap.nodes.length; i += width) {
+        if (snap.nodes[i + typeAt] !== stringType) continue;
+        const text = snap.strings[snap.nodes[i + nameAt] ?? 0] ?? '';
+        if (wanted.has(text)) copies.set(text, (copies.get(text) ?? 0) + 1);
+      }
+    } finally {
+      rmSync(file, { force: true });
+    }
+    // Each ID: the test's own, the first read's (which the second read took), the unrelated read's: 3, not 4. A node
+    // ID that changed is the second read's own; the one it had is held by the first and the unrelated read, and the test.
+    for (const id of ids) expect(copies.get(id), id).toBe(3);
+    for (const id of nodeIds) expect(copies.get(id), id).toBe(3);
+    expect([first, second, unrelated].every((s) => s.length === ids.length)).toBe(true);
   });
 
   it("reads subnet-evm's validators.getCurrentValidators: isConnected, uptimePercentage 0-100 as a ratio", () => {
