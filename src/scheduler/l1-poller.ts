@@ -73,8 +73,11 @@ export class L1Poller implements Due {
   private chains?: Blockchain[];
   /** The vantage the last set was read from (kept first while its height is near the highest). */
   private lastFrom?: string;
-  /** The members of the last set read, by validation ID: the next read keeps their strings (parseL1Set). */
-  private lastMembers = new Map<string, L1Member>();
+  /**
+   * The members of the last set read, by validation ID: the next read keeps their strings (parseL1Set). A poller
+   * remade for new vantages starts from its predecessor's (Scheduler.reconcileL1s).
+   */
+  private lastMembers: ReadonlyMap<string, L1Member>;
   /** Each vantage's last chain-API state, to log a change once. */
   private readonly states = new Map<string, VantageState>();
   private readonly label: NodeLabel;
@@ -84,12 +87,20 @@ export class L1Poller implements Due {
     readonly l1: L1Config,
     readonly vantages: readonly string[],
     private readonly deps: L1PollerDeps,
+    /** The members its predecessor for this L1 last read (the poller it replaces). */
+    members: ReadonlyMap<string, L1Member> = new Map(),
   ) {
+    this.lastMembers = members;
     this.label = new NodeLabel(l1.subnet, 'subnet');
     this.log = deps.logger.child({ source: 'l1', subnet: l1.subnet });
     // A poll's deadline per vantage listens for the stop, each removed when the poll ends: past 10 vantages Node.js
     // warned of a leak on stderr (MaxListenersExceededWarning) at every L1 with that many, which there is not.
     setMaxListeners(vantages.length + 1, this.stopping.signal);
+  }
+
+  /** The members of the last set read, by validation ID (for the poller that replaces this one). */
+  get members(): ReadonlyMap<string, L1Member> {
+    return this.lastMembers;
   }
 
   readonly fire = (): void => {

@@ -202,16 +202,25 @@ export class Scheduler implements FleetView, FleetReader {
     if (key === this.l1Key) return;
     this.l1Key = key;
     const old = this.l1Pollers;
+    // A remade poller starts from the members its predecessor read: the label table still serves the vantages'
+    // series it had with their strings, and a new vantage's series take the same ones (no copy of the set's IDs a
+    // remake, issue 35).
+    const members = new Map(old.map((p) => [p.l1.subnet, p.members]));
     this.l1Pollers = plans.map(
       (p) =>
-        new L1Poller(p.l1, p.vantages, {
-          clock: this.clock,
-          logger: this.deps.logger,
-          labels: this.labels,
-          timetable: this.timetable,
-          pollers: this.pollers,
-          ...(this.deps.onPollSkipped ? { onPollSkipped: this.deps.onPollSkipped } : {}),
-        }),
+        new L1Poller(
+          p.l1,
+          p.vantages,
+          {
+            clock: this.clock,
+            logger: this.deps.logger,
+            labels: this.labels,
+            timetable: this.timetable,
+            pollers: this.pollers,
+            ...(this.deps.onPollSkipped ? { onPollSkipped: this.deps.onPollSkipped } : {}),
+          },
+          members.get(p.l1.subnet),
+        ),
     );
     await Promise.all(old.map((p) => p.stop()));
     for (const p of this.l1Pollers) p.start(Math.floor(spreadFraction(p.l1.subnet) * Math.min(p.l1.intervalMs, 15_000)));
