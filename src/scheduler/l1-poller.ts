@@ -62,8 +62,11 @@ export class L1Poller implements Due {
   due = 0;
   slot = -1;
   private stopped = false;
-  private readonly stopping = new AbortController();
+  /** Aborts the poll under way (a stop, or new vantages: its answers are not used). */
+  private pollAbort?: AbortController;
   private running?: Promise<void>;
+  /** The target names the L1 is read through (new ones at a reload: retarget). */
+  private current: readonly string[];
   private snapshot?: L1SetSnapshot;
   private stats?: SourceStats;
   private error?: string;
@@ -84,18 +87,26 @@ export class L1Poller implements Due {
   private readonly log: Logger;
 
   constructor(
-    readonly l1: L1Config,
-    readonly vantages: readonly string[],
+    private config: L1Config,
+    vantages: readonly string[],
     private readonly deps: L1PollerDeps,
     /** The members its predecessor for this L1 last read (the poller it replaces). */
     members: ReadonlyMap<string, L1Member> = new Map(),
   ) {
+    this.current = vantages;
     this.lastMembers = members;
-    this.label = new NodeLabel(l1.subnet, 'subnet');
-    this.log = deps.logger.child({ source: 'l1', subnet: l1.subnet });
-    // A poll's deadline per vantage listens for the stop, each removed when the poll ends: past 10 vantages Node.js
-    // warned of a leak on stderr (MaxListenersExceededWarning) at every L1 with that many, which there is not.
-    setMaxListeners(vantages.length + 1, this.stopping.signal);
+    this.label = new NodeLabel(config.subnet, 'subnet');
+    this.log = deps.logger.child({ source: 'l1', subnet: config.subnet });
+  }
+
+  /** The L1's entry of `l1s:` (the reload's, once retargeted). */
+  get l1(): L1Config {
+    return this.config;
+  }
+
+  /** The target names the L1 is read through, in the order of the config's targets. */
+  get vantages(): readonly string[] {
+    return this.current;
   }
 
   /** The members of the last set read, by validation ID (for the poller that replaces this one). */
@@ -120,9 +131,36 @@ export class L1Poller implements Due {
     else this.deps.timetable.add(this, initialDelayMs);
   }
 
+  /**
+   * A reload changed the L1's vantages (a target that lists its subnet added, removed or renamed, a vantage's own
+   * settings, or `l1s[].vantages`), not the rest of its entry (`l1`, equal but for `vantages`): the poller goes on through the new ones, and keeps its counters, its set and its
+   * lines. A remade poller served none of the L1's series until its first poll and started its counters again, so
+   * every such reload restarted the `for:` of an alert on the L1 (and the label table took the set's IDs anew).
+   * A poll under way asked the old vantages: it is dropped, and the next one comes `firstDelayMs` from now, as a new
+   * poller's first would. The series of a vantage that is gone go now, not at the next poll.
+   */
+  async retarget(l1: L1Config, vantages: readonly string[], firstDelayMs: number): Promise<void> {
+    const running = this.running;
+    this.pollAbort?.abort();
+    await running;
+    if (this.stopped) return;
+    this.config = l1;
+    this.current = vantages;
+    const kept = new Set(vantages);
+    for (const node of this.states.keys()) if (!kept.has(node)) this.states.delete(node);
+    if (this.lastFrom !== undefined && !kept.has(this.lastFrom)) this.lastFrom = undefined;
+    if (this.snapshot && this.snapshot.vantages.some((v) => !kept.has(v.node))) {
+      this.snapshot = { ...this.snapshot, vantages: this.snapshot.vantages.filter((v) => kept.has(v.node)) };
+      if (this.stats) this.render(this.stats);
+    }
+    if (vantages.length === 0) this.deps.timetable.remove(this);
+    // Not queued: it had no vantage, or its dropped poll queued it an interval on.
+    if (running !== undefined || this.slot < 0) this.start(firstDelayMs);
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
-    this.stopping.abort();
+    this.pollAbort?.abort();
     this.deps.timetable.remove(this);
     await this.running;
   }
@@ -164,7 +202,12 @@ export class L1Poller implements Due {
       const poller = this.deps.pollers.get(name);
       return poller ? [{ name, poller }] : [];
     });
-    for (const { name, poller } of pollers) deadlines.set(name, new PollDeadline(poller.target.timeoutMs, this.l1.intervalMs, this.stopping.signal));
+    const abort = new AbortController();
+    this.pollAbort = abort;
+    // A deadline per vantage listens for the abort, each removed when the poll ends: past 10 vantages Node.js warned
+    // of a leak on stderr (MaxListenersExceededWarning) at every L1 with that many, which there is not.
+    setMaxListeners(pollers.length + 1, abort.signal);
+    for (const { name, poller } of pollers) deadlines.set(name, new PollDeadline(poller.target.timeoutMs, this.l1.intervalMs, abort.signal));
     const ask = (name: string, path: string, method: string, params: object): Promise<RpcReply> => {
       const poller = this.deps.pollers.get(name);
       const deadline = deadlines.get(name);
@@ -185,7 +228,7 @@ export class L1Poller implements Due {
     } finally {
       for (const d of deadlines.values()) d.clear();
     }
-    if (this.stopped) return;
+    if (abort.signal.aborted) return;
     const saturated = failure !== undefined && deadlines.size > 0 && [...deadlines.values()].every((d) => d.saturated);
     if (saturated) {
       this.deps.onPollSkipped?.('saturated');
@@ -310,17 +353,22 @@ export class L1Poller implements Due {
     // After a failed poll the L1's data series go away: never an old "connected".
     this.snapshot = snapshot;
     if (snapshot) this.noteStates(snapshot);
-    const b = new LinesBuilder(this.label, { maxSeries: Number.MAX_SAFE_INTEGER, maxLabelLength: 256 }, this.deps.labels);
-    addL1SetLines(b, snapshot);
-    b.unlimited();
     if (snapshot && snapshot.validators.length > snapshot.maxValidators && !(previous?.success ?? false))
       this.log.warn(
         { validators: snapshot.validators.length, maxValidators: snapshot.maxValidators },
         'the L1 has more validators than max_validators: the lightest get no per-validator series (avalanchego_l1_set_validators_dropped)',
       );
+    this.render(stats);
+    this.polls++;
+  }
+
+  /** The L1's lines from its snapshot and poll counters. */
+  private render(stats: SourceStats): void {
+    const b = new LinesBuilder(this.label, { maxSeries: Number.MAX_SAFE_INTEGER, maxLabelLength: 256 }, this.deps.labels);
+    addL1SetLines(b, this.snapshot);
+    b.unlimited();
     addPollStats(b, 'l1', stats);
     this.block = b.build(this.block);
-    this.polls++;
   }
 
   /** A vantage's chain API changing state (no validators API, bootstrapping, failing, back) is logged once. */

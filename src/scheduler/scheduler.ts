@@ -5,7 +5,7 @@ import { systemClock, type Clock } from '../clock.js';
 import { lazyChild } from '../log.js';
 import { nameHash } from '../util/hash.js';
 import { compactMap } from '../util/compact-map.js';
-import type { Config, TargetConfig } from '../config/schema.js';
+import type { Config, L1Config, TargetConfig } from '../config/schema.js';
 import { Admission } from '../rpc/admission.js';
 import { RequestBodies } from '../rpc/bodies.js';
 import type { Dispatchers } from '../rpc/sockets.js';
@@ -39,6 +39,12 @@ const IDLE_SWEEP_CHECK_MS = 60_000;
 /** The sweep runs at the latest this many of the longest interval after the last, every poll ended or not. */
 const SWEEP_LATEST = 8;
 
+/** What an L1's poller was made from (Scheduler.reconcileL1s): its config, and its vantages with their targets (JSON). */
+interface L1Keys {
+  readonly config: string;
+  readonly vantages: string;
+}
+
 /** A stable fraction in [0,1) from a name, so a fleet's first polls spread over the interval. */
 export function spreadFraction(name: string): number {
   return nameHash(name)[0] / 2 ** 32;
@@ -48,8 +54,8 @@ export class Scheduler implements FleetView, FleetReader {
   private pollers = new Map<string, NodePoller>();
   /** The L1s of `l1s:`, each polled on its own through its vantages' pollers (l1-poller.ts). */
   private l1Pollers: L1Poller[] = [];
-  /** What the L1 pollers were made from: remade when it changes (or a vantage's poller was). */
-  private l1Key = '';
+  /** What each L1's poller was made from, by subnet: its config, and its vantages with their targets. */
+  private l1Keys = new Map<string, L1Keys>();
   private readonly clock: Clock;
   private readonly sources: ReadonlyArray<Source<unknown>>;
   private config: Config;
@@ -194,36 +200,57 @@ export class Scheduler implements FleetView, FleetReader {
     this.admission.prune();
   }
 
-  /** The L1 pollers, remade when the L1s or their vantages' targets changed (a vantage's poller and client are new then). */
+  /**
+   * The L1 pollers for a config: an L1 whose own config changed gets a new poller (from its predecessor's members), one
+   * whose vantages alone changed (their names, `l1s[].vantages`, or a vantage's target, whose node poller and client
+   * are new then) keeps
+   * its poller with the new vantages (L1Poller.retarget: its counters, set and lines go on), the rest are untouched.
+   */
   private async reconcileL1s(config: Config): Promise<void> {
-    const l1s = config.l1s ?? [];
-    const plans = l1s.map((l1) => ({ l1, vantages: vantagesOf(l1, config.targets, this.pollers) }));
-    const key = JSON.stringify(plans.map((p) => [p.l1, p.vantages.map((v) => this.pollers.get(v)?.target)]));
-    if (key === this.l1Key) return;
-    this.l1Key = key;
-    const old = this.l1Pollers;
-    // A remade poller starts from the members its predecessor read: the label table still serves the vantages'
-    // series it had with their strings, and a new vantage's series take the same ones (no copy of the set's IDs a
-    // remake, issue 35).
-    const members = new Map(old.map((p) => [p.l1.subnet, p.members]));
-    this.l1Pollers = plans.map(
-      (p) =>
-        new L1Poller(
-          p.l1,
-          p.vantages,
-          {
-            clock: this.clock,
-            logger: this.deps.logger,
-            labels: this.labels,
-            timetable: this.timetable,
-            pollers: this.pollers,
-            ...(this.deps.onPollSkipped ? { onPollSkipped: this.deps.onPollSkipped } : {}),
-          },
-          members.get(p.l1.subnet),
-        ),
+    const old = new Map(this.l1Pollers.map((p) => [p.l1.subnet, p]));
+    const kept = new Set<L1Poller>();
+    const moving: Promise<void>[] = [];
+    const keys = new Map<string, L1Keys>();
+    const firstDelay = (l1: L1Config) => Math.floor(spreadFraction(l1.subnet) * Math.min(l1.intervalMs, 15_000));
+    this.l1Pollers = (config.l1s ?? []).map((l1) => {
+      const vantages = vantagesOf(l1, config.targets, this.pollers);
+      // Its vantages by name (`l1s[].vantages`) are what they resolve to.
+      const key = {
+        config: JSON.stringify({ ...l1, vantages: undefined }),
+        vantages: JSON.stringify(vantages.map((v) => [v, this.pollers.get(v)?.target])),
+      };
+      keys.set(l1.subnet, key);
+      const before = old.get(l1.subnet);
+      const was = this.l1Keys.get(l1.subnet);
+      if (before && was?.config === key.config) {
+        kept.add(before);
+        if (was.vantages !== key.vantages) moving.push(before.retarget(l1, vantages, firstDelay(l1)));
+        return before;
+      }
+      // A remade poller starts from the members its predecessor read: the label table still serves the set's series
+      // with their strings, and its reads keep them (no copy of the set's IDs a remake, issue 35).
+      return new L1Poller(
+        l1,
+        vantages,
+        {
+          clock: this.clock,
+          logger: this.deps.logger,
+          labels: this.labels,
+          timetable: this.timetable,
+          pollers: this.pollers,
+          ...(this.deps.onPollSkipped ? { onPollSkipped: this.deps.onPollSkipped } : {}),
+        },
+        before?.members,
+      );
+    });
+    this.l1Keys = keys;
+    await Promise.all(
+      [...old.values()]
+        .filter((p) => !kept.has(p))
+        .map((p) => p.stop())
+        .concat(moving),
     );
-    await Promise.all(old.map((p) => p.stop()));
-    for (const p of this.l1Pollers) p.start(Math.floor(spreadFraction(p.l1.subnet) * Math.min(p.l1.intervalMs, 15_000)));
+    for (const p of this.l1Pollers) if (!kept.has(p)) p.start(firstDelay(p.l1));
   }
 
   async stop(): Promise<void> {

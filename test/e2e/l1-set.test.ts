@@ -142,33 +142,77 @@ describe('an L1 with many vantages', () => {
 });
 
 describe('an L1 whose vantages change', () => {
-  // A reload that adds or removes a vantage remakes the L1's poller. The label table keeps the strings of the poll
-  // that first served each series, and a poller that read the set anew made new strings for every validator: each
-  // remake left one more copy of the set's IDs (the 1,000-node soak's heap, issue 35: 7,594 validation IDs held by the
-  // label table alone for a set of 1,155). A remade poller starts from its predecessor's members, whose strings its
-  // reads keep (parseL1Set; the strings themselves: test/unit/l1-set-parse.test.ts).
-  it('starts a remade poller from the members its predecessor read', async () => {
-    nodes = await Promise.all(Array.from({ length: 3 }, () => startFakeNode(vantage(100, ['1', '1', '1'], [true, true, true]))));
+  type Poller = { l1: { subnet: string }; members: ReadonlyMap<string, unknown> };
+  // The poller itself (the scheduler's l1() gives its view for the pages): read through the scheduler's private list.
+  const poller = (e: TestExporter) =>
+    defined(
+      (e.scheduler as unknown as { l1Pollers: Poller[] }).l1Pollers.find((p) => p.l1.subnet === SUBNET),
+      'the L1 poller',
+    );
+  const errors = `avalanchego_exporter_poll_errors_total{subnet="${SUBNET}",source="l1",reason="http_status"}`;
+  const validators = `avalanchego_l1_set_validators{subnet="${SUBNET}"}`;
+  const info = (node: string) =>
+    `avalanchego_chain_info{subnet="${SUBNET}",node="${node}",chain="${CHAIN}",name="dispatch",blockchain_id="${CHAIN}"}`;
+
+  // A reload that adds, removes or renames a target listing the L1's subnet changes its vantages, and such reloads
+  // are the common ones (a fleet's churn). The poller was remade then: until its first poll the exporter served none
+  // of the L1's series (each such reload restarted the `for:` of a pending alert on the L1), and its error counts
+  // started from nothing. It now goes on with the new vantages; a vantage's series go with it at once.
+  it('keeps its poller, its counts and its series across reloads that add and remove a vantage', async () => {
+    const routes = Array.from({ length: 3 }, () => vantage(100, ['1', '1', '1'], [true, true, true]));
+    nodes = await Promise.all(routes.map((r) => startFakeNode(r)));
     const config = (n: number) => yaml(nodes.slice(0, n), '');
-    // The poller itself (the scheduler's l1() gives its view for the pages): read through the scheduler's private list.
-    type Poller = { l1: { subnet: string }; members: ReadonlyMap<string, unknown> };
-    const poller = (e: TestExporter) =>
-      defined(
-        (e.scheduler as unknown as { l1Pollers: Poller[] }).l1Pollers.find((p) => p.l1.subnet === SUBNET),
-        'the L1 poller',
-      );
     exporter = await startTestExporter(config(2));
+    await l1Polled(exporter);
+    // A failed poll first (no vantage answers the set): its count must outlive the reloads.
+    for (const n of nodes) n.routes.set('/ext/bc/P', { status: 500, body: 'boom' });
+    await waitFor(() => exporter?.scheduler.l1(SUBNET)?.success === false, 'a failed L1 poll', 15_000);
+    for (const [i, n] of nodes.entries()) n.routes.set('/ext/bc/P', defined(routes[i]?.['/ext/bc/P'], 'the P-Chain route'));
+    await waitFor(() => exporter?.scheduler.l1(SUBNET)?.success === true, 'the L1 polled again', 15_000);
+    const failed = defined(sample(await exporter.metrics(), errors), 'the failed polls counted');
+    expect(failed).toBeGreaterThanOrEqual(1);
+    const first = poller(exporter);
+    const members = first.members;
     for (const n of [3, 2, 3]) {
       await l1Polled(exporter, (exporter.scheduler.l1(SUBNET)?.polls ?? 0) + 1);
-      const before = poller(exporter);
-      expect([...before.members.keys()].sort()).toEqual([V0, V1, V2].map((v) => v.validationID).sort());
+      const polls = exporter.scheduler.l1(SUBNET)?.polls ?? 0;
       await exporter.scheduler.apply(parseConfigText(config(n), 'l1.yaml', {}));
-      const after = poller(exporter);
-      expect(after).not.toBe(before);
-      // Before its first poll (the timetable's timer has not fired in this job): the predecessor's own map.
-      expect(after.members).toBe(before.members);
+      const text = await exporter.metrics();
+      expect(poller(exporter)).toBe(first);
+      expect(exporter.scheduler.l1(SUBNET)?.vantages).toEqual(['v0', 'v1', 'v2'].slice(0, n));
+      expect(exporter.scheduler.l1(SUBNET)?.polls ?? 0).toBeGreaterThanOrEqual(polls);
+      // Served right after the reload, whether or not the next poll has come: the set, and the counts so far.
+      expect(sample(text, validators)).toBe(3);
+      expect(sample(text, errors)).toBe(failed);
+      expect(sample(text, info('v0'))).toBe(1);
+      // A vantage gone takes its series with it now, not at the next poll.
+      if (n === 2) expect(text).not.toContain(`{subnet="${SUBNET}",node="v2"`);
     }
-    await l1Polled(exporter, (exporter.scheduler.l1(SUBNET)?.polls ?? 0) + 1);
-    expect([...poller(exporter).members.keys()].sort()).toEqual([V0, V1, V2].map((v) => v.validationID).sort());
+    const text = await l1Polled(exporter, (exporter.scheduler.l1(SUBNET)?.polls ?? 0) + 1);
+    expect(sample(text, info('v2'))).toBe(1);
+    expect(sample(text, seen('avalanchego_l1_set_validator_connected', 'v2', V0))).toBe(1);
+    expect(sample(text, errors)).toBe(failed);
+    // Read anew each poll, with the strings of the first read (parseL1Set; the strings: test/unit/l1-set-parse.test.ts).
+    expect([...poller(exporter).members.keys()].sort()).toEqual([...members.keys()].sort());
+    expect(promtoolCheckMetrics(text)).toEqual([]);
   }, 60_000);
+
+  // An L1's own config changed (here max_validators): a new poller, which starts from the members its predecessor
+  // read. The label table keeps the strings of the poll that first served each series, and a poller that read the set
+  // anew made new strings for every validator: each remake left one more copy of the set's IDs (the 1,000-node soak's
+  // heap, issue 35: 7,594 validation IDs held by the label table alone for a set of 1,155).
+  it("remakes the poller when the L1's own config changes, from the members its predecessor read", async () => {
+    nodes = await Promise.all(Array.from({ length: 2 }, () => startFakeNode(vantage(100, ['1', '1', '1'], [true, true, true]))));
+    exporter = await startTestExporter(yaml(nodes, ''));
+    await l1Polled(exporter);
+    const before = poller(exporter);
+    expect([...before.members.keys()].sort()).toEqual([V0, V1, V2].map((v) => v.validationID).sort());
+    await exporter.scheduler.apply(parseConfigText(yaml(nodes, '    max_validators: 50\n'), 'l1.yaml', {}));
+    const after = poller(exporter);
+    expect(after).not.toBe(before);
+    // Before its first poll (its read is under way at the earliest): the predecessor's own map.
+    expect(after.members).toBe(before.members);
+    await l1Polled(exporter);
+    expect([...poller(exporter).members.keys()].sort()).toEqual([V0, V1, V2].map((v) => v.validationID).sort());
+  }, 30_000);
 });
