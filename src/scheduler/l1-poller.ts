@@ -149,12 +149,17 @@ export class L1Poller implements Due {
     const kept = new Set(vantages);
     for (const node of this.states.keys()) if (!kept.has(node)) this.states.delete(node);
     if (this.lastFrom !== undefined && !kept.has(this.lastFrom)) this.lastFrom = undefined;
-    if (this.snapshot && this.snapshot.vantages.some((v) => !kept.has(v.node))) {
+    if (vantages.length === 0) {
+      // Not polled any more: nothing of it is served (no old set, no old success), until a vantage comes back.
+      this.snapshot = undefined;
+      this.block = undefined;
+      this.deps.timetable.remove(this);
+    } else if (this.snapshot && this.snapshot.vantages.some((v) => !kept.has(v.node))) {
       this.snapshot = { ...this.snapshot, vantages: this.snapshot.vantages.filter((v) => kept.has(v.node)) };
       if (this.stats) this.render(this.stats);
     }
-    if (vantages.length === 0) this.deps.timetable.remove(this);
-    // Not queued: it had no vantage, or its dropped poll queued it an interval on.
+    // Soon, as a new poller's first: a poll was dropped (it queued the next an interval on), or it was not queued (it had
+    // no vantage). Else its next poll stays when it was due.
     if (running !== undefined || this.slot < 0) this.start(firstDelayMs);
   }
 

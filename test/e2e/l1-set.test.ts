@@ -197,6 +197,57 @@ describe('an L1 whose vantages change', () => {
     expect(promtoolCheckMetrics(text)).toEqual([]);
   }, 60_000);
 
+  // The same poller through every kind of vantage change, and only when its vantages changed: a target that does not
+  // list the subnet leaves it alone (a poll under way is not dropped), a vantage whose settings change is one (its node
+  // poller and client are new), and an L1 left with no vantage serves nothing of itself (no old set, no old success)
+  // until one comes back.
+  it('is retargeted only when its vantages change, and serves nothing while it has none', async () => {
+    nodes = await Promise.all(Array.from({ length: 2 }, () => startFakeNode(vantage(100, ['1', '1', '1'], [true, true, true]))));
+    const [n0, n1] = [defined(nodes[0], 'n0'), defined(nodes[1], 'n1')];
+    const text = (v0: string, v1: string, timeout = '500ms') => `defaults:
+  interval: 10s
+  timeout: ${timeout}
+targets:
+  - name: v0
+    url: ${n0.url}
+${v0}  - name: v1
+    url: ${n1.url}
+${v1}l1s:
+  - subnet: ${SUBNET}
+    interval: 1s
+`;
+    const lists = `    platform:\n      subnets: [${SUBNET}]\n`;
+    exporter = await startTestExporter(text(lists, ''));
+    await l1Polled(exporter);
+    const first = poller(exporter) as Poller & { retarget: (...args: unknown[]) => Promise<void> };
+    const retargets: unknown[] = [];
+    const retarget = first.retarget.bind(first);
+    first.retarget = (...args: unknown[]) => (retargets.push(args[1]), retarget(...args));
+    const apply = (t: string) => defined(exporter, 'the exporter').scheduler.apply(parseConfigText(t, 'l1.yaml', {}));
+    // v1 gains a platform source of its own, without the subnet: not a vantage.
+    await apply(text(lists, '    platform:\n      subnets: []\n'));
+    expect(retargets).toEqual([]);
+    // v0's timeout: the same name, a new node poller.
+    await apply(text(lists, '', '600ms'));
+    expect(retargets).toEqual([['v0']]);
+    // No vantage: nothing of the L1 is served, and it is not polled.
+    await apply(text('', '', '600ms'));
+    expect(retargets).toEqual([['v0'], []]);
+    const none = await exporter.metrics();
+    const ofL1 = new RegExp(`^avalanchego_[a-z_]+\\{subnet="${SUBNET}"`, 'm');
+    expect(none).not.toMatch(ofL1);
+    expect(exporter.scheduler.l1(SUBNET)?.snapshot).toBeUndefined();
+    expect(exporter.logs.some((l) => String(l.msg).startsWith('no vantage for this L1'))).toBe(true);
+    // Both back: polled again by the same poller, and served.
+    const polls = exporter.scheduler.l1(SUBNET)?.polls ?? 0;
+    await apply(text(lists, lists, '600ms'));
+    expect(poller(exporter)).toBe(first);
+    const back = await l1Polled(exporter, polls + 1);
+    expect(sample(back, validators)).toBe(3);
+    expect(sample(back, info('v1'))).toBe(1);
+    expect(back).toMatch(ofL1);
+  }, 30_000);
+
   // An L1's own config changed (here max_validators): a new poller, which starts from the members its predecessor
   // read. The label table keeps the strings of the poll that first served each series, and a poller that read the set
   // anew made new strings for every validator: each remake left one more copy of the set's IDs (the 1,000-node soak's
