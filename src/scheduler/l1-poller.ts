@@ -133,11 +133,11 @@ export class L1Poller implements Due {
 
   /**
    * A reload changed the L1's vantages (a target that lists its subnet added, removed or renamed, a vantage's own
-   * settings, or `l1s[].vantages`), not the rest of its entry (`l1`, equal but for `vantages`): the poller goes on through the new ones, and keeps its counters, its set and its
-   * lines. A remade poller served none of the L1's series until its first poll and started its counters again, so
-   * every such reload restarted the `for:` of an alert on the L1 (and the label table took the set's IDs anew).
-   * A poll under way asked the old vantages: it is dropped, and the next one comes `firstDelayMs` from now, as a new
-   * poller's first would. The series of a vantage that is gone go now, not at the next poll.
+   * settings, or `l1s[].vantages`), not the rest of its entry (`l1`, equal but for `vantages`): the poller goes on
+   * through the new ones, and keeps its counters, its set and its lines. A remade poller served none of the L1's series
+   * until its first poll and started its counters again, so every such reload restarted the `for:` of an alert on the
+   * L1. A poll under way asked the old vantages: it is dropped, and the next one comes `firstDelayMs` from now, as a
+   * new poller's first would. The series of a vantage that is gone go now, not at the next poll.
    */
   async retarget(l1: L1Config, vantages: readonly string[], firstDelayMs: number): Promise<void> {
     const running = this.running;

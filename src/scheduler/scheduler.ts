@@ -203,8 +203,8 @@ export class Scheduler implements FleetView, FleetReader {
   /**
    * The L1 pollers for a config: an L1 whose own config changed gets a new poller (from its predecessor's members), one
    * whose vantages alone changed (their names, `l1s[].vantages`, or a vantage's target, whose node poller and client
-   * are new then) keeps
-   * its poller with the new vantages (L1Poller.retarget: its counters, set and lines go on), the rest are untouched.
+   * are new then) keeps its poller with the new vantages (L1Poller.retarget: its counters, set and lines go on), and
+   * the rest are untouched.
    */
   private async reconcileL1s(config: Config): Promise<void> {
     const old = new Map(this.l1Pollers.map((p) => [p.l1.subnet, p]));
