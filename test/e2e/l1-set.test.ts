@@ -248,6 +248,39 @@ ${v1}l1s:
     expect(back).toMatch(ofL1);
   }, 30_000);
 
+  // A poll under way when its vantages change asked the old ones: dropped (not counted, nothing of it served), and the
+  // next comes as a new poller's first would (within 15 s), not an interval (here 1m) after the dropped one.
+  it('drops a poll under way through the old vantages, and polls the new ones within 15 s on a 1m interval', async () => {
+    const routes = Array.from({ length: 2 }, () => vantage(100, ['1', '1', '1'], [true, true, true]));
+    nodes = await Promise.all(routes.map((r) => startFakeNode(r)));
+    const text = (n: number) => `defaults:
+  interval: 30s
+  timeout: 20s
+targets:
+${nodes
+  .slice(0, n)
+  .map((node, i) => `  - name: v${i}\n    url: ${node.url}\n    platform:\n      subnets: [${SUBNET}]\n`)
+  .join('')}l1s:
+  - subnet: ${SUBNET}
+    interval: 1m
+`;
+    // v0 answers nothing for a while: the L1's first poll waits on it.
+    const n0 = defined(nodes[0], 'n0');
+    const route = defined(routes[0]?.['/ext/bc/P'], 'the P-Chain route');
+    n0.routes.set('/ext/bc/P', { ...route, delayMs: 60_000 });
+    exporter = await startTestExporter(text(1));
+    const first = poller(exporter) as Poller & { running?: Promise<void> };
+    await waitFor(() => first.running !== undefined, 'a poll of the L1 under way', 20_000);
+    await exporter.scheduler.apply(parseConfigText(text(2), 'l1.yaml', {}));
+    expect(poller(exporter)).toBe(first);
+    expect(first.running).toBeUndefined();
+    expect(exporter.scheduler.l1(SUBNET)?.polls).toBe(0);
+    expect(sample(await exporter.metrics(), validators)).toBeUndefined();
+    n0.routes.set('/ext/bc/P', route);
+    await waitFor(() => (exporter?.scheduler.l1(SUBNET)?.polls ?? 0) > 0, 'the next poll, through v0 and v1', 20_000);
+    expect(exporter.scheduler.l1(SUBNET)?.snapshot?.vantages.map((v) => v.node)).toEqual(['v0', 'v1']);
+  }, 60_000);
+
   // An L1's own config changed (here max_validators): a new poller, which starts from the members its predecessor
   // read. The label table keeps the strings of the poll that first served each series, and a poller that read the set
   // anew made new strings for every validator: each remake left one more copy of the set's IDs (the 1,000-node soak's
