@@ -28,7 +28,7 @@
 //     objects' ids from then on and follows each object the collector moves. `--heap-snapshots-at=end` writes the last
 //     return's alone: the ends of a short and a long run of one seed, compared, show what the longer run grew.
 // Every process runs on loopback and is stopped by PID; the config lives in a temporary folder.
-import { mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -80,6 +80,8 @@ const NODE_FLAGS = opts['node-flags'].split(' ').filter((f) => f !== '');
 const SNAPSHOT_DIR = opts['heap-snapshots'];
 const SNAPSHOT_AT = opts['heap-snapshots-at'];
 if (SNAPSHOT_AT !== 'returns' && SNAPSHOT_AT !== 'end') throw new Error(`--heap-snapshots-at must be returns or end, not "${SNAPSHOT_AT}"`);
+// V8 writes no snapshot into a folder that is not there: made now, not found missing at the end of a run.
+if (SNAPSHOT_DIR) mkdirSync(SNAPSHOT_DIR, { recursive: true });
 const L1_VANTAGES = Number(opts['l1-vantages']);
 if (!Number.isInteger(L1_VANTAGES) || L1_VANTAGES < 0) throw new Error('--l1-vantages must be a whole number (0: no l1s: section)');
 const INTERVAL_MS = parseDuration(opts.interval, 'interval', 's');
@@ -745,13 +747,20 @@ async function restore(/** @type {string} */ why) {
 async function heapSnapshot(/** @type {string} */ what) {
   if (!SNAPSHOT_DIR || !exporter?.pid) return;
   const started = performance.now();
-  const files = () => readdirSync(SNAPSHOT_DIR).filter((f) => f.endsWith('.heapsnapshot')).length;
-  const before = files();
-  process.kill(exporter.pid, 'SIGUSR2');
-  // V8 opens the file, then writes it without returning to the event loop: /-/ready answers once it is written.
-  await waitFor(() => Promise.resolve(files() > before), 'the heap snapshot file', 60_000, exporter);
-  await http(`${exporterUrl}/-/ready`);
-  emit({ phase: 'heap_snapshot', what, minute: round(minutesNow()), dir: SNAPSHOT_DIR, seconds: round((performance.now() - started) / 1000) });
+  try {
+    const files = () => readdirSync(SNAPSHOT_DIR).filter((f) => f.endsWith('.heapsnapshot')).length;
+    const before = files();
+    process.kill(exporter.pid, 'SIGUSR2');
+    // V8 opens the file, then writes it without returning to the event loop: /-/ready answers once it is written.
+    await waitFor(() => Promise.resolve(files() > before), 'the heap snapshot file', 60_000, exporter);
+    await http(`${exporterUrl}/-/ready`);
+    emit({ phase: 'heap_snapshot', what, minute: round(minutesNow()), dir: SNAPSHOT_DIR, seconds: round((performance.now() - started) / 1000) });
+  } catch (error) {
+    // A snapshot is a diagnosis, not a figure: the run goes on to its summary (a run of 2026-11-28 lost its summary to
+    // a missing folder at its last return).
+    emit({ phase: 'heap_snapshot', what, minute: round(minutesNow()), dir: SNAPSHOT_DIR, error: String(error) });
+    log(`heap snapshot at ${what} failed: ${String(error)}`);
+  }
 }
 
 /** Stops the processes and removes the config folder: at the end, and on SIGINT or SIGTERM (then exits 130 or 143). */
