@@ -10,14 +10,15 @@ import { promtoolCheckMetrics } from '../helpers/promtool.js';
 import { defined } from '../helpers/assert.js';
 import { FROM_SLACK_BLOCKS } from '../../src/scheduler/l1-poller.js';
 
-function yaml(nodes: FakeNode[], l1: string): string {
+/** Each node a target that lists the L1's subnet, and the L1 with `l1` added to its entry. */
+function yaml(nodes: FakeNode[], l1: string, { interval = '10s', timeout = '500ms', l1Interval = '1s' } = {}): string {
   return `defaults:
-  interval: 10s
-  timeout: 500ms
+  interval: ${interval}
+  timeout: ${timeout}
 targets:
 ${nodes.map((n, i) => `  - name: v${i}\n    url: ${n.url}\n    platform:\n      subnets: [${SUBNET}]\n`).join('')}l1s:
   - subnet: ${SUBNET}
-    interval: 1s
+    interval: ${l1Interval}
 ${l1}`;
 }
 
@@ -253,17 +254,7 @@ ${v1}l1s:
   it('drops a poll under way through the old vantages, and polls the new ones within 15 s on a 1m interval', async () => {
     const routes = Array.from({ length: 2 }, () => vantage(100, ['1', '1', '1'], [true, true, true]));
     nodes = await Promise.all(routes.map((r) => startFakeNode(r)));
-    const text = (n: number) => `defaults:
-  interval: 30s
-  timeout: 20s
-targets:
-${nodes
-  .slice(0, n)
-  .map((node, i) => `  - name: v${i}\n    url: ${node.url}\n    platform:\n      subnets: [${SUBNET}]\n`)
-  .join('')}l1s:
-  - subnet: ${SUBNET}
-    interval: 1m
-`;
+    const text = (n: number) => yaml(nodes.slice(0, n), '', { interval: '30s', timeout: '20s', l1Interval: '1m' });
     // v0 answers nothing for a while: the L1's first poll waits on it.
     const n0 = defined(nodes[0], 'n0');
     const route = defined(routes[0]?.['/ext/bc/P'], 'the P-Chain route');
