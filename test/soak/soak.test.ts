@@ -48,8 +48,18 @@ interface Restore {
   timers_other: number;
 }
 
+interface Goal {
+  met: boolean | null;
+}
+
 interface Summary {
   summary: true;
+  goals: {
+    heap: Goal & { pct_per_hour: number; limit_pct_per_hour: number; why_not_judged?: string };
+    flat: Goal & { deltas: Record<string, number> };
+    returns_exact: Goal & { restores: number; matched: number };
+    all_met: boolean;
+  };
   reloads: number;
   scenario_flips: number;
   restores: number;
@@ -101,6 +111,14 @@ describe('the soak at CI size (bench/soak.mjs)', () => {
         `descriptors other than sockets to the nodes and the soak's own connections to the exporter, by kind: ${JSON.stringify(summary.baseline.fds_other_kinds)} at the baseline, ${JSON.stringify(summary.last_restore.fds_other_kinds)} at the last return`,
       ).toBe(0);
       expect(summary.timer_other_delta, 'timers other than the deadlines of polls under way').toBe(0);
+      // The goals as the summary states them: the returns', and the heap's not judged on a run this short (its line is
+      // set for 60 minutes), so not all met.
+      expect(summary.goals.returns_exact).toEqual({ restores: 2, matched: 2, met: true });
+      expect(summary.goals.flat.deltas.fd_other).toBe(summary.fd_other_delta);
+      expect(summary.goals.flat.deltas.timer_other).toBe(summary.timer_other_delta);
+      expect(summary.goals.heap.met).toBeNull();
+      expect(summary.goals.heap.why_not_judged).toMatch(/^a 1-minute run, \d+ samples after the warm-up/);
+      expect(summary.goals.all_met).toBe(false);
       expect(summary.scrape_errors).toBe(0);
       // The line of each half of the samples after the warm-up (none at this size, or a few): every sample in one half.
       const [first, second] = summary.heap_slope_given_state_halves;
