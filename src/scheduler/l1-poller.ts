@@ -247,8 +247,9 @@ export class L1Poller implements Due {
   }
 
   /**
-   * The reads of one poll: heights, then the set from the highest vantage that answers it, then every vantage's
-   * chain view. A failure of the set read on every vantage fails the poll (the last one's failure).
+   * The reads of one poll: heights, then the set from the highest vantage that answers it with members (an empty
+   * set only when none does), then every vantage's chain view. A failure of the set read on every vantage fails the
+   * poll (the last one's failure).
    */
   private async read(
     names: readonly string[],
@@ -270,6 +271,10 @@ export class L1Poller implements Due {
       order.splice(0, order.length, this.lastFrom, ...order.filter((n) => n !== this.lastFrom));
     let failure: { error: unknown; node: string } | undefined;
     let set: { from: string; members: L1Member[]; price?: number } | undefined;
+    // An empty set is believed only when no other vantage reads one with members: a node of a release before L1s
+    // (v1.12, Etna) answers no L1 validator (none, or a subnet's entries without a validationID), at the height of
+    // the others (the soak's `old-version-v1.7` vantage, read from for a poll: the whole set gone from /metrics).
+    let empty: typeof set;
     for (const name of order) {
       const needChains = this.chains === undefined && (this.l1.chain === undefined || this.l1.name === undefined);
       const [validators, fee, chains] = await askAll(
@@ -295,13 +300,21 @@ export class L1Poller implements Due {
             this.log.debug({ node: name, error: String(error) }, 'platform.getBlockchains did not answer: the chain and its name stay unknown');
           }
         }
-        set = { from: name, members, ...(price !== undefined ? { price } : {}) };
-        this.lastFrom = name;
-        this.lastMembers = new Map(members.map((m) => [m.validationId, m]));
+        const read = { from: name, members, ...(price !== undefined ? { price } : {}) };
+        if (members.length === 0) {
+          empty ??= read;
+          continue;
+        }
+        set = read;
         break;
       } catch (error) {
         failure = { error, node: name };
       }
+    }
+    set ??= empty;
+    if (set) {
+      this.lastFrom = set.from;
+      this.lastMembers = new Map(set.members.map((m) => [m.validationId, m]));
     }
     if (!set) return { failure: failure ?? { error: new Error('no vantage answered'), node: names[0] ?? '' } };
     const ownChains = (this.chains ?? []).filter((c) => c.subnetId === this.l1.subnet);

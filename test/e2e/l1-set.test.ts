@@ -122,6 +122,29 @@ describe('an L1 seen from every vantage', () => {
     expect(sample(text, `avalanchego_l1_set_validators{subnet="${SUBNET}"}`)).toBeUndefined();
     expect(text).not.toContain('avalanchego_l1_set_validator_connected{');
   }, 30_000);
+
+  it('reads the set from a vantage that has members when the highest answers none (a release before L1s)', async () => {
+    // v0 is the highest, and answers [] for the L1's subnet as a node of a release before Etna does; v1 has the set.
+    const old = vantage(102, ['5', '5', '5'], [true, true, true]);
+    const p = defined(old['/ext/bc/P'], 'route');
+    old['/ext/bc/P'] = { ...p, methods: { ...p.methods, 'platform.getCurrentValidators': { validators: [] } } };
+    nodes = await Promise.all([startFakeNode(old), startFakeNode(vantage(101, ['5', '5', '5'], [true, true, true]))]);
+    exporter = await startTestExporter(yaml(nodes, ''));
+    let text = await l1Polled(exporter, 2);
+    expect(exporter.scheduler.l1(SUBNET)?.snapshot?.from).toBe('v1');
+    expect(sample(text, `avalanchego_l1_set_validators{subnet="${SUBNET}"}`)).toBe(3);
+    expect(sample(text, set('avalanchego_l1_set_validator_weight', V0))).toBe(100);
+    // When no vantage has members, the set is empty (read from the first in the order: v1, read from last and within
+    // the slack of the highest), not a failed poll.
+    const v1 = defined(nodes[1], 'v1');
+    const p1 = defined(v1.routes.get('/ext/bc/P'), 'route');
+    v1.routes.set('/ext/bc/P', { ...p1, methods: { ...p1.methods, 'platform.getCurrentValidators': { validators: [] } } });
+    await waitFor(() => exporter?.scheduler.l1(SUBNET)?.snapshot?.validators.length === 0, 'an empty set', 15_000);
+    text = await exporter.metrics();
+    expect(exporter.scheduler.l1(SUBNET)?.snapshot?.from).toBe('v1');
+    expect(sample(text, `avalanchego_l1_set_validators{subnet="${SUBNET}"}`)).toBe(0);
+    expect(sample(text, `avalanchego_exporter_poll_success{subnet="${SUBNET}",source="l1"}`)).toBe(1);
+  }, 30_000);
 });
 
 describe('an L1 with many vantages', () => {
