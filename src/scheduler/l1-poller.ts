@@ -312,11 +312,9 @@ export class L1Poller implements Due {
       }
     }
     set ??= empty;
-    if (set) {
-      this.lastFrom = set.from;
-      this.lastMembers = new Map(set.members.map((m) => [m.validationId, m]));
-    }
     if (!set) return { failure: failure ?? { error: new Error('no vantage answered'), node: names[0] ?? '' } };
+    this.lastFrom = set.from;
+    this.lastMembers = new Map(set.members.map((m) => [m.validationId, m]));
     const ownChains = (this.chains ?? []).filter((c) => c.subnetId === this.l1.subnet);
     const chainId = this.l1.chain ?? ownChains[0]?.id;
     const chainName = (this.chains ?? []).find((c) => c.id === chainId)?.name;

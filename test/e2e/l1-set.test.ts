@@ -3,7 +3,7 @@
 // state (not a failed poll), max_validators, the chain's name and avalanchego_chain_info, and a failed set read.
 import { describe, expect, it } from 'vitest';
 import { parseConfigText } from '../../src/sources/registry.js';
-import { startFakeNode, waitFor, type FakeNode } from '../helpers/fake-node.js';
+import { startFakeNode, waitFor, type FakeNode, type Route } from '../helpers/fake-node.js';
 import { CHAIN, SUBNET, V0, V1, V2, vantage, type Validator } from '../helpers/l1-vantage.js';
 import { closeAfterEach, sample, startTestExporter, type TestExporter } from '../helpers/exporter.js';
 import { promtoolCheckMetrics } from '../helpers/promtool.js';
@@ -124,10 +124,14 @@ describe('an L1 seen from every vantage', () => {
   }, 30_000);
 
   it('reads the set from a vantage that has members when the highest answers none (a release before L1s)', async () => {
-    // v0 is the highest, and answers [] for the L1's subnet as a node of a release before Etna does; v1 has the set.
+    // A P-Chain that answers [] for the L1's subnet, as a node of a release before Etna does.
+    const noL1Set = (route: Route | undefined): Route => {
+      const p = defined(route, 'the P-Chain route');
+      return { ...p, methods: { ...p.methods, 'platform.getCurrentValidators': { validators: [] } } };
+    };
+    // v0 is the highest, and answers none; v1 has the set.
     const old = vantage(102, ['5', '5', '5'], [true, true, true]);
-    const p = defined(old['/ext/bc/P'], 'route');
-    old['/ext/bc/P'] = { ...p, methods: { ...p.methods, 'platform.getCurrentValidators': { validators: [] } } };
+    old['/ext/bc/P'] = noL1Set(old['/ext/bc/P']);
     nodes = await Promise.all([startFakeNode(old), startFakeNode(vantage(101, ['5', '5', '5'], [true, true, true]))]);
     exporter = await startTestExporter(yaml(nodes, ''));
     let text = await l1Polled(exporter, 2);
@@ -137,8 +141,7 @@ describe('an L1 seen from every vantage', () => {
     // When no vantage has members, the set is empty (read from the first in the order: v1, read from last and within
     // the slack of the highest), not a failed poll.
     const v1 = defined(nodes[1], 'v1');
-    const p1 = defined(v1.routes.get('/ext/bc/P'), 'route');
-    v1.routes.set('/ext/bc/P', { ...p1, methods: { ...p1.methods, 'platform.getCurrentValidators': { validators: [] } } });
+    v1.routes.set('/ext/bc/P', noL1Set(v1.routes.get('/ext/bc/P')));
     await waitFor(() => exporter?.scheduler.l1(SUBNET)?.snapshot?.validators.length === 0, 'an empty set', 15_000);
     text = await exporter.metrics();
     expect(exporter.scheduler.l1(SUBNET)?.snapshot?.from).toBe('v1');
